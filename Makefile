@@ -1,0 +1,111 @@
+# LoCaL compendium: the Makefile is the table of contents.
+#
+#   make all            regenerate every table, figure, dataset and the HTML report
+#   make test           run the test suite (lib/ unit tests + notebooks in the quick profile)
+#   make verify         compare regenerated outputs with committed reference values
+#   make report         render executed notebooks to HTML with an index page
+#   make lab            open JupyterLab on the notebooks
+#   make data           fetch and verify every raw source (registry, local mirror)
+#   make clean          remove generated outputs (keeps data/raw and the venv)
+#
+# Variables: PROFILE=full|quick (default full: the paper's settings), JOBS=N (parallel
+# workers inside notebooks; use `make -jN` for notebook-level parallelism), SEED=N.
+# Every target bootstraps .venv from requirements/lock.txt when it is missing or stale.
+
+SHELL       := /bin/bash
+.SHELLFLAGS := -eu -o pipefail -c
+.DELETE_ON_ERROR:
+.SUFFIXES:
+MAKEFLAGS   += --no-builtin-rules
+
+PROFILE ?= full
+JOBS    ?= 2
+SEED    ?= 20250101
+PYTHON  ?= python3.11
+
+VENV    := .venv
+VPY     := $(VENV)/bin/python
+STAMP   := $(VENV)/.lcl-installed
+LCL     := $(VENV)/bin/lcl
+export PYTHONHASHSEED := 0
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+export MPLBACKEND := Agg
+export LCL_PROFILE := $(PROFILE)
+export LCL_JOBS := $(JOBS)
+
+LIB_SRC := $(shell find lib -name '*.py' 2>/dev/null)
+NB_SRC  := $(sort $(wildcard notebooks/[0-9][0-9]_*.py))
+NB_IDS  := $(notdir $(basename $(NB_SRC)))
+EXEC_NB := $(NB_IDS:%=build/notebooks/$(PROFILE)/%.ipynb)
+RAW_OK  := data/raw/.verified
+
+.PHONY: all test verify report lab data clean distclean venv lock help notebooks
+.DEFAULT_GOAL := help
+
+help: ## list targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
+
+# ---------------------------------------------------------------- environment
+venv: $(STAMP) ## create/refresh .venv from the lock file
+
+$(STAMP): requirements/lock.txt pyproject.toml
+	@command -v $(PYTHON) >/dev/null || { echo "error: $(PYTHON) not found (Python 3.11 is required)" >&2; exit 1; }
+	@test -x $(VPY) || $(PYTHON) -m venv $(VENV)
+	$(VPY) -m pip install --quiet --disable-pip-version-check --upgrade pip==25.3
+	$(VPY) -m pip install --quiet --disable-pip-version-check -r requirements/lock.txt
+	$(VPY) -m pip install --quiet --disable-pip-version-check --no-deps --no-build-isolation -e .
+	@touch $@
+
+lock: ## regenerate requirements/lock.txt from requirements/base.in (needs the registry)
+	rm -rf build/lockvenv && $(PYTHON) -m venv build/lockvenv
+	build/lockvenv/bin/pip install --quiet --upgrade pip==25.3
+	build/lockvenv/bin/pip install --quiet -r requirements/base.in
+	{ sed -n '1,3p' requirements/lock.txt; build/lockvenv/bin/pip freeze --all | grep -v -i '^pip==\|^wheel==' | sed 's/+cpu$$//'; } > requirements/lock.txt.new
+	mv requirements/lock.txt.new requirements/lock.txt
+
+# ---------------------------------------------------------------- data
+data: $(RAW_OK) ## fetch + verify raw sources (registry, then LOCAL_DATA_MIRROR)
+
+$(RAW_OK): data/sources.toml $(STAMP)
+	$(LCL) data fetch
+
+# ---------------------------------------------------------------- notebooks
+# jupytext sources (notebooks/NN_name.py) -> notebooks/NN_name.ipynb (for JupyterLab)
+notebooks/%.ipynb: notebooks/%.py $(STAMP)
+	$(VENV)/bin/jupytext --quiet --to ipynb --output $@.tmp.ipynb $< && mv $@.tmp.ipynb $@
+
+# papermill executes each notebook into build/notebooks/PROFILE/, injecting parameters.
+# Outputs (tables/, figures/) are declared per notebook in notebooks/outputs.mk.
+build/notebooks/$(PROFILE)/%.ipynb: notebooks/%.ipynb $(LIB_SRC) $(RAW_OK) $(STAMP)
+	$(LCL) notebook run $* --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS)
+
+notebooks: $(EXEC_NB) ## execute every notebook (papermill)
+
+-include notebooks/outputs.mk
+
+all: $(EXEC_NB) build/report/index.html ## regenerate everything (PROFILE=full|quick)
+
+# ---------------------------------------------------------------- report
+report: build/report/index.html ## HTML report of executed notebooks + index
+
+build/report/index.html: $(EXEC_NB) $(STAMP)
+	$(LCL) report --profile $(PROFILE)
+
+# ---------------------------------------------------------------- checks
+test: $(STAMP) ## run the tests (quick profile); TESTARGS=... to pass pytest options
+	$(VPY) -m pytest $(TESTARGS)
+
+verify: $(EXEC_NB) ## compare regenerated outputs with data/reference/expected (Maneage-style)
+	$(LCL) verify --profile $(PROFILE)
+
+lab: $(STAMP) $(NB_IDS:%=notebooks/%.ipynb) ## JupyterLab on notebooks/ (jupytext pairs .py <-> .ipynb)
+	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+
+# ---------------------------------------------------------------- housekeeping
+clean: ## remove generated outputs (keeps data/raw, .cache and .venv)
+	rm -rf build tables/*.csv tables/*.md tables/*.json figures/*.png figures/*.pdf figures/*.json notebooks/*.ipynb
+
+distclean: clean ## also remove .venv, .cache and fetched raw data
+	chmod -R u+w data/raw 2>/dev/null || true
+	rm -rf $(VENV) .cache data/raw/*/ data/raw/.verified data/interim/* data/processed/*
