@@ -76,15 +76,23 @@ notebooks/%.ipynb: notebooks/%.py $(STAMP)
 	$(VENV)/bin/jupytext --quiet --to ipynb --output $@.tmp.ipynb $< && mv $@.tmp.ipynb $@
 
 # papermill executes each notebook into build/notebooks/PROFILE/, injecting parameters.
-# Outputs (tables/, figures/) are declared per notebook in notebooks/outputs.mk.
-build/notebooks/$(PROFILE)/%.ipynb: notebooks/%.ipynb $(LIB_SRC) $(RAW_OK) $(STAMP)
-	$(LCL) notebook run $* --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS)
+# notebooks/outputs.mk declares each notebook's extra inputs (NB_<id>_IN) and outputs
+# (NB_<id>_OUT); one grouped rule per notebook, generated from this template, makes Make
+# rerun a notebook when its source, lib/, the raw data or a declared input changed, or an
+# output is missing.
+include notebooks/outputs.mk
+
+define NOTEBOOK_RULE
+build/notebooks/$(PROFILE)/$(1).ipynb $$(NB_$(1)_OUT) &: notebooks/$(1).ipynb $$(LIB_SRC) $$(RAW_OK) $$(STAMP) $$(NB_$(1)_IN)
+	$$(LCL) notebook run $(1) --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS) --quiet
+endef
+$(foreach nb,$(NB_IDS),$(eval $(call NOTEBOOK_RULE,$(nb))))
+
+ALL_OUT := $(foreach nb,$(NB_IDS),$(NB_$(nb)_OUT))
 
 notebooks: $(EXEC_NB) ## execute every notebook (papermill)
 
--include notebooks/outputs.mk
-
-all: $(EXEC_NB) build/report/index.html ## regenerate everything (PROFILE=full|quick)
+all: $(EXEC_NB) $(ALL_OUT) build/report/index.html ## regenerate everything (PROFILE=full|quick)
 
 # ---------------------------------------------------------------- report
 report: build/report/index.html ## HTML report of executed notebooks + index

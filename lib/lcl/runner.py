@@ -1,0 +1,113 @@
+"""Execute the numbered notebooks with papermill (``lcl notebook run NAME``).
+
+Sources are jupytext ``notebooks/NN_name.py`` files; ``notebooks/NN_name.ipynb`` is built
+from them (``make`` does it with a pattern rule; the runner does it when missing). Each run
+injects the parameters ``profile``, ``seed``, ``jobs``, ``tables_dir`` and ``figures_dir``
+into the cell tagged ``parameters`` and writes the executed notebook atomically to
+``build/notebooks/<profile>/NN_name.ipynb``: an interrupted run leaves no half-written
+notebook, so Make reruns it. Wall times are appended to ``build/notebooks/<profile>/timings.json``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from . import paths, profiles
+from .errors import UserError
+from .io import atomic_path, write_json
+
+
+def available_notebooks() -> list[str]:
+    return sorted(p.stem for p in paths.notebooks().glob("[0-9][0-9]_*.py"))
+
+
+def ensure_ipynb(name: str) -> Path:
+    """Build ``notebooks/<name>.ipynb`` from its jupytext source when missing or older."""
+    src = paths.notebooks() / f"{name}.py"
+    dst = paths.notebooks() / f"{name}.ipynb"
+    if not src.exists():
+        raise UserError(f"no notebook source {src}; available: {', '.join(available_notebooks())}")
+    if not dst.exists() or dst.stat().st_mtime < src.stat().st_mtime:
+        import jupytext
+
+        nb = jupytext.read(src)
+        with atomic_path(dst) as tmp:
+            jupytext.write(nb, tmp, fmt="ipynb")
+    return dst
+
+
+def run(name: str, *, profile: str = "full", seed: int = 20250101, jobs: int = 2,
+        tables_dir: Path | None = None, figures_dir: Path | None = None,
+        output: Path | None = None, progress: bool = True) -> Path:
+    """Execute one notebook with papermill; return the executed notebook's path."""
+    import papermill as pm
+
+    profiles.get(profile)  # validate early
+    source = ensure_ipynb(name)
+    output = output or paths.executed_notebooks() / profile / f"{name}.ipynb"
+    params = {
+        "profile": profile, "seed": seed, "jobs": jobs,
+        "tables_dir": str(tables_dir or paths.tables()),
+        "figures_dir": str(figures_dir or paths.figures()),
+    }
+    env_backup = {k: os.environ.get(k) for k in ("LCL_NOTEBOOK", "MPLBACKEND", "PYTHONHASHSEED")}
+    os.environ.update({"LCL_NOTEBOOK": name, "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0"})
+    start = time.perf_counter()
+    try:
+        with atomic_path(output) as tmp:
+            pm.execute_notebook(str(source), str(tmp), parameters=params, kernel_name="python3",
+                                cwd=str(paths.notebooks()), progress_bar=progress, log_output=False)
+    except pm.PapermillExecutionError as exc:
+        raise UserError(f"notebook {name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}") from exc
+    finally:
+        for k, v in env_backup.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    _record_timing(output.parent / "timings.json", name, time.perf_counter() - start)
+    return output
+
+
+def _record_timing(path: Path, name: str, seconds: float) -> None:
+    timings = json.loads(path.read_text()) if path.exists() else {}
+    timings[name] = round(seconds, 1)
+    write_json(path, timings)
+
+
+def _cmd_run(args: argparse.Namespace) -> int:
+    names = available_notebooks() if args.name == ["all"] else args.name
+    for name in names:
+        out = run(name, profile=args.profile, seed=args.seed, jobs=args.jobs, progress=not args.quiet)
+        print(f"executed {name} -> {out.relative_to(paths.root()) if out.is_relative_to(paths.root()) else out}")
+    return 0
+
+
+def _cmd_list(args: argparse.Namespace) -> int:
+    print("\n".join(available_notebooks()))
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("notebook", help="execute numbered notebooks with papermill",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    nsub = p.add_subparsers(dest="nb_command", metavar="ACTION", required=True)
+    r = nsub.add_parser("run", help="execute notebooks into build/notebooks/<profile>/")
+    r.add_argument("name", nargs="+", help="notebook names such as 00_data, or 'all'")
+    r.add_argument("--profile", default=os.environ.get("LCL_PROFILE", "full"), choices=sorted(profiles.PROFILES))
+    r.add_argument("--seed", type=int, default=20250101, help="base seed recorded in every output (default: %(default)s)")
+    r.add_argument("--jobs", type=int, default=int(os.environ.get("LCL_JOBS", "2")), help="parallel workers inside notebooks")
+    r.add_argument("--quiet", action="store_true", help="no progress bar")
+    r.set_defaults(func=_cmd_run)
+    ls = nsub.add_parser("list", help="list the notebooks")
+    ls.set_defaults(func=_cmd_list)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(subprocess.call([sys.executable, "-m", "lcl.cli", *sys.argv[1:]]))

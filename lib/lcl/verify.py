@@ -1,0 +1,124 @@
+"""``make verify`` (Maneage-style): regenerated tables vs committed reference outputs.
+
+Reference outputs live in ``data/reference/expected/<profile>/<table>.csv``; tolerances in
+``data/reference/expected/tolerances.toml`` (``[default]`` and per-table ``atol``/``rtol``;
+non-numeric cells must match exactly). ``lcl verify --record`` copies the current tables
+there (review the diff before committing it).
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+import os
+import shutil
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+
+import pandas as pd
+
+from . import paths, sources
+from .errors import UserError
+
+
+@dataclass
+class Mismatch:
+    table: str
+    row: int
+    column: str
+    expected: object
+    got: object
+
+
+def expected_dir(profile: str) -> Path:
+    return paths.reference() / "expected" / profile
+
+
+def tolerances() -> dict[str, dict[str, float]]:
+    path = paths.reference() / "expected" / "tolerances.toml"
+    if not path.exists():
+        return {"default": {"atol": 1e-9, "rtol": 1e-6}}
+    with open(path, "rb") as fh:
+        return tomllib.load(fh)
+
+
+def _close(a: object, b: object, atol: float, rtol: float) -> bool:
+    na, nb = pd.isna(a), pd.isna(b)  # type: ignore[call-overload]
+    if na or nb:
+        return bool(na and nb)
+    try:
+        fa, fb = float(a), float(b)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return str(a) == str(b)
+    return math.isclose(fa, fb, abs_tol=atol, rel_tol=rtol)
+
+
+def compare_table(name: str, expected: pd.DataFrame, got: pd.DataFrame, atol: float, rtol: float) -> list[Mismatch]:
+    out: list[Mismatch] = []
+    if list(expected.columns) != list(got.columns):
+        return [Mismatch(name, -1, "<columns>", list(expected.columns), list(got.columns))]
+    if len(expected) != len(got):
+        return [Mismatch(name, -1, "<rows>", len(expected), len(got))]
+    for i in range(len(expected)):
+        for col in expected.columns:
+            if not _close(expected.iloc[i][col], got.iloc[i][col], atol, rtol):
+                out.append(Mismatch(name, i, col, expected.iloc[i][col], got.iloc[i][col]))
+    return out
+
+
+def verify(profile: str) -> tuple[list[str], list[Mismatch], list[str]]:
+    """Compare every expected table; returns (checked, mismatches, missing outputs)."""
+    exp = expected_dir(profile)
+    if not exp.is_dir():
+        raise UserError(f"no reference outputs for profile {profile!r} in {exp}; record them with "
+                        f"`lcl verify --record --profile {profile}`")
+    tol = tolerances()
+    checked, mismatches, missing = [], [], []
+    for ref in sorted(exp.glob("*.csv")):
+        got_path = paths.tables() / ref.name
+        if not got_path.exists():
+            missing.append(ref.name)
+            continue
+        t = {**tol.get("default", {}), **tol.get(ref.stem, {})}
+        mismatches += compare_table(ref.stem, pd.read_csv(ref), pd.read_csv(got_path),
+                                    t.get("atol", 1e-9), t.get("rtol", 1e-6))
+        checked.append(ref.name)
+    return checked, mismatches, missing
+
+
+def record(profile: str) -> list[Path]:
+    exp = expected_dir(profile)
+    exp.mkdir(parents=True, exist_ok=True)
+    out = []
+    for table in sorted(paths.tables().glob("*.csv")):
+        shutil.copyfile(table, exp / table.name)
+        out.append(exp / table.name)
+    return out
+
+
+def _cmd_verify(args: argparse.Namespace) -> int:
+    if args.record:
+        for p in record(args.profile):
+            print(f"recorded {p.relative_to(paths.root())}")
+        return 0
+    checked, mismatches, missing = verify(args.profile)
+    skipped = sorted(sources.status().get("skipped", {}))
+    if skipped:
+        print(f"note: sources {', '.join(skipped)} were skipped; the reference outputs were recorded with "
+              "every source available, so tables built from them are expected to differ")
+    for m in mismatches[:50]:
+        print(f"MISMATCH {m.table} row {m.row} [{m.column}]: expected {m.expected!r}, got {m.got!r}")
+    for name in missing:
+        print(f"MISSING  {name}: not regenerated (run `make all PROFILE={args.profile}`)")
+    print(f"verify ({args.profile}): {len(checked)} tables checked, {len(mismatches)} mismatching cells, "
+          f"{len(missing)} missing")
+    return 1 if mismatches or missing else 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("verify", help="compare regenerated tables with recorded reference outputs",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("--profile", default=os.environ.get("LCL_PROFILE", "full"), choices=["full", "quick"])
+    p.add_argument("--record", action="store_true", help="record the current tables as the reference")
+    p.set_defaults(func=_cmd_verify)

@@ -1,0 +1,8 @@
+# Declared outputs (and extra inputs) of each notebook, for the Makefile's per-notebook rules.
+# Keep in step with the save_table/save_figure calls in notebooks/NN_name.py
+# (tests/test_outputs_declared.py checks it).
+
+NB_00_data_IN  := data/reference/paper_claims.csv
+NB_00_data_OUT := tables/table1_datasets.csv tables/table1_datasets.md \
+                  tables/task_profile.csv tables/task_profile.md \
+                  tables/figure2_survey_counts.csv figures/figure2_survey.png figures/figure2_survey.pdf

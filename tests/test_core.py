@@ -1,0 +1,75 @@
+"""io (atomic writes), cache keys, verify tolerances, CLI help."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pandas as pd
+import pytest
+
+from lcl import cache, cli, io, verify
+
+
+def test_atomic_write_keeps_old_file_on_failure(tmp_path):
+    target = tmp_path / "t.txt"
+    io.write_text(target, "old")
+    with pytest.raises(RuntimeError):
+        with io.atomic_write(target) as fh:
+            fh.write("half")
+            raise RuntimeError("interrupted")
+    assert target.read_text() == "old"
+    assert [p.name for p in tmp_path.iterdir()] == ["t.txt"], "no temp file left behind"
+
+
+def test_jsonl_roundtrip_and_error_names_line(tmp_path):
+    p = io.write_jsonl(tmp_path / "a.jsonl", [{"a": 1}, {"b": [1, 2]}])
+    assert io.read_jsonl(p) == [{"a": 1}, {"b": [1, 2]}]
+    p.write_text('{"a": 1}\n{oops\n')
+    with pytest.raises(ValueError, match=r"a.jsonl:2"):
+        io.read_jsonl(p)
+
+
+def test_cache_key_is_stable_and_sensitive():
+    assert cache.key({"a": 1, "b": 2}) == cache.key({"b": 2, "a": 1})
+    assert cache.key("x", 1) != cache.key("x", 2)
+
+
+def test_cached_computes_once(tmp_path):
+    calls = []
+    f = lambda: calls.append(1) or 42  # noqa: E731
+    assert cache.cached("ns", cache.key("k"), f, root=tmp_path) == 42
+    assert cache.cached("ns", cache.key("k"), f, root=tmp_path) == 42
+    assert calls == [1]
+
+
+def test_verify_compare_detects_mismatch_within_tolerance():
+    a = pd.DataFrame({"x": [1.0, 2.0], "name": ["a", "b"]})
+    assert verify.compare_table("t", a, a.copy(), 1e-9, 1e-6) == []
+    b = a.copy()
+    b.loc[1, "x"] = 2.1
+    bad = verify.compare_table("t", a, b, 0.01, 0)
+    assert len(bad) == 1 and bad[0].column == "x"
+    assert verify.compare_table("t", a, b, 0.2, 0) == []
+    c = a.copy()
+    c.loc[0, "name"] = "z"
+    assert len(verify.compare_table("t", a, c, 1, 1)) == 1
+
+
+def test_cli_help_lists_commands(capsys):
+    with pytest.raises(SystemExit) as exc:
+        cli.main(["--help"])
+    assert exc.value.code == 0
+    out = capsys.readouterr().out
+    for cmd in ("data", "tasks", "notebook", "report", "verify"):
+        assert cmd in out
+
+
+def test_cli_entry_point_runs():
+    out = subprocess.run([sys.executable, "-m", "lcl.cli", "data", "--help"], capture_output=True, text=True)
+    assert out.returncode == 0 and "fetch" in out.stdout
+
+
+def test_cli_unknown_notebook_is_a_clean_error(capsys):
+    assert cli.main(["notebook", "run", "99_nope", "--profile", "quick"]) == 2
+    assert "no notebook source" in capsys.readouterr().err

@@ -1,0 +1,100 @@
+"""Notebooks execute end to end in the quick profile (papermill), with and without the mirror,
+write their declared outputs with provenance, and the report renders in headless Chromium."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+from lcl import paths, report, runner, sources
+
+from .conftest import ROOT, copy_raw_from_project
+
+pytestmark = pytest.mark.notebooks
+
+
+def declared_outputs() -> dict[str, list[str]]:
+    """Parse notebooks/outputs.mk: notebook id -> declared output paths."""
+    text = (ROOT / "notebooks" / "outputs.mk").read_text().replace("\\\n", " ")
+    out = {}
+    for m in re.finditer(r"^NB_(\w+?)_OUT\s*:=\s*(.*)$", text, re.M):
+        out[m.group(1)] = m.group(2).split()
+    return out
+
+
+def test_every_notebook_declares_its_outputs():
+    ids = sorted(p.stem for p in (ROOT / "notebooks").glob("[0-9][0-9]_*.py"))
+    decl = declared_outputs()
+    assert sorted(decl) == ids
+    for nb in ids:
+        src = (ROOT / "notebooks" / f"{nb}.py").read_text()
+        saved = set(re.findall(r'"(\w+)",\s*profile=', src))
+        stems = {Path(p).stem for p in decl[nb]}
+        assert saved <= stems, f"{nb}: saved but not declared: {saved - stems}"
+        assert '# %% tags=["parameters"]' in src, f"{nb}: needs a cell tagged parameters"
+
+
+def _run_all(root: Path) -> list[Path]:
+    out = []
+    for name in runner.available_notebooks():
+        out.append(runner.run(name, profile="quick", seed=1, jobs=1, progress=False))
+    return out
+
+
+def _check_outputs(root: Path) -> None:
+    for nb, files in declared_outputs().items():
+        for f in files:
+            path = root / f
+            assert path.exists(), f"{nb} did not write {f}"
+            if not f.endswith(".md"):
+                side = path.with_name(path.name + ".provenance.json")
+                meta = json.loads(side.read_text())
+                assert meta["profile"] == "quick" and meta["seed"] == 1 and meta["notebook"] == nb
+                assert meta["packages"]["pandas"] != "not installed"
+
+
+def test_notebooks_quick_without_mirror(tmp_root: Path, monkeypatch):
+    """Registry-only data: every notebook still runs; skipped benchmarks are reported."""
+    monkeypatch.setenv("LOCAL_DATA_MIRROR", "")
+    copy_raw_from_project(tmp_root, [s.name for s in sources.load_manifest(ROOT / "data" / "sources.toml")
+                                     if s.required])
+    rep = sources.fetch_all()
+    assert "humaneval" in rep.available and "mbpp" in rep.skipped
+    _run_all(tmp_root)
+    _check_outputs(tmp_root)
+    t1 = (tmp_root / "tables" / "table1_datasets.csv").read_text()
+    assert "skipped" in t1 and "HumanEval,164" in t1
+
+
+@pytest.mark.mirror
+def test_notebooks_quick_with_mirror_and_report_in_browser(tmp_root: Path, tmp_path: Path):
+    copy_raw_from_project(tmp_root, [s.name for s in sources.load_manifest(ROOT / "data" / "sources.toml")])
+    rep = sources.fetch_all()
+    assert not rep.skipped
+    _run_all(tmp_root)
+    _check_outputs(tmp_root)
+    index = report.build_index("quick")
+    links = report.linked_files(index)
+    assert links and all(p.exists() for p in links), [p for p in links if not p.exists()]
+    assert any(p.suffix == ".png" for p in links) and any(p.suffix == ".html" for p in links)
+    _render_in_chromium(index, tmp_path)
+
+
+def _render_in_chromium(index: Path, tmp_path: Path) -> None:
+    chromium = shutil.which("chromium") or shutil.which("chromium-browser")
+    if chromium is None:
+        pytest.skip("chromium not installed (.ci/run installs Debian's chromium)")
+    flags = ["--headless", "--no-sandbox", "--disable-gpu", "--no-first-run", "--disable-background-networking",
+             "--disable-component-update", "--disable-sync", f"--user-data-dir={tmp_path / 'chrome'}"]
+    dom = subprocess.run([chromium, *flags, "--dump-dom", index.as_uri()], capture_output=True, text=True, timeout=120)
+    assert dom.returncode == 0, dom.stderr[-2000:]
+    assert "LoCaL compendium" in dom.stdout and "00_data" in dom.stdout
+    shot = tmp_path / "index.png"
+    subprocess.run([chromium, *flags, f"--screenshot={shot}", "--window-size=1200,1600", index.as_uri()],
+                   capture_output=True, text=True, timeout=120)
+    assert shot.exists() and shot.stat().st_size > 10_000, "screenshot of the rendered index expected"
