@@ -73,3 +73,8 @@ def test_cli_entry_point_runs():
 def test_cli_unknown_notebook_is_a_clean_error(capsys):
     assert cli.main(["notebook", "run", "99_nope", "--profile", "quick"]) == 2
     assert "no notebook source" in capsys.readouterr().err
+
+
+def test_cli_unknown_benchmark_is_a_clean_error(capsys):
+    assert cli.main(["tasks", "FOO"]) == 2
+    assert "unknown benchmark" in capsys.readouterr().err

@@ -49,6 +49,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UserError as exc:
         print(f"lcl {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except BrokenPipeError:  # e.g. `lcl tasks | head`
+        return 0
     except KeyboardInterrupt:
         print(f"lcl {args.command}: interrupted; finished results are kept, rerun to resume", file=sys.stderr)
         return 130

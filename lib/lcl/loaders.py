@@ -28,7 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from . import sources
-from .errors import DataError
+from .errors import DataError, UserError
 from .records import Pair, Task
 
 BENCHMARKS = ("HumanEval", "MBPP", "APPS", "PIE")
@@ -442,6 +442,9 @@ PAIR_LOADERS = {
 # ----------------------------------------------------------------------------- CLI
 def _cmd_tasks(args: argparse.Namespace) -> int:
     benches = args.benchmark or list(BENCHMARKS)
+    unknown = [b for b in benches if b not in BENCHMARKS]
+    if unknown:
+        raise UserError(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(BENCHMARKS)}")
     for b in benches:
         if not benchmark_available(b):
             print(f"{b:<10} skipped: source not available (see `lcl data status`)")
@@ -462,7 +465,7 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("tasks", help="list the source tasks of each benchmark (and rejected rows)",
                        description="Load HumanEval, MBPP, APPS and PIE tasks from data/raw and report counts and rejected rows.")
-    p.add_argument("benchmark", nargs="*", choices=[*BENCHMARKS, []][:-1] or None, help="benchmarks (default: all)")
+    p.add_argument("benchmark", nargs="*", metavar="BENCHMARK", help=f"any of {', '.join(BENCHMARKS)} (default: all)")
     p.add_argument("--selected", action="store_true", help="apply the paper's selection (Table 1's k)")
     p.add_argument("--jsonl", metavar="PATH", help="also append the tasks as JSON lines to PATH")
     p.set_defaults(func=_cmd_tasks)

@@ -22,7 +22,8 @@ def save_table(df: pd.DataFrame, name: str, *, profile: str, seed: int | None, t
     csv_path, md_path = directory / f"{name}.csv", directory / f"{name}.md"
     with atomic_path(csv_path) as tmp:
         df.to_csv(tmp, index=False)
-    md = [f"# {title or name}", "", df.to_markdown(index=False, floatfmt=".4g"), ""]
+    shown = df.astype(object).where(df.notna(), None)
+    md = [f"# {title or name}", "", shown.to_markdown(index=False, floatfmt=".4g", missingval="—"), ""]
     if notes:
         md += ["Notes:", ""] + [f"- {n}" for n in notes] + [""]
     write_text(md_path, "\n".join(md))
