@@ -1,0 +1,135 @@
+"""Declarative input-constraint specs (issue "Verified input constraints"; paper Step II and
+Figure 4): what a valid input of a task looks like, as reviewable data.
+
+A spec is a small JSON document, one per task, under ``data/constraints/<benchmark>/``:
+
+Function level (``level = "function"``): ``args`` is a list of *type nodes*, one per
+positional argument, plus optional ``relations`` between arguments.
+
+Program level (``level = "program"``): ``grammar`` is a list of *line nodes* producing the
+stdin text.
+
+Type nodes (``{"type": ..., ...}``):
+
+- ``int``: ``min``, ``max`` (numbers, or names of earlier-bound ints / simple expressions
+  such as ``"N-1"``); ``float``: ``min``, ``max``, ``digits`` (rounding, optional);
+  ``bool``; ``none``; ``const``: ``value``; ``choice``: ``values``;
+- ``str``: ``len`` ``[lo, hi]``, ``alphabet`` (characters);
+- ``list`` / ``tuple`` / ``set``: ``len`` ``[lo, hi]`` (or ``"N"``), ``elem`` (type node),
+  ``sorted`` (``"asc"``/``"desc"``), ``distinct`` (bool);
+- ``dict``: ``len``, ``key``, ``value``; ``fixed_tuple``: ``items`` (list of nodes);
+- ``optional``: ``inner``, ``p_none`` (probability of ``None``);
+- any node may carry ``"bind": "NAME"`` (for ints and sized containers: the value or its
+  length is bound to NAME for later nodes).
+
+Relations (function level): ``{"kind": "len_of", "arg": i, "of": j}`` (argument i equals
+len(argument j)), ``{"kind": "index_in", "arg": i, "of": j}`` (0 <= arg i < len(arg j)),
+``{"kind": "sum_max", "arg": i, "max": M}`` (sum of a numeric list at most M).
+
+Line nodes (program level): ``{"tokens": [node, ...], "sep": " "}`` one line of tokens
+(a token node may have ``"repeat": n|"NAME"`` to emit that many tokens), or
+``{"repeat": n|"NAME", "lines": [...]}`` a block repeated (test cases, N rows). Ints bound
+with ``bind`` size later repeats; ``"bind_count"`` on a block binds its repetition count.
+
+Fields ``verified`` (true only after a human-style review of the task's statement and
+reference), ``origin`` (``inferred`` draft or ``reviewed``) and ``notes`` record review status.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserError
+
+TYPE_NAMES = {"int", "float", "bool", "none", "const", "choice", "str", "list", "tuple", "set",
+              "dict", "fixed_tuple", "optional"}
+
+
+@dataclass
+class Spec:
+    task: str
+    level: str  # "function" | "program"
+    args: list[dict[str, Any]] = field(default_factory=list)
+    relations: list[dict[str, Any]] = field(default_factory=list)
+    grammar: list[dict[str, Any]] = field(default_factory=list)
+    entry_point: str | None = None
+    verified: bool = False
+    origin: str = "inferred"
+    notes: str = ""
+
+    def to_dict(self) -> dict[str, Any]:
+        d: dict[str, Any] = {"task": self.task, "level": self.level, "verified": self.verified,
+                             "origin": self.origin, "notes": self.notes}
+        if self.level == "function":
+            d.update(entry_point=self.entry_point, args=self.args, relations=self.relations)
+        else:
+            d["grammar"] = self.grammar
+        return d
+
+    @classmethod
+    def from_dict(cls, d: dict[str, Any]) -> Spec:
+        spec = cls(task=d["task"], level=d["level"], args=list(d.get("args", [])),
+                   relations=list(d.get("relations", [])), grammar=list(d.get("grammar", [])),
+                   entry_point=d.get("entry_point"), verified=bool(d.get("verified", False)),
+                   origin=d.get("origin", "inferred"), notes=d.get("notes", ""))
+        validate(spec)
+        return spec
+
+
+def _check_node(node: Any, where: str) -> None:
+    if not isinstance(node, dict) or node.get("type") not in TYPE_NAMES:
+        raise UserError(f"{where}: expected a type node with 'type' in {sorted(TYPE_NAMES)}, got {node!r}")
+    t = node["type"]
+    if t in ("list", "tuple", "set"):
+        _check_node(node.get("elem"), f"{where}.elem")
+    elif t == "dict":
+        _check_node(node.get("key"), f"{where}.key")
+        _check_node(node.get("value"), f"{where}.value")
+    elif t == "fixed_tuple":
+        for i, item in enumerate(node.get("items", [])):
+            _check_node(item, f"{where}.items[{i}]")
+    elif t == "optional":
+        _check_node(node.get("inner"), f"{where}.inner")
+    elif t == "choice" and not node.get("values"):
+        raise UserError(f"{where}: 'choice' needs a non-empty 'values'")
+
+
+def _check_lines(lines: Any, where: str) -> None:
+    if not isinstance(lines, list):
+        raise UserError(f"{where}: expected a list of line nodes")
+    for i, line in enumerate(lines):
+        if "tokens" in line:
+            for j, tok in enumerate(line["tokens"]):
+                _check_node(tok, f"{where}[{i}].tokens[{j}]")
+        elif "lines" in line:
+            _check_lines(line["lines"], f"{where}[{i}].lines")
+        else:
+            raise UserError(f"{where}[{i}]: a line node needs 'tokens' or 'lines'")
+
+
+def validate(spec: Spec) -> None:
+    """Raise :class:`UserError` naming the offending node when the spec is malformed."""
+    if spec.level == "function":
+        for i, node in enumerate(spec.args):
+            _check_node(node, f"{spec.task}: args[{i}]")
+        for rel in spec.relations:
+            if rel.get("kind") not in ("len_of", "index_in", "sum_max"):
+                raise UserError(f"{spec.task}: unknown relation {rel!r}")
+    elif spec.level == "program":
+        _check_lines(spec.grammar, f"{spec.task}: grammar")
+    else:
+        raise UserError(f"{spec.task}: level must be 'function' or 'program', got {spec.level!r}")
+
+
+def load(path: str | Path) -> Spec:
+    try:
+        return Spec.from_dict(json.loads(Path(path).read_text()))
+    except (OSError, json.JSONDecodeError, KeyError) as exc:
+        raise UserError(f"{path}: not a valid constraint spec ({exc})") from exc
+
+
+def dumps(spec: Spec) -> str:
+    return json.dumps(spec.to_dict(), indent=1, sort_keys=False) + "\n"

@@ -1,0 +1,120 @@
+"""Constraint specs: validation, decoding from any bytes, determinism, relations, grammars,
+inference from seeds, and the Hypothesis backend."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from lcl.errors import UserError
+from lcl.inputs import Spec, decode_bytes, generate, infer_function, infer_program, strategies
+
+SORTED_SEARCH = Spec.from_dict({
+    "task": "MBPP/34", "level": "function",
+    "args": [{"type": "list", "len": [1, 8], "elem": {"type": "int", "min": -20, "max": 20},
+              "sorted": "asc", "distinct": True},
+             {"type": "int"}],
+    "relations": [{"kind": "len_of", "arg": 1, "of": 0}],
+})
+
+PROGRAM = Spec.from_dict({
+    "task": "PIE/x", "level": "program",
+    "grammar": [
+        {"tokens": [{"type": "int", "min": 1, "max": 5, "bind": "N"}, {"type": "int", "min": 0, "max": 9}]},
+        {"tokens": [{"type": "int", "min": -3, "max": 3, "repeat": "N"}]},
+        {"repeat": "N", "lines": [{"tokens": [{"type": "str", "len": [1, 3], "alphabet": "xy"}]}]},
+    ],
+})
+
+
+def _valid_search(inp):
+    xs, n = inp
+    return xs == sorted(xs) and len(set(xs)) == len(xs) and n == len(xs) and all(-20 <= x <= 20 for x in xs)
+
+
+def _valid_program(text):
+    lines = text.rstrip("\n").split("\n")
+    n, k = map(int, lines[0].split())
+    row = list(map(int, lines[1].split()))
+    return 1 <= n <= 5 and 0 <= k <= 9 and len(row) == n and len(lines) == 2 + n and all(
+        set(s) <= {"x", "y"} and 1 <= len(s) <= 3 for s in lines[2:])
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=64))
+def test_any_bytes_decode_to_a_valid_input(data):
+    assert _valid_search(decode_bytes(SORTED_SEARCH, data))
+    assert _valid_program(decode_bytes(PROGRAM, data))
+
+
+def test_seeded_generation_is_deterministic_and_varied():
+    a, b = generate(SORTED_SEARCH, 200, seed=7), generate(SORTED_SEARCH, 200, seed=7)
+    assert a == b
+    assert a != generate(SORTED_SEARCH, 200, seed=8)
+    assert len({repr(x) for x in a}) > 100
+    assert all(map(_valid_search, a))
+    assert all(map(_valid_program, generate(PROGRAM, 100, seed=1)))
+
+
+def test_index_relation_and_optional_and_dict():
+    spec = Spec.from_dict({"task": "t", "level": "function", "args": [
+        {"type": "list", "len": [1, 4], "elem": {"type": "str", "len": [0, 2], "alphabet": "ab"}},
+        {"type": "int"},
+        {"type": "optional", "inner": {"type": "int", "min": 0, "max": 1}, "p_none": 0.5},
+        {"type": "dict", "len": [0, 3], "key": {"type": "str", "len": [1, 2], "alphabet": "k"},
+         "value": {"type": "float", "min": 0, "max": 1, "digits": 2}}],
+        "relations": [{"kind": "index_in", "arg": 1, "of": 0}]})
+    out = generate(spec, 300, seed=3)
+    assert all(0 <= i < len(xs) for xs, i, _, _ in out)
+    assert {o is None for _, _, o, _ in out} == {True, False}
+    assert all(isinstance(d, dict) for *_, d in out)
+
+
+def test_malformed_specs_are_rejected_with_the_node_named():
+    with pytest.raises(UserError, match=r"args\[0\]"):
+        Spec.from_dict({"task": "t", "level": "function", "args": [{"type": "integer"}]})
+    with pytest.raises(UserError, match="level"):
+        Spec.from_dict({"task": "t", "level": "module"})
+    with pytest.raises(UserError, match="tokens"):
+        Spec.from_dict({"task": "t", "level": "program", "grammar": [{"nope": 1}]})
+
+
+def test_infer_function_from_seeds():
+    seeds = [[[1, 2, 3], 3], [[0, 5], 2], [[-4, -1, 0, 9], 4]]
+    spec = infer_function("MBPP/x", "f", seeds)
+    assert spec.origin == "inferred" and not spec.verified
+    assert spec.args[0]["type"] == "list" and spec.args[0].get("sorted") == "asc"
+    assert {"kind": "len_of", "arg": 1, "of": 0} in spec.relations
+    for xs, n in generate(spec, 100, seed=0):
+        assert n == len(xs) and xs == sorted(xs)
+
+
+def test_infer_function_handles_strings_floats_and_none():
+    spec = infer_function("t", "f", [["abc", 1.5, None], ["Zz", 2.0, 3]])
+    types = [a["type"] for a in spec.args]
+    assert types == ["str", "float", "optional"]
+    assert set("abcZz") <= set(spec.args[0]["alphabet"])
+
+
+def test_infer_program_count_then_rows():
+    seeds = ["3\n1 a\n2 b\n3 c\n", "2\n5 x\n6 y\n"]
+    spec = infer_program("APPS/1", seeds)
+    for text in generate(spec, 50, seed=0):
+        lines = text.rstrip("\n").split("\n")
+        assert int(lines[0]) == len(lines) - 1
+        assert all(len(line.split()) == 2 for line in lines[1:])
+
+
+def test_infer_program_n_then_n_tokens():
+    spec = infer_program("t", ["3\n1 2 3\n", "5\n9 8 7 6 5\n"])
+    for text in generate(spec, 50, seed=0):
+        first, second = text.rstrip("\n").split("\n")
+        assert int(first) == len(second.split())
+
+
+def test_hypothesis_backend_produces_valid_inputs_deterministically():
+    a = strategies.sample(SORTED_SEARCH, 60, seed=5)
+    assert a and a == strategies.sample(SORTED_SEARCH, 60, seed=5)
+    assert all(map(_valid_search, a))
+    assert all(map(_valid_program, strategies.sample(PROGRAM, 40, seed=5)))
