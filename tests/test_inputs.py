@@ -118,3 +118,32 @@ def test_hypothesis_backend_produces_valid_inputs_deterministically():
     assert a and a == strategies.sample(SORTED_SEARCH, 60, seed=5)
     assert all(map(_valid_search, a))
     assert all(map(_valid_program, strategies.sample(PROGRAM, 40, seed=5)))
+
+
+def test_quality_probe_counts_validity_and_branch_coverage():
+    from lcl.inputs.quality import measure
+    from lcl.records import Task
+
+    ref = "def f(xs, n):\n    if n == 0:\n        return 0\n    if n > 100:\n        raise ValueError\n    return xs[0]\n"
+    task = Task("MBPP", "t", "function", ref, "f", seed_inputs=([[1], 1],))
+    q = measure(task, SORTED_SEARCH, n=50, seed=0)
+    assert q.validity == 1.0 and q.n_inputs == 50
+    assert q.branch_coverage is not None and q.branch_coverage < 1.0  # n == 0 and n > 100 never happen
+    bad = Spec.from_dict({"task": "t", "level": "function", "args": [{"type": "list", "len": [0, 0], "elem": {"type": "int"}},
+                                                                     {"type": "int", "min": 1, "max": 5}]})
+    q2 = measure(task, bad, n=20, seed=0)
+    assert q2.verdicts.get("raise:IndexError", 0) >= 19 and q2.validity < 0.1
+    assert "raise:IndexError" in q2.examples
+
+
+def test_quality_probe_programs_and_timeouts():
+    from lcl.inputs.quality import measure
+    from lcl.records import Task
+
+    prog = "import sys\nn, k = map(int, input().split())\nrow = sys.stdin.buffer.readline().split()\nprint(sum(map(int, row)))\n"
+    task = Task("PIE", "p", "program", prog, None)
+    q = measure(task, PROGRAM, n=30, seed=0)
+    assert q.validity == 1.0, q.verdicts
+    slow = Task("PIE", "s", "program", "while True:\n    pass\n", None)
+    q2 = measure(slow, PROGRAM, n=2, seed=0, timeout=0.2)
+    assert q2.verdicts == {"timeout": 2}

@@ -1,0 +1,101 @@
+"""``lcl inputs``: draft, inspect and check input-constraint specs.
+
+  lcl inputs draft HumanEval/0            print the inferred draft (from seed inputs)
+  lcl inputs draft HumanEval/0 --write    start a reviewed spec from the draft (data/constraints/)
+  lcl inputs sample MBPP/11 --n 5         show generated inputs (seed inputs excluded)
+  lcl inputs check PIE/p02599             validity, distinct inputs, branch coverage of the reference(s)
+  lcl inputs status                       reviewed / verified / inferred counts per benchmark
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections import Counter
+
+from ..errors import UserError
+from ..io import write_text
+from . import store
+from .generate import generate
+from .quality import measure
+from .spec import Spec, dumps, load
+
+
+def _spec(args: argparse.Namespace) -> Spec:
+    return load(args.spec) if getattr(args, "spec", None) else store.spec_for(args.task)
+
+
+def _cmd_draft(args: argparse.Namespace) -> int:
+    spec = store.infer(args.task)
+    if args.write:
+        path = store.reviewed_path(args.task)
+        if path.exists() and not args.force:
+            raise UserError(f"{path} exists (a reviewed spec); use --force to overwrite it")
+        spec.origin, spec.notes = "reviewed", "draft from inference; review pending: " + spec.notes
+        write_text(path, dumps(spec))
+        print(f"wrote {path}")
+    else:
+        print(dumps(spec), end="")
+    return 0
+
+
+def _cmd_sample(args: argparse.Namespace) -> int:
+    for inp in generate(_spec(args), args.n, args.seed):
+        print(json.dumps(inp, default=repr) if not isinstance(inp, str) else inp.rstrip("\n") + "\n---")
+    return 0
+
+
+def _cmd_check(args: argparse.Namespace) -> int:
+    spec = _spec(args)
+    tasks = store.check_references(args.task, args.max_references)
+    worst = 1.0
+    for t in tasks:
+        q = measure(t, spec, n=args.n, seed=args.seed)
+        if q.validity == q.validity:  # NaN: the reference cannot run here (missing module)
+            worst = min(worst, q.validity)
+        cov = "n/a" if q.branch_coverage is None else f"{q.branch_coverage:.0%}"
+        print(f"{t.uid}: validity {q.validity:.1%} ({q.verdicts}), distinct {q.n_distinct}/{q.n_inputs}, "
+              f"branch coverage {cov}, missing lines {q.missing_lines[:12]} {q.note}")
+        for verdict, example in q.examples.items():
+            print(f"    {verdict} on {example}")
+    print(f"origin={spec.origin} verified={spec.verified}; worst validity {worst:.1%} "
+          f"({'meets' if worst >= 0.95 else 'BELOW'} the 95% target)")
+    return 0 if worst >= 0.95 else 1
+
+
+def _cmd_status(args: argparse.Namespace) -> int:
+    counts: Counter[tuple[str, str]] = Counter()
+    for uid in store.all_spec_uids():
+        bench = uid.split("/")[0]
+        p = store.reviewed_path(uid)
+        if p.exists():
+            counts[bench, "verified" if load(p).verified else "reviewed (pending)"] += 1
+        else:
+            counts[bench, "inferred only"] += 1
+    for (bench, kind), n in sorted(counts.items()):
+        print(f"{bench:<10} {kind:<20} {n}")
+    return 0
+
+
+def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+    p = sub.add_parser("inputs", help="draft, sample and check input-constraint specs",
+                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    isub = p.add_subparsers(dest="inputs_command", metavar="ACTION", required=True)
+    d = isub.add_parser("draft", help="infer a draft spec from the task's seed inputs")
+    d.add_argument("task")
+    d.add_argument("--write", action="store_true", help="write it to data/constraints/ for review")
+    d.add_argument("--force", action="store_true")
+    d.set_defaults(func=_cmd_draft)
+    for name, fn, helptext in (("sample", _cmd_sample, "print generated inputs"),
+                               ("check", _cmd_check, "validity rate and branch coverage of the reference(s)")):
+        c = isub.add_parser(name, help=helptext)
+        c.add_argument("task")
+        c.add_argument("--spec", help="use this spec file instead of the task's stored one")
+        c.add_argument("--n", type=int, default=5 if name == "sample" else 200)
+        c.add_argument("--seed", type=int, default=0)
+        if name == "check":
+            c.add_argument("--max-references", type=int, default=5,
+                           help="PIE: check at most this many accepted programs of the problem")
+        c.set_defaults(func=fn)
+    s = isub.add_parser("status", help="how many tasks have reviewed / verified / only inferred specs")
+    s.set_defaults(func=_cmd_status)
