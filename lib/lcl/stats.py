@@ -1,0 +1,69 @@
+"""Statistics used by the research questions: Spearman's rho with a bootstrap CI and the
+Shapiro-Wilk check that motivates it (RQ1, Table 3), distinguishability (Eq. 3, RQ2,
+Table 4) and mean absolute error (Section 4.2, RQ4/RQ5). All resampling is seeded."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from scipy import stats as sps
+
+
+@dataclass(frozen=True)
+class Correlation:
+    n: int
+    rho: float
+    p_value: float
+    ci_low: float
+    ci_high: float
+    shapiro_p_x: float
+    shapiro_p_y: float
+
+    def to_dict(self) -> dict[str, float]:
+        return asdict(self)
+
+
+def spearman(x: np.ndarray, y: np.ndarray, *, n_boot: int = 2000, seed: int = 0, alpha: float = 0.05) -> Correlation:
+    """Spearman's rho, its p-value, a percentile bootstrap CI and Shapiro-Wilk p-values of x, y."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if x.shape != y.shape or len(x) < 3:
+        raise ValueError("spearman needs two equally long samples of at least 3 values")
+    res = sps.spearmanr(x, y)
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, len(x), size=(n_boot, len(x)))
+    boots = np.array([sps.spearmanr(x[i], y[i]).statistic for i in idx])
+    boots = boots[np.isfinite(boots)]
+    lo, hi = np.quantile(boots, [alpha / 2, 1 - alpha / 2]) if len(boots) else (np.nan, np.nan)
+    sx = sps.shapiro(x).pvalue if np.ptp(x) > 0 else 0.0
+    sy = sps.shapiro(y).pvalue if np.ptp(y) > 0 else 0.0
+    return Correlation(len(x), float(res.statistic), float(res.pvalue), float(lo), float(hi), float(sx), float(sy))
+
+
+def distinguishability(intra: np.ndarray, inter: np.ndarray) -> float:
+    """Eq. 3: mean metric score on equivalent (intra-class) pairs / mean on non-equivalent pairs.
+
+    ``inf`` when the non-equivalent mean is 0 and the equivalent mean is positive.
+    """
+    a, b = float(np.mean(intra)), float(np.mean(inter))
+    if b == 0:
+        return float("inf") if a > 0 else float("nan")
+    return a / b
+
+
+def mae(scores: np.ndarray, truth: np.ndarray) -> float:
+    """Section 4.2: mean |m_k(r) - y_r| over the pairs of a dataset."""
+    s, t = np.asarray(scores, float), np.asarray(truth, float)
+    if s.shape != t.shape or not len(s):
+        raise ValueError("mae needs two equally long, non-empty arrays")
+    return float(np.mean(np.abs(s - t)))
+
+
+def bootstrap_ci(values: np.ndarray, stat=np.mean, *, n_boot: int = 2000, seed: int = 0,  # type: ignore[no-untyped-def]
+                 alpha: float = 0.05) -> tuple[float, float]:
+    """Percentile bootstrap CI of ``stat(values)``."""
+    v = np.asarray(values, float)
+    rng = np.random.default_rng(seed)
+    boots = np.array([stat(v[rng.integers(0, len(v), len(v))]) for _ in range(n_boot)])
+    lo, hi = np.quantile(boots, [alpha / 2, 1 - alpha / 2])
+    return float(lo), float(hi)

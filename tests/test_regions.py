@@ -1,0 +1,55 @@
+"""Algorithm 2 (fast prefix-sum scan) against a literal implementation of the pseudocode."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from lcl import regions
+
+
+def _data(n=60, seed=0):
+    rng = np.random.default_rng(seed)
+    x, y = rng.random(n), rng.random(n)
+    # a metric that tracks surface similarity (biased) and one that is noisy truth
+    scores = {"biased": np.clip(x + rng.normal(0, 0.05, n), 0, 1), "noisy": np.clip(y + rng.normal(0, 0.2, n), 0, 1)}
+    return x, y, scores
+
+
+@pytest.mark.parametrize("error", ["squared", "absolute"])
+@pytest.mark.parametrize("seed", [0, 1, 2])
+def test_fast_scan_matches_the_printed_algorithm(error, seed):
+    x, y, scores = _data(seed=seed)
+    fast = regions.thresholds(x, y, scores, step=0.1, error=error)
+    slow = regions.thresholds_bruteforce(x, y, scores, step=0.1, error=error)
+    assert fast.objective == pytest.approx(slow.objective, abs=1e-9)
+    assert (fast.x_lo, fast.x_hi, fast.y_lo, fast.y_hi) == (slow.x_lo, slow.x_hi, slow.y_lo, slow.y_hi)
+
+
+def test_grid_points_on_boundaries_are_inclusive():
+    x = np.array([0.3, 0.9, 0.5, 0.6])
+    y = np.array([0.9, 0.1, 0.5, 0.4])
+    th = regions.Thresholds(0.3, 0.9, 0.1, 0.9, 0.0, 0.1, "squared")
+    assert list(regions.assign(x, y, th)) == ["DFS", "SFD", "Control", "Control"]
+
+
+def test_biased_metric_gives_corner_regions():
+    x, y, scores = _data(n=400, seed=3)
+    th = regions.thresholds(x, y, {"biased": scores["biased"]}, step=0.05)
+    assert th.x_lo < th.x_hi and th.y_lo < th.y_hi and th.objective > 0
+    lab = regions.assign(x, y, th)
+    counts = regions.region_counts(lab)
+    assert sum(counts.values()) == 400 and counts["SFD"] > 0 and counts["DFS"] > 0
+
+
+def test_distance_to_corners():
+    th = regions.Thresholds(0.3, 0.8, 0.2, 0.7, 0.0, 0.1, "squared")
+    d = regions.distance_to_corners(np.array([0.9, 0.5, 0.3]), np.array([0.1, 0.5, 0.7]), th)
+    assert d[0] == 0 and d[2] == 0 and d[1] == pytest.approx(min(np.hypot(0.3, 0.3), np.hypot(0.2, 0.2)))
+
+
+def test_bad_input():
+    with pytest.raises(ValueError):
+        regions.thresholds(np.zeros(3), np.zeros(2), {"m": np.zeros(3)})
+    with pytest.raises(ValueError):
+        regions.thresholds(np.zeros(3), np.zeros(3), {})
