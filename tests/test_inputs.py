@@ -147,3 +147,27 @@ def test_quality_probe_programs_and_timeouts():
     slow = Task("PIE", "s", "program", "while True:\n    pass\n", None)
     q2 = measure(slow, PROGRAM, n=2, seed=0, timeout=0.2)
     assert q2.verdicts == {"timeout": 2}
+
+
+def test_atheris_coverage_guided_runs_in_a_subprocess_and_is_reproducible():
+    from lcl.inputs.atheris_driver import coverage_guided
+
+    code = "def f(xs, n):\n    if n > 3:\n        return sum(xs)\n    return 0\n"
+    a = coverage_guided(code, "f", SORTED_SEARCH.to_dict(), runs=300, seed=5)
+    assert len(a) == 300 and all(map(_valid_search, a))
+    assert a == coverage_guided(code, "f", SORTED_SEARCH.to_dict(), runs=300, seed=5)
+    prog = coverage_guided("import sys\nprint(sys.stdin.read().count('x'))\n", None, PROGRAM.to_dict(), runs=50, seed=2)
+    assert len(prog) == 50 and all(map(_valid_program, prog))
+
+
+def test_published_ids_resolve_to_spec_generators(project_data):
+    from lcl.inputs.resolve import resolve_published, task_uid_of
+
+    assert task_uid_of("LOCAL_HE_0_MUT_17") == "HumanEval/0"
+    assert task_uid_of("PIE_p02599_s870922238#3") == "PIE/p02599"
+    assert task_uid_of("nonsense") is None
+    r = resolve_published({"id": "LOCAL_HE_0_MUT_17", "golden_code": "", "generated_code": ""})
+    assert r["entry"] == "has_close_elements" and r["stdin"] is False
+    gen = r["generator"]
+    xs = gen(1, 50)
+    assert len(xs) == 50 and xs == gen(1, 50) and "SpecGenerator[HumanEval/0" in gen.__qualname__
