@@ -87,3 +87,44 @@ def measure(task: Task, spec: Spec, n: int = 200, seed: int = 0, timeout: float 
         missing_lines=cov.get("missing_lines", []), missing_branches=cov.get("missing_branches", []),
         examples=out.get("examples", {}), note=out.get("error", ""),
     )
+
+
+def _cached_measure(task: Task, spec: Spec, n: int, seed: int) -> Quality:
+    from .. import cache
+    from .spec import dumps
+
+    key = cache.key("inputs-quality-v1", task.reference, task.entry_point, list(map(repr, task.seed_inputs)),
+                    dumps(spec), n, seed)
+    return cache.cached("inputs-quality", key, lambda: measure(task, spec, n=n, seed=seed))
+
+
+def quality_table(uids: list[str], *, n: int = 200, seed: int = 0, jobs: int = 2, progress: bool = True) -> Any:
+    """Quality of every task's stored spec (reviewed, else inferred) as a DataFrame.
+
+    One row per reference checked (PIE: several accepted programs per problem). Results are
+    cached by (reference, spec, n, seed), so a rerun only measures what changed.
+    """
+    from concurrent.futures import ThreadPoolExecutor
+
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    from .store import check_references, spec_for
+
+    work = []
+    for uid in uids:
+        spec = spec_for(uid)
+        for task in check_references(uid, 3):
+            work.append((uid, task, spec))
+    rows = []
+    with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+        futures = [pool.submit(_cached_measure, t, s, n, seed) for _, t, s in work]
+        for (uid, task, spec), fut in tqdm(zip(work, futures), total=len(work), disable=not progress,
+                                          desc="input quality"):
+            q = fut.result()
+            rows.append({"task": uid, "reference": task.uid, "benchmark": uid.split("/")[0],
+                         "spec_origin": spec.origin, "verified": spec.verified, "n_inputs": q.n_inputs,
+                         "n_distinct": q.n_distinct, "validity": q.validity, "branch_coverage": q.branch_coverage,
+                         "line_coverage": q.line_coverage, "missing_lines": q.missing_lines,
+                         "verdicts": q.verdicts, "note": q.note or spec.notes})
+    return pd.DataFrame(rows)

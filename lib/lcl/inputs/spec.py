@@ -14,7 +14,8 @@ Type nodes (``{"type": ..., ...}``):
 - ``int``: ``min``, ``max`` (numbers, or names of earlier-bound ints / simple expressions
   such as ``"N-1"``); ``float``: ``min``, ``max``, ``digits`` (rounding, optional);
   ``bool``; ``none``; ``const``: ``value``; ``choice``: ``values``;
-- ``str``: ``len`` ``[lo, hi]``, ``alphabet`` (characters);
+- ``str``: ``len`` ``[lo, hi]``, ``alphabet`` (a string of characters, or a list of tokens:
+  the string is ``len`` draws from it, joined);
 - ``list`` / ``tuple`` / ``set``: ``len`` ``[lo, hi]`` (or ``"N"``), ``elem`` (type node),
   ``sorted`` (``"asc"``/``"desc"``), ``distinct`` (bool);
 - ``dict``: ``len``, ``key``, ``value``; ``fixed_tuple``: ``items`` (list of nodes);
