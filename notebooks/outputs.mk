@@ -6,3 +6,8 @@ NB_00_data_IN  := data/reference/paper_claims.csv
 NB_00_data_OUT := tables/table1_datasets.csv tables/table1_datasets.md \
                   tables/task_profile.csv tables/task_profile.md \
                   tables/figure2_survey_counts.csv figures/figure2_survey.png figures/figure2_survey.pdf
+
+NB_01_inputs_IN  := $(wildcard data/constraints/*/*.json)
+NB_01_inputs_OUT := tables/inputs_spec_status.csv tables/inputs_quality.csv tables/inputs_quality_summary.csv \
+                    tables/inputs_below_target.csv tables/inputs_backends.csv \
+                    figures/inputs_quality.png figures/inputs_quality.pdf

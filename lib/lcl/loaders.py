@@ -5,7 +5,7 @@ available), the reference solution and its test cases. This module does that for
 (+ HumanEval-ET), MBPP (+ MBPP-ET), APPS and PIE, and loads the pair datasets (PIE slow/fast,
 CodeScore_test, ShareCode Java, the published LoCaL release) into ``Pair`` records.
 
-Nothing is dropped silently: every reference is checked with ``ast.parse``; a row that
+Nothing is dropped silently: every reference is compiled (``ast.parse`` + symbol table); a row that
 fails is reported as a :class:`Rejected` record (file, line, id, reason) and excluded.
 Selection follows the paper (Table 1): all 164 HumanEval tasks, the 100 longest MBPP
 references, the 100 longest APPS references available, the 100 PIE pairs with the longest
@@ -73,11 +73,15 @@ def _require(source: str) -> Path:
 
 
 def parse_error(code: str) -> str | None:
-    """``None`` when ``code`` parses with ``ast.parse``; else ``"SyntaxError: msg (line N)"``."""
+    """``None`` when ``code`` compiles; else ``"SyntaxError: msg (line N)"``.
+
+    ``compile`` is ``ast.parse`` plus the symbol-table checks (e.g. a ``nonlocal`` without a
+    binding), so a reference accepted here can actually run.
+    """
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            ast.parse(code)
+            compile(code, "<reference>", "exec", dont_inherit=True)
     except SyntaxError as exc:
         why = f"SyntaxError: {exc.msg} (line {exc.lineno})"
         if "starred expression" in str(exc.msg):
@@ -263,10 +267,11 @@ def load_apps() -> LoadResult:
     """APPS test problems that have a reference available here.
 
     The full APPS test split (with its solutions) is not obtainable offline; references come
-    from the published LoCaL pairs (``golden_code``) and the CodeScore_test baseline, the
-    longest per problem. Seed inputs are the problem's example inputs (CodeRL file).
+    from the published LoCaL pairs (``golden_code``) and the CodeScore_test baseline: per
+    problem, the longest one that compiles (a problem is rejected only when none does). Seed
+    inputs are the problem's example inputs (CodeRL file).
     """
-    refs: dict[str, tuple[str, str, int]] = {}  # problem -> (code, file, line)
+    candidates: dict[str, list[tuple[str, str, int]]] = {}  # problem -> [(code, file, line)]
     for source, pattern, key in (("local_release", _APPS_LOCAL, "golden_code"),
                                  ("codescore_test", _APPS_CS, "golden_code")):
         if not sources.available(source):
@@ -274,16 +279,22 @@ def load_apps() -> LoadResult:
         path = sources.raw_path(source)
         for lineno, row in _jsonl(path):
             m = pattern.match(row["id"])
-            if not m:
-                continue
-            pid = str(int(m.group(1)))
-            code = row[key].replace("\r\n", "\n")
-            if pid not in refs or loc(code) > loc(refs[pid][0]):
-                refs[pid] = (code, str(path), lineno)
-    if not refs:
+            if m:
+                candidates.setdefault(str(int(m.group(1))), []).append(
+                    (row[key].replace("\r\n", "\n"), str(path), lineno))
+    if not candidates:
         raise DataError("no APPS reference available: needs the mirror's local_release or codescore_test")
+    refs: dict[str, tuple[str, str, int]] = {}
+    rejected: list[Rejected] = []
+    for pid, cands in candidates.items():
+        ok = [c for c in cands if parse_error(c[0]) is None]
+        if ok:  # the longest reference of the problem that compiles
+            refs[pid] = max(ok, key=lambda c: loc(c[0]))
+        else:
+            worst = max(cands, key=lambda c: loc(c[0]))
+            rejected.append(Rejected("APPS", pid, worst[1], worst[2], str(parse_error(worst[0]))))
     examples = _apps_example_inputs()
-    tasks, rejected = [], []
+    tasks = []
     for pid, (code, file, line) in sorted(refs.items(), key=lambda kv: int(kv[0])):
         seeds = examples.get(pid, [])
         task = Task(benchmark="APPS", task_id=pid, level="program", reference=code, entry_point=None,

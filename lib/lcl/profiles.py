@@ -25,7 +25,7 @@ class Profile:
 
 PROFILES = {
     "full": Profile("full", 2000, 1000, 5, 2000, 10, tuple(range(0, 101, 10)), 5, None),
-    "quick": Profile("quick", 200, 100, 2, 200, 2, (0, 50, 100), 1, 10),
+    "quick": Profile("quick", 200, 100, 2, 200, 2, (0, 50, 100), 1, 5),
 }
 
 

@@ -3,7 +3,8 @@
 ``atheris.Fuzz()`` never returns (libFuzzer exits the process), so it must never run inside
 a notebook kernel or the caller's process: :func:`coverage_guided` starts this module as a
 subprocess (``python -m lcl.inputs.atheris_driver JOB.pkl OUT.pkl``). The child instruments
-the reference (``atheris.instrument_func`` on its functions, so libFuzzer sees its branches),
+the reference (``atheris.instrument_func`` on its functions, or on its module code for stdin
+programs, so libFuzzer sees its branches),
 decodes every libFuzzer byte string with the spec (so every input is valid), runs the
 reference on it and appends the input to the output file. libFuzzer's ``-runs=N`` bounds
 the number of executions, ``-seed`` makes the run reproducible for a given binary.
@@ -32,7 +33,13 @@ def _child(job_path: str, out_path: str) -> None:  # pragma: no cover - runs in 
     ns: dict[str, Any] = {"__name__": "reference"}
     code = compile(job["code"], "reference.py", "exec")
     entry = job["entry"]
-    if entry is not None:
+    if entry is None:
+        # a module code object wrapped as a function can be instrumented like any function;
+        # each input then runs the instrumented module code in fresh globals
+        import types
+
+        code = atheris.instrument_func(types.FunctionType(code, {"__builtins__": __builtins__})).__code__
+    else:
         exec(code, ns)
         for name, obj in list(ns.items()):
             if callable(obj) and getattr(obj, "__code__", None) is not None:
@@ -45,7 +52,9 @@ def _child(job_path: str, out_path: str) -> None:  # pragma: no cover - runs in 
         old_in, old_out = sys.stdin, sys.stdout
         sys.stdin, sys.stdout = io.TextIOWrapper(io.BytesIO(text.encode())), io.StringIO()
         try:
-            exec(code, {"__name__": "__main__"})
+            import types
+
+            types.FunctionType(code, {"__name__": "__main__", "__builtins__": __builtins__})()
         except SystemExit:
             pass
         finally:

@@ -128,3 +128,96 @@ def quality_table(uids: list[str], *, n: int = 200, seed: int = 0, jobs: int = 2
                          "line_coverage": q.line_coverage, "missing_lines": q.missing_lines,
                          "verdicts": q.verdicts, "note": q.note or spec.notes})
     return pd.DataFrame(rows)
+
+
+def backend_inputs(backend: str, task: Task, spec: Spec, n: int, seed: int) -> list[Any]:
+    """``n`` inputs for ``task`` from one backend: ``seeded`` random bytes, ``atheris``
+    (coverage-guided, subprocess) or ``hypothesis``. Seed inputs are *not* included, so the
+    backends are compared on what they generate themselves."""
+    if backend == "seeded":
+        return generate(spec, n, seed)
+    if backend == "atheris":
+        from .atheris_driver import coverage_guided
+
+        return coverage_guided(task.reference, task.entry_point, spec.to_dict(), runs=n, seed=seed)
+    if backend == "hypothesis":
+        from .strategies import sample
+
+        return sample(spec, n, seed)
+    raise ValueError(f"unknown backend {backend!r}; choose seeded, atheris or hypothesis")
+
+
+def backend_comparison(uids: list[str], *, n: int = 200, seed: int = 0, progress: bool = True) -> Any:
+    """Validity, distinct inputs and branch coverage of the reference per backend and task."""
+    import pandas as pd
+    from tqdm.auto import tqdm
+
+    from .. import cache
+    from .spec import dumps
+    from .store import check_references, spec_for
+
+    rows = []
+    for uid in tqdm(uids, disable=not progress, desc="backends"):
+        spec = spec_for(uid)
+        if not (spec.args or spec.grammar):
+            continue
+        task = check_references(uid, 1)[0]
+        for backend in ("seeded", "atheris", "hypothesis"):
+            key = cache.key("inputs-backend-v1", backend, task.reference, dumps(spec), n, seed)
+
+            def compute(backend: str = backend) -> dict[str, Any]:
+                inputs = backend_inputs(backend, task, spec, n, seed)
+                out = probe(task.reference, task.entry_point, inputs,
+                            timeout=1.0 if task.level == "function" else 2.0)
+                verdicts = out.get("verdicts", [])
+                cov = out.get("coverage") or {}
+                nb = cov.get("num_branches", 0)
+                return {"n_inputs": len(inputs), "n_distinct": len({repr(i) for i in inputs}),
+                        "validity": (verdicts.count("ok") / len(verdicts)) if verdicts else float("nan"),
+                        "branch_coverage": (cov["covered_branches"] / nb) if nb else (1.0 if cov else float("nan"))}
+
+            rows.append({"task": uid, "benchmark": uid.split("/")[0], "backend": backend,
+                         **cache.cached("inputs-backend", key, compute)})
+    return pd.DataFrame(rows)
+
+
+def scope_uids(profile_max: int | None = None) -> list[str]:
+    """Spec ids in the reviewed scope: every task with a committed spec plus the paper's
+    selection (HumanEval, MBPP, PIE problems); ``profile_max`` keeps the first k per benchmark."""
+    from .. import loaders
+    from .store import all_spec_uids, reviewed_path, spec_uid
+
+    chosen: list[str] = [u for u in all_spec_uids() if reviewed_path(u).exists()]
+    for bench in ("HumanEval", "MBPP", "PIE"):
+        if loaders.benchmark_available(bench):
+            chosen += [spec_uid(t) for t in loaders.select(bench, loaders.LOADERS[bench]().tasks)]
+    uids = sorted(dict.fromkeys(chosen), key=lambda u: (u.split("/")[0], u))
+    if profile_max:
+        out, per = [], Counter[str]()
+        for u in uids:
+            b = u.split("/")[0]
+            if per[b] < profile_max:
+                out.append(u)
+                per[b] += 1
+        return out
+    return uids
+
+
+def summarise(df: Any) -> Any:
+    """Per benchmark: tasks, share verified, validity (mean, min, share >= 95%), coverage."""
+    import pandas as pd
+
+    if df.empty:
+        return pd.DataFrame()
+    per_task = df.groupby("task").agg(benchmark=("benchmark", "first"), verified=("verified", "first"),
+                                      validity=("validity", "min"), branch=("branch_coverage", "min"))
+    g = per_task.groupby("benchmark")
+    return pd.DataFrame({
+        "tasks": g.size(),
+        "verified %": (100 * g["verified"].mean()).round(1),
+        "mean validity": g["validity"].mean().round(4),
+        "min validity": g["validity"].min().round(4),
+        "tasks >= 95% valid %": (100 * g["validity"].apply(lambda v: (v >= VALIDITY_TARGET).mean())).round(1),
+        "mean branch coverage": g["branch"].mean().round(4),
+        "tasks at 100% branches %": (100 * g["branch"].apply(lambda v: (v >= 1.0 - 1e-9).mean())).round(1),
+    }).reset_index()
