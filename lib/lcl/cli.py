@@ -22,6 +22,8 @@ COMMAND_MODULES: list[str] = [
     "lcl.runner",  # lcl notebook
     "lcl.report",  # lcl report
     "lcl.verify",  # lcl verify
+    "lcl.inputs.cli",  # lcl inputs draft|sample|check|status
+    "lcl.fuzz.cli",  # lcl fuzz pair|batch
 ]
 
 

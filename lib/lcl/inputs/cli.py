@@ -54,8 +54,10 @@ def _cmd_check(args: argparse.Namespace) -> int:
         if q.validity == q.validity:  # NaN: the reference cannot run here (missing module)
             worst = min(worst, q.validity)
         cov = "n/a" if q.branch_coverage is None else f"{q.branch_coverage:.0%}"
-        print(f"{t.uid}: validity {q.validity:.1%} ({q.verdicts}), distinct {q.n_distinct}/{q.n_inputs}, "
-              f"branch coverage {cov}, missing lines {q.missing_lines[:12]} {q.note}")
+        seeds = "n/a" if q.seed_validity is None else f"{q.seed_validity:.1%} of {q.n_seed}"
+        print(f"{t.uid}: validity {q.validity:.1%} on generated inputs ({q.verdicts}); seed inputs valid {seeds}; "
+              f"distinct {q.n_distinct}/{q.n_inputs}, branch coverage {cov}, missing lines {q.missing_lines[:12]}, "
+              f"missing branches {q.missing_branches[:8]} {q.note}")
         for verdict, example in q.examples.items():
             print(f"    {verdict} on {example}")
     print(f"origin={spec.origin} verified={spec.verified}; worst validity {worst:.1%} "

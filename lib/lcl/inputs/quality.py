@@ -1,6 +1,7 @@
 """Quality of a task's inputs (issue "Verified input constraints", item 4): validity rate
-(share of generated inputs on which the *reference* neither raises nor times out; target
->= 95%), number of distinct inputs, and branch coverage of the reference under the inputs
+(share of *generated* inputs on which the reference neither raises nor times out; target
+>= 95%; the benchmark's own test inputs come first and their validity is reported apart, as
+``seed_validity``), number of distinct inputs, and branch coverage of the reference under the inputs
 (coverage.py, ``branch=True``), measured in a separate probe process (:mod:`.probe`)."""
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ class Quality:
     task: str
     n_inputs: int
     n_distinct: int
-    validity: float
+    validity: float  # on generated inputs (the issue's definition); seeds reported apart
     verdicts: dict[str, int]
     line_coverage: float | None
     branch_coverage: float | None
@@ -34,6 +35,8 @@ class Quality:
     missing_branches: list[list[int]] = field(default_factory=list)
     examples: dict[str, str] = field(default_factory=dict)
     note: str = ""
+    seed_validity: float | None = None  # on the benchmark's own test inputs
+    n_seed: int = 0
 
     @property
     def meets_target(self) -> bool:
@@ -68,9 +71,14 @@ def measure(task: Task, spec: Spec, n: int = 200, seed: int = 0, timeout: float 
     """Validity, distinctness and coverage of ``n`` inputs (seed inputs first) for ``task``."""
     generated = generate(spec, n, seed) if (spec.args or spec.grammar) else []
     inputs = with_seeds(list(task.seed_inputs), generated, n)
+    n_seed = min(len(task.seed_inputs), len(inputs))
     timeout = timeout or (1.0 if task.level == "function" else 2.0)
     out = probe(task.reference, task.entry_point, inputs, timeout=timeout)
-    verdicts = Counter(out.get("verdicts", []))
+    all_verdicts = out.get("verdicts", [])
+    seed_v, gen_v = all_verdicts[:n_seed], all_verdicts[n_seed:]
+    seed_ok = [v for v in seed_v if not v.startswith("env:")]
+    seed_validity = (seed_ok.count("ok") / len(seed_ok)) if seed_ok else None
+    verdicts = Counter(gen_v if gen_v else all_verdicts)
     env = sum(n for v, n in verdicts.items() if v.startswith("env:"))
     done = sum(verdicts.values()) - env
     if env and not done:
@@ -85,7 +93,7 @@ def measure(task: Task, spec: Spec, n: int = 200, seed: int = 0, timeout: float 
         line_coverage=(cov["covered_lines"] / cov["num_statements"]) if cov.get("num_statements") else None,
         branch_coverage=(cov["covered_branches"] / branches) if branches else (1.0 if cov else None),
         missing_lines=cov.get("missing_lines", []), missing_branches=cov.get("missing_branches", []),
-        examples=out.get("examples", {}), note=out.get("error", ""),
+        examples=out.get("examples", {}), note=out.get("error", ""), seed_validity=seed_validity, n_seed=n_seed,
     )
 
 
@@ -93,7 +101,7 @@ def _cached_measure(task: Task, spec: Spec, n: int, seed: int) -> Quality:
     from .. import cache
     from .spec import dumps
 
-    key = cache.key("inputs-quality-v1", task.reference, task.entry_point, list(map(repr, task.seed_inputs)),
+    key = cache.key("inputs-quality-v2", task.reference, task.entry_point, list(map(repr, task.seed_inputs)),
                     dumps(spec), n, seed)
     return cache.cached("inputs-quality", key, lambda: measure(task, spec, n=n, seed=seed))
 
@@ -124,7 +132,8 @@ def quality_table(uids: list[str], *, n: int = 200, seed: int = 0, jobs: int = 2
             q = fut.result()
             rows.append({"task": uid, "reference": task.uid, "benchmark": uid.split("/")[0],
                          "spec_origin": spec.origin, "verified": spec.verified, "n_inputs": q.n_inputs,
-                         "n_distinct": q.n_distinct, "validity": q.validity, "branch_coverage": q.branch_coverage,
+                         "n_distinct": q.n_distinct, "validity": q.validity, "seed_validity": q.seed_validity,
+                         "branch_coverage": q.branch_coverage,
                          "line_coverage": q.line_coverage, "missing_lines": q.missing_lines,
                          "verdicts": q.verdicts, "note": q.note or spec.notes})
     return pd.DataFrame(rows)

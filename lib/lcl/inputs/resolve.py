@@ -10,6 +10,7 @@ spec-generated ones from the run's seed (Algorithm 1: a fresh input set per run)
 from __future__ import annotations
 
 import hashlib
+import re
 from typing import Any
 
 from .. import loaders
@@ -32,9 +33,19 @@ class SpecGenerator:
         return with_seeds(self.seed_inputs, generate(self.spec, n, seed), n)
 
 
+_CS_MBPP = re.compile(r"^MBPP_(\d+)_\d+$")
+_CS_APPS = re.compile(r"^APPS_test-(\d+)_\d+$")
+
+
 def task_uid_of(pair_id: str) -> str | None:
-    """The spec id of a published pair id, or None when the id names no task."""
-    uid = loaders.published_task(pair_id.split("#")[0])
+    """The spec id of a published LoCaL or CodeScore_test pair id (``MBPP_102_4``,
+    ``APPS_test-0001_19``), or None when the id names no task."""
+    pair_id = pair_id.split("#")[0]
+    if m := _CS_MBPP.match(pair_id):
+        return f"MBPP/{m.group(1)}"
+    if m := _CS_APPS.match(pair_id):
+        return f"APPS/{int(m.group(1))}"
+    uid = loaders.published_task(pair_id)
     if uid is None:
         return None
     if uid.startswith("PIE/"):

@@ -1,0 +1,300 @@
+#!/usr/bin/env python
+"""Throughput of the differential-fuzzing engine (lcl.fuzz), measured side by side in one run.
+
+Prints inputs/s of
+  * an unsandboxed in-process loop (both functions called directly, compared with ==), bare
+    and with the per-side argument copies the semantics require,
+  * this engine (Algorithm 1 with R runs; the reference is executed once per input and its
+    outcomes reused) with 1 and 2 sandboxed workers,
+  * a subprocess-per-input harness (the LoCaL artifact's design),
+for a HumanEval-sized function pair and for a stdin program pair, and the ratios against the
+targets. Also: a batch with --jobs 1 vs 2, the wall time of a pair whose variant hangs on
+every input (bounded by R x T), and the harness's memory as N grows.
+
+One "input" is one input executed by both sides in one run (N x R per pair).
+
+    python benchmarks/fuzz_throughput.py            # full (about 2-3 minutes)
+    python benchmarks/fuzz_throughput.py --quick    # about 40 s
+"""
+
+from __future__ import annotations
+
+import argparse
+import gc
+import json
+import os
+import pickle
+import random
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
+
+from lcl.fuzz import Settings, fuzz_pair  # noqa: E402
+from lcl.fuzz.batch import run_batch  # noqa: E402
+from lcl.fuzz.store import ResultStore  # noqa: E402
+
+REF = '''
+def has_close_elements(numbers, threshold):
+    for idx, elem in enumerate(numbers):
+        for idx2, elem2 in enumerate(numbers):
+            if idx != idx2:
+                distance = abs(elem - elem2)
+                if distance < threshold:
+                    return True
+    return False
+'''
+VAR = REF.replace("distance < threshold", "distance <= threshold")
+ENTRY = "has_close_elements"
+
+PROG_REF = '''
+n = int(input())
+a = list(map(int, input().split()))
+best = cur = a[0]
+for x in a[1:]:
+    cur = max(x, cur + x)
+    best = max(best, cur)
+print(best)
+'''
+PROG_VAR = PROG_REF.replace("cur = max(x, cur + x)", "cur = max(x, cur + x) if x else cur")
+
+
+def fn_inputs(n: int, seed: int = 0) -> list:
+    rnd = random.Random(seed)
+    return [[[round(rnd.uniform(0, 10), 1) for _ in range(rnd.randint(0, 6))], round(rnd.uniform(0, 1), 1)]
+            for _ in range(n)]
+
+
+def prog_inputs(n: int, seed: int = 0) -> list:
+    rnd = random.Random(seed)
+    out = []
+    for _ in range(n):
+        k = rnd.randint(1, 8)
+        out.append(f"{k}\n{' '.join(str(rnd.randint(-9, 9)) for _ in range(k))}\n")
+    return out
+
+
+def rate(count: int, seconds: float) -> float:
+    return count / seconds if seconds > 0 else float("inf")
+
+
+def in_process(inputs: list, runs: int, copies: bool) -> float:
+    a: dict = {}
+    b: dict = {}
+    exec(REF, a)  # noqa: S102 - our own code
+    exec(VAR, b)  # noqa: S102
+    f, g = a[ENTRY], b[ENTRY]
+    blobs = [pickle.dumps(x) for x in inputs]
+    loads = pickle.loads
+    t = time.perf_counter()
+    m = 0
+    for _ in range(runs):
+        if copies:
+            for blob in blobs:
+                m += f(*loads(blob)) == g(*loads(blob))
+        else:
+            for x in inputs:
+                m += f(*x) == g(*x)
+    return rate(runs * len(inputs), time.perf_counter() - t)
+
+
+def engine(ref: str, var: str, inputs: list, runs: int, workers: int, *, stdin: bool = False) -> tuple[float, float]:
+    s = Settings(runs=runs, workers=workers)
+    t = time.perf_counter()
+    res = fuzz_pair(ref, var, entry=None if stdin else ENTRY, stdin=stdin, inputs=inputs, settings=s)
+    return rate(runs * len(inputs), time.perf_counter() - t), res.df_score
+
+
+SUBPROC_FN = '''
+import json, sys
+a, b = {{}}, {{}}
+exec(open({ref!r}).read(), a); exec(open({var!r}).read(), b)
+args = json.loads(sys.argv[1])
+def run(f):
+    try:
+        return repr(f(*json.loads(sys.argv[1])))
+    except Exception as e:
+        return type(e).__name__
+print(json.dumps([run(a[{entry!r}]), run(b[{entry!r}])]))
+'''
+
+
+def subprocess_functions(inputs: list, tmp: Path) -> float:
+    (tmp / "ref.py").write_text(REF)
+    (tmp / "var.py").write_text(VAR)
+    script = SUBPROC_FN.format(ref=str(tmp / "ref.py"), var=str(tmp / "var.py"), entry=ENTRY)
+    t = time.perf_counter()
+    for x in inputs:
+        out = subprocess.run([sys.executable, "-c", script, json.dumps(x)], capture_output=True, text=True,
+                             timeout=10).stdout
+        a, b = json.loads(out)
+        _ = a == b
+    return rate(len(inputs), time.perf_counter() - t)
+
+
+def subprocess_programs(inputs: list, tmp: Path) -> float:
+    (tmp / "pref.py").write_text(PROG_REF)
+    (tmp / "pvar.py").write_text(PROG_VAR)
+    t = time.perf_counter()
+    for x in inputs:
+        outs = [subprocess.run([sys.executable, str(tmp / p)], input=x, capture_output=True, text=True,
+                               timeout=10).stdout.strip() for p in ("pref.py", "pvar.py")]
+        _ = outs[0] == outs[1]
+    return rate(len(inputs), time.perf_counter() - t)
+
+
+def batch_speedup(n_pairs: int, n_inputs: int, tmp: Path) -> tuple[float, float]:
+    rows = []
+    for k in range(n_pairs):
+        var = REF.replace("distance < threshold", f"distance < threshold + {k} * 0.01")
+        rows.append({"id": f"p{k}", "reference": REF + f"\n# task {k}\n", "variant": var, "entry": ENTRY,
+                     "inputs": fn_inputs(n_inputs, seed=k)})
+    pairs = tmp / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    times = []
+    for jobs in (1, 2):
+        t = time.perf_counter()
+        run_batch(pairs, tmp / f"out{jobs}.jsonl", settings=Settings(), jobs=jobs,
+                  store=ResultStore(tmp / f"store{jobs}.sqlite"), progress=False)
+        times.append(time.perf_counter() - t)
+    assert (tmp / "out1.jsonl").read_bytes() == (tmp / "out2.jsonl").read_bytes()
+    total = n_pairs * n_inputs * Settings().runs
+    return rate(total, times[0]), rate(total, times[1])
+
+
+def hanging(runs: int, budget: float, n: int) -> float:
+    s = Settings(runs=runs, run_budget=budget)
+    t = time.perf_counter()
+    res = fuzz_pair(REF, "def has_close_elements(numbers, threshold):\n    while True:\n        pass\n",
+                    entry=ENTRY, inputs=fn_inputs(n), settings=s)
+    assert res.df_score == -1.0
+    return time.perf_counter() - t
+
+
+def rss() -> int:
+    import psutil
+
+    return psutil.Process().memory_info().rss
+
+
+def memory(ns: list[int]) -> list[tuple[int, float, float]]:
+    """Harness memory: peak traced allocations during one pair, and RSS growth over repeated pairs."""
+    import tracemalloc
+
+    out = []
+    for n in ns:
+        inputs = fn_inputs(n)
+        inputs_bytes = len(pickle.dumps(inputs))
+        gc.collect()
+        tracemalloc.start()
+        fuzz_pair(REF, VAR, entry=ENTRY, inputs=inputs, settings=Settings(runs=5))
+        _cur, peak = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        out.append((n, peak / n, inputs_bytes / n))
+    return out
+
+
+def leak(n: int, repeats: int) -> float:
+    inputs = fn_inputs(n)
+    fuzz_pair(REF, VAR, entry=ENTRY, inputs=inputs, settings=Settings(runs=2))
+    gc.collect()
+    before = rss()
+    for _ in range(repeats):
+        fuzz_pair(REF, VAR, entry=ENTRY, inputs=inputs, settings=Settings(runs=2))
+    gc.collect()
+    return (rss() - before) / 2**20
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                                 formatter_class=argparse.RawDescriptionHelpFormatter, epilog=__doc__.split("\n\n", 1)[1])
+    ap.add_argument("--quick", action="store_true", help="short run (smaller N, fewer samples)")
+    ap.add_argument("--json", action="store_true", help="also print all numbers as one JSON line")
+    a = ap.parse_args(argv)
+    with tempfile.TemporaryDirectory(prefix="lcl-fuzz-bench-") as d:
+        return _main(a, Path(d))
+
+
+def _main(a: argparse.Namespace, tmp: Path) -> int:
+    q = a.quick
+    runs = 5
+    n_long = 4000 if q else 20000  # "a long batch" for the 1 vs 2 worker comparison
+    n_paper = 2000
+    n_sub = 8 if q else 30
+    print(f"lcl fuzz throughput benchmark ({'quick' if q else 'full'}); {os.cpu_count()} CPUs; "
+          f"load average {os.getloadavg()[0]:.2f}")
+    print(f"function pair: HumanEval/0 has_close_elements vs a '<' -> '<=' mutant; R={runs}\n")
+    r: dict = {}
+    fn_long = fn_inputs(n_long)
+    # warm up the fork-server
+    engine(REF, VAR, fn_inputs(50), 1, 1)
+    r["inproc_bare"] = in_process(fn_long, runs, copies=False)
+    r["inproc_copies"] = in_process(fn_long, runs, copies=True)
+    r["engine1"], df1 = engine(REF, VAR, fn_long, runs, 1)
+    r["engine2"], df2 = engine(REF, VAR, fn_long, runs, 2)
+    assert df1 == df2
+    r["engine1_paperN"], _ = engine(REF, VAR, fn_inputs(n_paper), runs, 1)
+    r["subproc_fn"] = subprocess_functions(fn_inputs(n_sub), tmp)
+    print(f"{'functions (N=' + str(n_long) + ')':32s} {'inputs/s':>12s}")
+    for k, label in [("inproc_bare", "in-process loop (bare)"), ("inproc_copies", "in-process loop (+arg copies)"),
+                     ("engine1", "engine, 1 worker"), ("engine2", "engine, 2 workers"),
+                     ("engine1_paperN", f"engine, 1 worker, N={n_paper}"),
+                     ("subproc_fn", f"subprocess per input ({n_sub} sampled)")]:
+        print(f"  {label:30s} {r[k]:12,.0f}")
+    print(f"  df_score of the pair: {df1:.4f}\n")
+
+    prog = prog_inputs(n_paper // 2 if not q else 400)
+    r["engine_prog1"], pdf = engine(PROG_REF, PROG_VAR, prog, runs, 1, stdin=True)
+    r["engine_prog2"], _ = engine(PROG_REF, PROG_VAR, prog, runs, 2, stdin=True)
+    r["subproc_prog"] = subprocess_programs(prog_inputs(n_sub // 2 if q else n_sub), tmp)
+    print(f"{'programs (N=' + str(len(prog)) + ')':32s} {'inputs/s':>12s}")
+    print(f"  {'engine, 1 worker':30s} {r['engine_prog1']:12,.0f}")
+    print(f"  {'engine, 2 workers':30s} {r['engine_prog2']:12,.0f}")
+    print(f"  {'subprocess per input':30s} {r['subproc_prog']:12,.2f}")
+    print(f"  df_score of the pair: {pdf:.4f}\n")
+
+    n_pairs = 6 if q else 24
+    r["batch1"], r["batch2"] = batch_speedup(n_pairs, 2000 if q else 4000, tmp)
+    print(f"batch of {n_pairs} pairs (distinct tasks), --jobs 1: {r['batch1']:,.0f} inputs/s; "
+          f"--jobs 2: {r['batch2']:,.0f} inputs/s (results byte-identical)\n")
+
+    budget = 1.0
+    r["hang_wall"] = hanging(runs, budget, n_paper)
+    print(f"pair whose variant hangs on every input (N={n_paper}, R={runs}, T={budget:g}s): "
+          f"{r['hang_wall']:.2f}s wall (R x T = {runs * budget:g}s; N x floor timeout would be "
+          f"{n_paper * runs * Settings().timeout_floor:,.0f}s)\n")
+
+    mem = memory([1000, 4000] if q else [2000, 20000])
+    r["mem"] = mem
+    growth = leak(500, 5 if q else 20)
+    r["leak_mib"] = growth
+    print("harness memory (tracemalloc peak during one pair, per input; the inputs' own pickled size for scale):")
+    for n, per, inp in mem:
+        print(f"  N={n:6d}: {per:7.0f} B/input peak (inputs themselves: {inp:.0f} B/input)")
+    print(f"  RSS growth over {5 if q else 20} repeated pairs: {growth:+.1f} MiB\n")
+
+    best = max(r["engine1"], r["engine2"])
+    checks = [
+        ("engine >= 40% of the in-process loop (bare)", best / r["inproc_bare"], 0.40),
+        ("engine >= 40% of the in-process loop (+copies)", best / r["inproc_copies"], 0.40),
+        ("engine >= 1000x subprocess-per-input, functions", best / r["subproc_fn"], 1000),
+        ("engine >= 500x subprocess-per-input, programs",
+         max(r["engine_prog1"], r["engine_prog2"]) / r["subproc_prog"], 500),
+        ("2 workers >= 1.8x one (pair, long input list)", r["engine2"] / r["engine1"], 1.8),
+        ("2 workers >= 1.8x one (batch, --jobs)", r["batch2"] / r["batch1"], 1.8),
+        ("hanging pair bounded by R x T (+2 s start-up)", (runs * budget + 2) / r["hang_wall"], 1.0),
+    ]
+    print("ratios")
+    for label, value, target in checks:
+        ok = "ok" if value >= target else "MISSED"
+        print(f"  {label:50s} {value:10.2f}  (target {target:g})  {ok}")
+    if a.json:
+        print(json.dumps(r, default=str))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

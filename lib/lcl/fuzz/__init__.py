@@ -1,0 +1,40 @@
+"""Sandboxed differential fuzzing: Algorithm 1 of the paper (issue 3).
+
+Public API (imported lazily, so the fork-server and ``lcl --help`` stay light)::
+
+    from lcl.fuzz import fuzz_pair, Settings, run_batch, register_resolver
+
+``fuzz_pair(reference, variant, entry=..., inputs=[...])`` -> :class:`PairResult`
+(``.df_score``, ``.to_dict()``); ``stdin=True`` for programs; ``generator=gen`` with
+``gen(seed, n) -> list`` instead of explicit inputs. See ``semantics`` for every decision
+and ``docs/FUZZING.md`` for the sandbox.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+_EXPORTS = {
+    "Settings": "semantics",
+    "derive_seed": "semantics",
+    "ENGINE_VERSION": "semantics",
+    "fuzz_pair": "algorithm",
+    "compute_reference": "algorithm",
+    "PairResult": "algorithm",
+    "LoadError": "algorithm",
+    "CodeSpec": "sandbox",
+    "run_batch": "batch",
+    "register_resolver": "batch",
+    "ResultStore": "store",
+}
+
+__all__ = sorted(_EXPORTS)
+
+
+def __getattr__(name: str) -> Any:
+    mod = _EXPORTS.get(name)
+    if mod is None:
+        raise AttributeError(f"module 'lcl.fuzz' has no attribute {name!r}")
+    import importlib
+
+    return getattr(importlib.import_module(f"{__name__}.{mod}"), name)

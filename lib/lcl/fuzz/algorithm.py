@@ -1,0 +1,322 @@
+"""Algorithm 1 of the paper on top of the sandboxed executor: runs, verdicts, ``df_score``.
+
+Entry points: :func:`fuzz_pair` (one pair, explicit inputs or a generator) and
+:func:`compute_reference` (reference outcomes, computed once per task and input set and
+reused by every variant; pass a ``ref_cache`` to share them).
+"""
+
+from __future__ import annotations
+
+import array
+import ast
+import hashlib
+import json
+from collections.abc import Callable, MutableMapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from ..errors import UserError
+from . import semantics as S
+from .sandbox import CodeSpec, Executor, wipe_dir
+
+Generator = Callable[[int, int], Sequence[Any]]
+
+
+class LoadError(UserError):
+    """A side cannot be loaded (syntax error, missing entry point, reference fails to import)."""
+
+
+# ---------------------------------------------------------------------------- validation
+def check_code(code: str, *, level: str, entry: str | None, side: str, label: str = "") -> None:
+    """Static checks before anything runs: it parses; a function pair defines ``entry``."""
+    where = f"{side}{f' of {label}' if label else ''}"
+    if not isinstance(code, str) or not code.strip():
+        raise LoadError(f"{where}: the code is empty")
+    try:
+        tree = ast.parse(code)
+        compile(tree, f"<{side}>", "exec")
+    except SyntaxError as exc:
+        raise LoadError(f"{where}: unparsable code (line {exc.lineno}: {exc.msg})") from None
+    except ValueError as exc:
+        raise LoadError(f"{where}: unparsable code ({exc})") from None
+    if level == "function":
+        if not entry:
+            raise LoadError(f"{where}: a function pair needs an entry point (--entry NAME) or --stdin")
+        if entry not in _top_level_names(tree):
+            raise LoadError(f"{where}: missing entry point {entry!r} (no top-level def/assignment/import of it)")
+
+
+def _top_level_names(tree: ast.Module) -> set[str]:
+    names: set[str] = set()
+
+    def visit(body: list[ast.stmt]) -> None:
+        for node in body:
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                names.add(node.name)
+            elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+                for t in targets:
+                    for sub in ast.walk(t):
+                        if isinstance(sub, ast.Name):
+                            names.add(sub.id)
+            elif isinstance(node, (ast.Import, ast.ImportFrom)):
+                for a in node.names:
+                    names.add((a.asname or a.name).split(".")[0])
+            elif isinstance(node, (ast.If, ast.Try, ast.With, ast.For, ast.While)):
+                for field_ in ("body", "orelse", "finalbody"):
+                    visit(getattr(node, field_, []) or [])
+                for h in getattr(node, "handlers", []) or []:
+                    visit(h.body)
+
+    visit(tree.body)
+    return names
+
+
+def check_inputs(inputs: Any, *, level: str, source: str = "inputs") -> list[Any]:
+    if not isinstance(inputs, (list, tuple)) or len(inputs) == 0:
+        raise UserError(f"{source}: no inputs (expected a non-empty list)")
+    out = list(inputs)
+    for k, x in enumerate(out, 1):
+        if level == "function" and not isinstance(x, (list, tuple)):
+            raise UserError(f"{source}: input {k} is not a list of positional arguments: {str(x)[:80]!r}")
+        if level == "program" and not isinstance(x, str):
+            raise UserError(f"{source}: input {k} is not a string (stdin text): {str(x)[:80]!r}")
+    return out
+
+
+def inputs_digest(inputs: Sequence[Any]) -> str:
+    """SHA-256 of the inputs' JSON (tuples encode like lists; non-JSON values by ``repr``)."""
+    data = json.dumps(list(inputs), sort_keys=True, default=repr, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def code_digest(code: str) -> str:
+    return hashlib.sha256(code.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+# ---------------------------------------------------------------------------- reference
+@dataclass
+class ReferenceOutcomes:
+    kinds: bytes
+    digests: bytes  # N * DIGEST_SIZE
+    cpu: list[float]
+
+    @property
+    def n(self) -> int:
+        return len(self.kinds)
+
+    def digest(self, i: int) -> bytes:
+        return self.digests[i * S.DIGEST_SIZE:(i + 1) * S.DIGEST_SIZE]
+
+    def to_blob(self) -> bytes:
+        cpu = array.array("d", self.cpu).tobytes()
+        return len(self.kinds).to_bytes(8, "little") + bytes(self.kinds) + self.digests + cpu
+
+    @classmethod
+    def from_blob(cls, blob: bytes) -> ReferenceOutcomes:
+        n = int.from_bytes(blob[:8], "little")
+        kinds = blob[8:8 + n]
+        digests = blob[8 + n:8 + n + n * S.DIGEST_SIZE]
+        cpu = array.array("d")
+        cpu.frombytes(blob[8 + n + n * S.DIGEST_SIZE:])
+        return cls(kinds, digests, list(cpu))
+
+
+def reference_key(spec: CodeSpec, inputs: Sequence[Any], settings: S.Settings, inputs_hash: str | None = None) -> str:
+    s = settings
+    relevant = {k: v for k, v in s.result_relevant().items()
+                if k in ("reference_timeout", "memory_bytes", "file_bytes", "dir_bytes", "max_files",
+                         "stdout_bytes", "watchdog_factor", "watchdog_grace", "workers")}
+    return hashlib.sha256(json.dumps(
+        ["ref", S.ENGINE_VERSION, spec.level, spec.entry, code_digest(spec.code), inputs_hash or inputs_digest(inputs), relevant],
+        sort_keys=True).encode()).hexdigest()
+
+
+def compute_reference(spec: CodeSpec, inputs: Sequence[Any], settings: S.Settings, *,
+                      network: str | None = None, ref_cache: MutableMapping[str, bytes] | None = None,
+                      label: str = "", inputs_hash: str | None = None) -> ReferenceOutcomes:
+    """Reference outcomes for ``inputs`` (from ``ref_cache`` when present)."""
+    key = reference_key(spec, inputs, settings, inputs_hash)
+    if ref_cache is not None:
+        blob = ref_cache.get(key)
+        if blob is not None:
+            return ReferenceOutcomes.from_blob(blob)
+    s = settings  # with workers > 1 the reference is sharded the same way as the variant
+    with Executor(spec, s, network=network) as ex:
+        ex.precise = True
+        ex.set_inputs(list(inputs))
+        res = ex.run_pass([s.reference_timeout] * len(inputs), float("inf"), s.reference_timeout)
+    _raise_load(res.load, "reference", label, spec.entry)
+    digests = bytearray(res.digests)
+    zero = bytes(S.DIGEST_SIZE)
+    for i, k in enumerate(res.kinds):
+        if k not in (S.OK, S.EXC):
+            digests[i * S.DIGEST_SIZE:(i + 1) * S.DIGEST_SIZE] = zero
+    out = ReferenceOutcomes(bytes(res.kinds), bytes(digests),
+                            [c if k == S.OK else 0.0 for k, c in zip(res.kinds, res.charges)])
+    if ref_cache is not None:
+        ref_cache[key] = out.to_blob()
+    return out
+
+
+def _raise_load(load: Any, side: str, label: str, entry: str | None) -> None:
+    where = f"{side}{f' of {label}' if label else ''}"
+    if load.status == "ok":
+        return
+    if load.status == "syntax":
+        raise LoadError(f"{where}: unparsable code ({load.detail})")
+    if load.status == "noentry":
+        raise LoadError(f"{where}: missing entry point {entry!r}")
+    if side == "reference":
+        raise LoadError(f"{where}: the module failed to load ({load.status}{': ' + load.detail if load.detail else ''})")
+
+
+# ---------------------------------------------------------------------------- verdicts
+_SAME_TABLE = bytes((ord(S.MATCH) if b == S.OK else ord(S.INVALID)) for b in range(256))
+
+
+def run_verdicts(ref: ReferenceOutcomes, kinds: bytes | bytearray, digests: bytes | bytearray) -> str:
+    """The verdict string of one run (``semantics.verdict`` for every input), vectorised:
+    only inputs whose outcome differs from the reference's are looked at one by one."""
+    base = bytearray(ref.kinds.translate(_SAME_TABLE))  # M where the reference is OK, else I
+    if bytes(kinds) == ref.kinds and bytes(digests) == ref.digests:
+        return base.decode()
+    import numpy as np
+
+    ds = S.DIGEST_SIZE
+    rk = np.frombuffer(ref.kinds, dtype=np.uint8)
+    vk = np.frombuffer(bytes(kinds), dtype=np.uint8)
+    rd = np.frombuffer(ref.digests, dtype=np.uint8).reshape(-1, ds)
+    vd = np.frombuffer(bytes(digests), dtype=np.uint8).reshape(-1, ds)
+    differ = (rk != vk) | (rd != vd).any(axis=1)
+    differ &= rk == S.OK  # invalid inputs stay I whatever the variant did
+    vdb = bytes(digests)
+    for i in np.flatnonzero(differ).tolist():
+        base[i] = ord(S.verdict(ref.kinds[i], ref.digest(i), kinds[i], vdb[i * ds:(i + 1) * ds]))
+    return base.decode()
+
+
+# ---------------------------------------------------------------------------- one pair
+@dataclass
+class PairResult:
+    df_score: float
+    runs: list[S.RunScore]
+    n: int
+    level: str
+    entry: str | None
+    base_seed: int
+    settings: S.Settings
+    variant_load: str
+    inputs_mode: str  # explicit | generator
+    inputs_digests: list[str]
+
+    @property
+    def verdict_digest(self) -> str:
+        return S.verdict_digest(self.runs)
+
+    def counts(self) -> dict[str, int]:
+        tot = {k: 0 for k in ("matches", "mismatches", "timeouts", "crashes", "invalid", "skipped")}
+        for r in self.runs:
+            if not r.excluded:
+                for k, v in r.counts.items():
+                    tot[k] += v
+        return tot
+
+    def to_dict(self) -> dict[str, Any]:
+        """Deterministic summary (no timings): same seeds, inputs, code and settings give the
+        same dict, byte for byte once JSON-encoded with sorted keys."""
+        return {
+            "df_score": self.df_score,
+            "run_scores": [r.score for r in self.runs],
+            "runs": [
+                {"run": r.run, "seed": r.seed, "score": r.score, "excluded": r.excluded, "reason": r.reason,
+                 "counts": None if r.reason == "time budget exceeded" else r.counts}
+                for r in self.runs
+            ],
+            "counts": self.counts(),
+            "n": self.n,
+            "kept_runs": sum(1 for r in self.runs if not r.excluded),
+            "verdict_digest": self.verdict_digest,
+            "level": self.level,
+            "entry": self.entry,
+            "base_seed": self.base_seed,
+            "seeds": [r.seed for r in self.runs],
+            "inputs_mode": self.inputs_mode,
+            "inputs_digests": self.inputs_digests,
+            "variant_load": self.variant_load,
+            "settings": self.settings.to_dict(),
+            "engine_version": S.ENGINE_VERSION,
+        }
+
+
+def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: bool = False,
+              inputs: Sequence[Any] | None = None, generator: Generator | None = None,
+              n: int | None = None, seed: int = 0, settings: S.Settings | None = None,
+              network: str | None = None, ref_cache: MutableMapping[str, bytes] | None = None,
+              label: str = "") -> PairResult:
+    """Algorithm 1 for one (reference, variant) pair.
+
+    Give either explicit ``inputs`` (N = their count, or the first ``n``; every run
+    re-executes them) or ``generator(seed, n)`` (run r uses ``derive_seed(seed, r)``; N is
+    ``n`` or the level's default). Raises :class:`LoadError`/``UserError`` for bad code or
+    inputs; never raises because of what the variant does at run time.
+    """
+    s = settings or S.Settings()
+    level = "program" if stdin else "function"
+    if (inputs is None) == (generator is None):
+        raise UserError("give exactly one of inputs= or generator=")
+    check_code(reference, level=level, entry=entry, side="reference", label=label)
+    check_code(variant, level=level, entry=entry, side="variant", label=label)
+    ref_spec = CodeSpec(level, reference, entry, "reference.py")
+    var_spec = CodeSpec(level, variant, entry, "variant.py")
+    seeds = [S.derive_seed(seed, r) for r in range(s.runs)]
+    if inputs is not None:
+        items = check_inputs(inputs, level=level)
+        if n is not None:
+            if n < 1 or n > len(items):
+                raise UserError(f"--n {n}: must be between 1 and the number of inputs ({len(items)})")
+            items = items[:n]
+        per_run = [items] * s.runs
+        mode = "explicit"
+    else:
+        count = n or s.n_default(level)
+        per_run = []
+        for r in range(s.runs):
+            gen = list(generator(seeds[r], count))  # type: ignore[misc]
+            per_run.append(check_inputs(gen, level=level, source=f"generator(seed={seeds[r]})"))
+        mode = "generator"
+    hashes = [inputs_digest(per_run[0])] * s.runs if mode == "explicit" else [inputs_digest(x) for x in per_run]
+    runs: list[S.RunScore] = []
+    load_status = "ok"
+    with Executor(var_spec, s, network=network) as ex:
+        last_inputs: Any = None
+        ref: ReferenceOutcomes | None = None
+        timeouts: list[float] = []
+        for r in range(s.runs):
+            items = per_run[r]
+            if items is not last_inputs:
+                ref = compute_reference(ref_spec, items, s, network=network, ref_cache=ref_cache, label=label,
+                                        inputs_hash=hashes[r])
+                timeouts = [S.input_timeout(c, s) for c in ref.cpu]
+                ex.set_inputs(items)
+                last_inputs = items
+            assert ref is not None
+            if load_status == "timeout":  # hangs while loading: every run would, too
+                runs.append(S.score_run(r, seeds[r], S.SKIPPED * len(items), 0.0, True))
+                continue
+            wipe_dir(ex.tmpdir)
+            res = ex.run_pass(timeouts, s.run_budget, s.reference_timeout)
+            _raise_load(res.load, "variant", label, entry)
+            if res.load.status != "ok":
+                load_status = res.load.status
+                kinds = bytearray([{"exc": S.EXC, "crash": S.CRASH}.get(load_status, S.TIMEOUT)]) * len(items)
+                ed = S.exception_digest(res.load.detail or "?")
+                res.kinds, res.digests = kinds, bytearray(ed * len(items))
+                res.exceeded = load_status == "timeout"
+            if res.exceeded:
+                runs.append(S.score_run(r, seeds[r], S.SKIPPED * len(items), 0.0, True))
+                continue
+            verdicts = run_verdicts(ref, res.kinds, res.digests)
+            runs.append(S.score_run(r, seeds[r], verdicts, 0.0, False))
+    return PairResult(S.df_score(runs), runs, len(per_run[0]), level, entry, int(seed), s, load_status, mode,
+                      hashes if mode == "generator" else hashes[:1])

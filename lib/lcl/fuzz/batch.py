@@ -1,0 +1,427 @@
+"""Many pairs: resolve rows, validate everything up front, fuzz in a local process pool or on
+a Dask cluster, commit each pair to the store as it finishes, write RESULTS.jsonl at the end.
+
+Rows (JSON Lines) come in two shapes:
+
+- explicit: ``id``, ``reference`` (code) or ``reference_file``, ``variant`` or
+  ``variant_file``, ``entry`` (function) or ``"stdin": true`` (program), ``inputs`` (a list) or
+  ``inputs_file`` (JSONL, one input per line); optional ``n`` and ``seed``. Relative files are
+  resolved against the directory of the pairs file.
+- published LoCaL: ``id``, ``golden_code``, ``generated_code``. The task, entry point and
+  inputs are resolved from the id by a *resolver* (``register_resolver``), which the
+  input-constraints module provides. Without one, such rows fail with a ``UserError`` naming
+  the id.
+
+A resolver is ``fn(row) -> dict | None`` returning ``{"entry": NAME}`` or ``{"stdin": True}``
+plus ``{"inputs": [...]}`` or ``{"generator": gen, "n": N}`` (``gen(seed, n) -> list``; it
+must be a picklable top-level callable to run in a pool or on Dask). Returning ``None`` means
+"not mine"; raising ``KeyError``/``LookupError`` means "unknown task id".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import pickle
+import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from .. import cache
+from ..errors import UserError
+from ..io import read_jsonl, write_jsonl
+from . import semantics as S
+from .algorithm import check_code, check_inputs, code_digest, compute_reference, fuzz_pair, inputs_digest
+from .sandbox import CodeSpec
+
+Resolver = Callable[[dict[str, Any]], "dict[str, Any] | None"]
+_RESOLVERS: list[Resolver] = []
+
+
+def register_resolver(fn: Resolver) -> Resolver:
+    """Register a resolver for published-format rows (usable as a decorator)."""
+    if fn not in _RESOLVERS:
+        _RESOLVERS.append(fn)
+    return fn
+
+
+def clear_resolvers() -> None:
+    _RESOLVERS.clear()
+
+
+def load_resolver(spec: str) -> None:
+    """``module:function`` -> registered (used by ``--resolver`` and ``LCL_FUZZ_RESOLVER``)."""
+    mod, _, name = spec.partition(":")
+    try:
+        m = importlib.import_module(mod)
+    except ImportError as exc:
+        raise UserError(f"--resolver {spec}: cannot import {mod} ({exc})") from None
+    if name:
+        fn = getattr(m, name, None)
+        if not callable(fn):
+            raise UserError(f"--resolver {spec}: {mod} has no callable {name}")
+        register_resolver(fn)
+
+
+@dataclass
+class PairJob:
+    id: str
+    reference: str
+    variant: str
+    entry: str | None
+    stdin: bool
+    inputs: list[Any] | None
+    generator: Any
+    n: int | None
+    seed: int
+    key: str = ""
+    ref_key: str = ""
+    inputs_hash: str | None = None
+
+    @property
+    def level(self) -> str:
+        return "program" if self.stdin else "function"
+
+
+def _read_code(row: dict[str, Any], field: str, base: Path, rid: str) -> str:
+    if isinstance(row.get(field), str):
+        return row[field]
+    f = row.get(f"{field}_file")
+    if isinstance(f, str):
+        p = (base / f) if not os.path.isabs(f) else Path(f)
+        try:
+            return p.read_text(encoding="utf-8")
+        except OSError as exc:
+            raise UserError(f"pair {rid}: cannot read {field}_file {p}: {exc.strerror}") from None
+    raise UserError(f"pair {rid}: missing '{field}' (code) or '{field}_file'")
+
+
+def read_inputs_file(path: str | Path, *, level: str) -> list[Any]:
+    """INPUTS.jsonl: one JSON list of positional arguments (functions) or one JSON string of
+    stdin (programs) per line. Empty or malformed files raise ``UserError``."""
+    p = Path(path)
+    try:
+        rows = read_jsonl(p)
+    except FileNotFoundError:
+        raise UserError(f"{p}: inputs file not found") from None
+    except ValueError as exc:
+        raise UserError(f"{exc}") from None
+    except UnicodeDecodeError:
+        raise UserError(f"{p}: not UTF-8 text") from None
+    if not rows:
+        raise UserError(f"{p}: empty inputs file (expected one JSON value per line)")
+    return check_inputs(rows, level=level, source=str(p))
+
+
+def resolve_row(row: dict[str, Any], base: Path, default_seed: int) -> PairJob:
+    if not isinstance(row, dict):
+        raise UserError(f"pairs file: every line must be a JSON object, got {str(row)[:60]!r}")
+    rid = row.get("id")
+    if rid is None or not isinstance(rid, (str, int)):
+        raise UserError(f"pairs file: a row has no 'id': {str(row)[:80]!r}")
+    rid = str(rid)
+    seed = int(row.get("seed", default_seed))
+    n = row.get("n")
+    explicit = any(k in row for k in ("reference", "reference_file", "variant", "variant_file"))
+    published = "golden_code" in row or "generated_code" in row
+    if explicit or not published:
+        ref = _read_code(row, "reference", base, rid)
+        var = _read_code(row, "variant", base, rid)
+        stdin = bool(row.get("stdin", False))
+        entry = row.get("entry")
+        level = "program" if stdin else "function"
+        if "inputs" in row:
+            inputs = check_inputs(row["inputs"], level=level, source=f"pair {rid}: inputs")
+        elif isinstance(row.get("inputs_file"), str):
+            f = row["inputs_file"]
+            inputs = read_inputs_file(base / f if not os.path.isabs(f) else f, level=level)
+        else:
+            raise UserError(f"pair {rid}: missing 'inputs' (a list) or 'inputs_file'")
+        return PairJob(rid, ref, var, entry, stdin, inputs, None, n, seed)
+    ref, var = row.get("golden_code"), row.get("generated_code")
+    if not isinstance(ref, str) or not isinstance(var, str):
+        raise UserError(f"pair {rid}: published rows need string 'golden_code' and 'generated_code'")
+    if not _RESOLVERS:
+        raise UserError(
+            f"pair {rid}: published LoCaL row (golden_code/generated_code) but no input resolver is "
+            "registered to find its task and input constraints; pass --resolver MODULE:FUNCTION "
+            "(or set LCL_FUZZ_RESOLVER), or give explicit 'reference', 'variant', 'entry'|'stdin', 'inputs'"
+        )
+    spec = None
+    for fn in _RESOLVERS:
+        try:
+            spec = fn(row)
+        except (KeyError, LookupError) as exc:
+            raise UserError(f"pair {rid}: unknown task id ({exc})") from None
+        except UserError as exc:
+            raise UserError(f"pair {rid}: {exc}") from None
+        if spec is not None:
+            break
+    if spec is None:
+        raise UserError(f"pair {rid}: unknown task id (no resolver recognises it)")
+    stdin = bool(spec.get("stdin", False))
+    level = "program" if stdin else "function"
+    inputs = spec.get("inputs")
+    if inputs is not None:
+        inputs = check_inputs(inputs, level=level, source=f"pair {rid}: resolved inputs")
+    elif spec.get("generator") is None:
+        raise UserError(f"pair {rid}: the resolver returned neither inputs nor a generator")
+    return PairJob(rid, ref, var, spec.get("entry"), stdin, inputs, spec.get("generator"),
+                   spec.get("n", n), seed)
+
+
+def _generator_name(gen: Any) -> str:
+    return f"{getattr(gen, '__module__', '?')}.{getattr(gen, '__qualname__', repr(gen))}"
+
+
+def job_keys(job: PairJob, settings: S.Settings) -> None:
+    if job.inputs is not None:
+        job.inputs_hash = inputs_digest(job.inputs if job.n is None else job.inputs[: job.n])
+        inputs_part: Any = job.inputs_hash
+    else:
+        inputs_part = ["generator", _generator_name(job.generator), job.n]
+    job.key = cache.key("lcl-fuzz-result", S.ENGINE_VERSION, job.level, job.entry, code_digest(job.reference),
+                        code_digest(job.variant), inputs_part, job.seed, settings.result_relevant())
+    # one reference computation per task, inputs (or generator, seed and n) and settings
+    job.ref_key = cache.key("lcl-fuzz-ref", S.ENGINE_VERSION, job.level, job.entry, code_digest(job.reference),
+                            inputs_part, None if job.inputs is not None else job.seed, settings.result_relevant())
+
+
+def load_jobs(rows: Iterable[dict[str, Any]], base: Path, settings: S.Settings, seed: int) -> list[PairJob]:
+    jobs: list[PairJob] = []
+    seen: set[str] = set()
+    for row in rows:
+        job = resolve_row(row, base, seed)
+        if job.id in seen:
+            raise UserError(f"pair {job.id}: duplicate id in the pairs file")
+        seen.add(job.id)
+        check_code(job.reference, level=job.level, entry=job.entry, side="reference", label=f"pair {job.id}")
+        check_code(job.variant, level=job.level, entry=job.entry, side="variant", label=f"pair {job.id}")
+        if job.n is not None and job.inputs is not None and not (1 <= int(job.n) <= len(job.inputs)):
+            raise UserError(f"pair {job.id}: n={job.n} must be between 1 and the number of inputs ({len(job.inputs)})")
+        job_keys(job, settings)
+        jobs.append(job)
+    if not jobs:
+        raise UserError("pairs file: no pairs")
+    return jobs
+
+
+# ------------------------------------------------------------------------- job functions
+def _ref_job(job: PairJob, settings: dict[str, Any], network: str | None) -> tuple[str, dict[str, bytes] | str]:
+    """Reference outcomes of one task for every input set its runs use (one for explicit
+    inputs, one per run for a generator). Runs in a pool process or on a Dask worker."""
+    s = S.Settings.from_dict(settings)
+    spec = CodeSpec(job.level, job.reference, job.entry, "reference.py")
+    cache_: dict[str, bytes] = {}
+    try:
+        if job.inputs is not None:
+            items = job.inputs if job.n is None else job.inputs[: job.n]
+            compute_reference(spec, items, s, network=network, ref_cache=cache_, label=f"pair {job.id}",
+                              inputs_hash=job.inputs_hash)
+        else:
+            n = job.n or s.n_default(job.level)
+            for r in range(s.runs):
+                items = check_inputs(list(job.generator(S.derive_seed(job.seed, r), n)), level=job.level,
+                                     source=f"pair {job.id}: generator")
+                compute_reference(spec, items, s, network=network, ref_cache=cache_, label=f"pair {job.id}")
+    except UserError as exc:
+        return job.ref_key, str(exc)
+    return job.ref_key, cache_
+
+
+def _pair_job(job: PairJob, settings: dict[str, Any], network: str | None,
+              ref_blobs: dict[str, bytes] | None) -> tuple[str, dict[str, Any]]:
+    """One pair -> (key, deterministic result dict)."""
+    s = S.Settings.from_dict(settings)
+    cache_: dict[str, bytes] = dict(ref_blobs or {})
+    try:
+        res = fuzz_pair(job.reference, job.variant, entry=job.entry, stdin=job.stdin, inputs=job.inputs,
+                        generator=job.generator, n=job.n, seed=job.seed, settings=s, network=network,
+                        ref_cache=cache_, label=f"pair {job.id}")
+        out = res.to_dict()
+        out["error"] = None
+    except UserError as exc:
+        out = {"df_score": None, "error": str(exc), "settings": s.to_dict(), "engine_version": S.ENGINE_VERSION,
+               "base_seed": job.seed}
+    return job.key, out
+
+
+# ------------------------------------------------------------------------- executors
+class _Lazy:
+    """A job of the in-process executor: runs when its result is asked for, so finished pairs
+    reach the store one by one (and ``kill -9`` loses only the pair that was running)."""
+
+    def __init__(self, fn: Callable[..., Any], args: tuple) -> None:
+        self.fn, self.args = fn, args
+
+    def result(self) -> Any:
+        return self.fn(*self.args)
+
+
+class _Inline:
+    def submit(self, fn: Callable[..., Any], *args: Any) -> _Lazy:
+        return _Lazy(fn, args)
+
+
+def _in_order(futs: list[Any]) -> Iterable[Any]:
+    return iter(futs)
+
+
+def _as_completed_local(futs: list[Any]) -> Iterable[Any]:
+    from concurrent.futures import as_completed
+
+    return as_completed(futs)
+
+
+@contextlib.contextmanager
+def _executor(jobs: int, scheduler: str | None):
+    if scheduler:
+        try:
+            from distributed import Client, as_completed
+        except ImportError:  # pragma: no cover
+            raise UserError("--scheduler needs dask[distributed]") from None
+        try:
+            client = Client(scheduler, timeout="30s")
+        except (OSError, TimeoutError) as exc:
+            raise UserError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
+
+        class _Dask:
+            def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
+                return client.submit(fn, *args, pure=False)
+
+        try:
+            yield _Dask(), lambda futs: as_completed(futs)
+        finally:
+            client.close()
+    elif jobs <= 1:
+        yield _Inline(), _in_order
+    else:
+        import multiprocessing as mp
+        from concurrent.futures import ProcessPoolExecutor
+
+        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("forkserver"))
+        try:
+            yield pool, _as_completed_local
+        finally:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+
+def default_jobs() -> int:
+    for var in ("JOBS", "LCL_JOBS"):
+        v = os.environ.get(var)
+        if v and v.isdigit() and int(v) > 0:
+            return int(v)
+    return 1
+
+
+def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None = None, *,
+              settings: S.Settings | None = None, seed: int = 0, jobs: int | None = None,
+              scheduler: str | None = None, store: Any = None, network: str | None = None,
+              progress: bool = True, base: str | Path | None = None) -> list[dict[str, Any]]:
+    """Fuzz every pair; finished pairs come from / go to ``store`` (a :class:`ResultStore`).
+
+    Returns the result rows in input order and, when ``out`` is given, writes them to ``out``
+    atomically (one JSON object per line, sorted keys; byte-identical for identical inputs).
+    """
+    from tqdm.auto import tqdm
+
+    from .store import ResultStore
+
+    s = settings or S.Settings()
+    if isinstance(pairs, (str, Path)):
+        p = Path(pairs)
+        try:
+            rows = read_jsonl(p)
+        except FileNotFoundError:
+            raise UserError(f"{p}: pairs file not found") from None
+        except ValueError as exc:
+            raise UserError(str(exc)) from None
+        base_dir = Path(base) if base else p.parent
+    else:
+        rows = list(pairs)
+        base_dir = Path(base) if base else Path.cwd()
+    spec = os.environ.get("LCL_FUZZ_RESOLVER")
+    if spec:
+        load_resolver(spec)
+    job_list = load_jobs(rows, base_dir, s, seed)
+    scheduler = scheduler or os.environ.get("LCL_DASK_SCHEDULER") or None
+    jobs = jobs or default_jobs()
+    own_store = store is None
+    st = ResultStore() if own_store else store
+    try:
+        done = st.has_many([j.key for j in job_list])
+        pending = [j for j in job_list if j.key not in done]
+        refs = st.refs()
+        settings_d = s.to_dict()
+        with _executor(jobs, scheduler) as (ex, completed):
+            # phase 1: reference outcomes, once per task and input set(s), shared by its variants
+            need: dict[str, PairJob] = {}
+            for j in pending:
+                need.setdefault(j.ref_key, j)
+            ref_blobs: dict[str, dict[str, bytes]] = {}
+            ref_errors: dict[str, str] = {}
+            missing = []
+            for k, j in need.items():
+                blob = refs.get(k)
+                if blob is None:
+                    missing.append(j)
+                else:
+                    ref_blobs[k] = pickle.loads(blob)  # written by this module (below)
+            if missing:
+                futs = [ex.submit(_ref_job, j, settings_d, network) for j in missing]
+                bar = tqdm(total=len(futs), desc="fuzz references", unit="task", disable=not progress, file=sys.stderr)
+                for f in completed(futs):
+                    k, got = f.result()
+                    if isinstance(got, str):
+                        ref_errors[k] = got
+                    else:
+                        ref_blobs[k] = got
+                        refs[k] = pickle.dumps(got, protocol=pickle.HIGHEST_PROTOCOL)
+                    bar.update(1)
+                bar.close()
+            # phase 2: the pairs
+            bar = tqdm(total=len(job_list), initial=len(job_list) - len(pending), desc="fuzz pairs", unit="pair",
+                       disable=not progress, file=sys.stderr)
+            futs = []
+            for j in pending:
+                if j.ref_key in ref_errors:
+                    st.put(j.key, j.id, {"df_score": None, "error": ref_errors[j.ref_key], "settings": settings_d,
+                                         "engine_version": S.ENGINE_VERSION, "base_seed": j.seed})
+                    bar.update(1)
+                    continue
+                futs.append(ex.submit(_pair_job, j, settings_d, network, ref_blobs.get(j.ref_key)))
+            by_key = {j.key: j for j in pending}
+            for f in completed(futs):
+                key, result = f.result()
+                st.put(key, by_key[key].id, result)
+                bar.update(1)
+            bar.close()
+        results = []
+        for j in job_list:
+            r = st.get(j.key)
+            assert r is not None
+            results.append({"id": j.id, "key": j.key, **r})
+    finally:
+        if own_store:
+            st.close()
+    if out is not None:
+        write_jsonl(out, results)
+    return results
+
+
+def results_summary(results: list[dict[str, Any]]) -> dict[str, Any]:
+    scores = [r["df_score"] for r in results if r.get("df_score") is not None]
+    return {
+        "pairs": len(results),
+        "errors": sum(1 for r in results if r.get("error")),
+        "all_runs_excluded": sum(1 for x in scores if x == -1),
+        "mean_df_score": (sum(x for x in scores if x >= 0) / max(1, sum(1 for x in scores if x >= 0))) if scores else None,
+    }
+
+
+def dumps_last_line(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, sort_keys=True)

@@ -1,0 +1,146 @@
+"""``lcl fuzz pair`` and ``lcl fuzz batch``."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ..errors import UserError
+
+
+def _settings_args(p: argparse.ArgumentParser) -> None:
+    g = p.add_argument_group("Algorithm 1 settings (defaults: the paper's N, R=5; see docs/FUZZING.md)")
+    g.add_argument("--runs", type=int, metavar="R", help="repetitions R (default 5)")
+    g.add_argument("--seed", type=int, default=int(os.environ.get("LCL_SEED", "0") or 0),
+                   help="base seed; run r uses a seed derived from it (default $LCL_SEED or 0)")
+    g.add_argument("--budget", type=float, metavar="T", help="time budget per run, seconds (default 30)")
+    g.add_argument("--timeout-floor", type=float, metavar="S", help="minimum per-input timeout (default 0.1)")
+    g.add_argument("--memory", type=int, metavar="MIB", help="memory limit per worker, MiB (default 2048)")
+    g.add_argument("--workers", type=int, metavar="W", help="sandboxed workers per pair (default 1)")
+    g.add_argument("--network", choices=("auto", "netns", "audit"), default=None,
+                   help="network containment (default auto: private namespace + audit hook)")
+
+
+def _settings(args: argparse.Namespace) -> Any:
+    from .semantics import Settings
+
+    kw: dict[str, Any] = {}
+    if args.runs is not None:
+        kw["runs"] = args.runs
+    if args.budget is not None:
+        kw["run_budget"] = args.budget
+    if args.timeout_floor is not None:
+        kw["timeout_floor"] = args.timeout_floor
+    if args.memory is not None:
+        kw["memory_bytes"] = args.memory << 20
+    if args.workers is not None:
+        kw["workers"] = args.workers
+    for k, v in kw.items():
+        if isinstance(v, (int, float)) and v <= 0:
+            raise UserError(f"--{k.replace('_', '-')}: must be positive")
+    return Settings(**kw)
+
+
+def register(subparsers: Any) -> None:
+    p = subparsers.add_parser("fuzz", help="differential fuzzing (Algorithm 1) of code pairs in a sandbox",
+                              description="Differential fuzzing of (reference, variant) pairs: df_score of Algorithm 1.")
+    sub = p.add_subparsers(dest="fuzz_command", metavar="SUBCOMMAND")
+    p.set_defaults(func=lambda a: (p.print_help(), 2)[1])
+
+    pp = sub.add_parser("pair", help="fuzz one pair and print its df_score",
+                        description="Fuzz one pair. INPUTS.jsonl holds one JSON list of positional arguments "
+                                    "per line (functions) or one JSON string of stdin per line (--stdin); they "
+                                    "are used exactly as given (N = their count, or the first --n).")
+    pp.add_argument("--reference", required=True, type=Path, metavar="A.py")
+    pp.add_argument("--variant", required=True, type=Path, metavar="B.py")
+    mode = pp.add_mutually_exclusive_group(required=True)
+    mode.add_argument("--entry", metavar="NAME", help="function to call (function pairs)")
+    mode.add_argument("--stdin", action="store_true", help="stdin/stdout programs")
+    pp.add_argument("--inputs", required=True, type=Path, metavar="INPUTS.jsonl")
+    pp.add_argument("--n", type=int, metavar="N", help="use only the first N inputs")
+    pp.add_argument("--json", action="store_true", help="print the full result as JSON (last line)")
+    _settings_args(pp)
+    pp.set_defaults(func=cmd_pair)
+
+    pb = sub.add_parser("batch", help="fuzz many pairs (resumable, local pool or Dask)",
+                        description="Fuzz every pair of PAIRS.jsonl. Rows: explicit (id, reference|reference_file, "
+                                    "variant|variant_file, entry|stdin, inputs|inputs_file) or published LoCaL "
+                                    "(id, golden_code, generated_code; needs a resolver). Finished pairs are kept "
+                                    "in the store; rerunning resumes. RESULTS.jsonl is written atomically at the end.")
+    pb.add_argument("pairs", type=Path, metavar="PAIRS.jsonl")
+    pb.add_argument("--out", required=True, type=Path, metavar="RESULTS.jsonl")
+    pb.add_argument("--jobs", type=int, default=None, help="local worker processes (default $JOBS/$LCL_JOBS or 1)")
+    pb.add_argument("--scheduler", metavar="ADDRESS", default=None,
+                    help="run on a Dask distributed cluster (default $LCL_DASK_SCHEDULER)")
+    pb.add_argument("--store", type=Path, default=None, help="result store (default .cache/fuzz/results.sqlite)")
+    pb.add_argument("--resolver", metavar="MODULE:FUNCTION", action="append", default=[],
+                    help="input resolver for published-format rows (also $LCL_FUZZ_RESOLVER)")
+    pb.add_argument("--no-progress", action="store_true", help="no progress bars")
+    _settings_args(pb)
+    pb.set_defaults(func=cmd_batch)
+
+
+def _read_code(path: Path, side: str) -> str:
+    try:
+        return path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise UserError(f"--{side} {path}: file not found") from None
+    except (OSError, UnicodeDecodeError) as exc:
+        raise UserError(f"--{side} {path}: cannot read ({exc})") from None
+
+
+def cmd_pair(args: argparse.Namespace) -> int:
+    from .algorithm import check_code, fuzz_pair
+    from .batch import read_inputs_file
+
+    s = _settings(args)
+    level = "program" if args.stdin else "function"
+    ref = _read_code(args.reference, "reference")
+    var = _read_code(args.variant, "variant")
+    check_code(ref, level=level, entry=args.entry, side="reference")
+    check_code(var, level=level, entry=args.entry, side="variant")
+    inputs = read_inputs_file(args.inputs, level=level)
+    res = fuzz_pair(ref, var, entry=args.entry, stdin=args.stdin, inputs=inputs, n=args.n, seed=args.seed,
+                    settings=s, network=args.network)
+    d = res.to_dict()
+    if args.json:
+        print(json.dumps(d, sort_keys=True))
+    else:
+        c = d["counts"]
+        runs = ", ".join("excluded" if r is None else f"{r:.4f}" for r in d["run_scores"])
+        print(f"df_score {d['df_score']:.6f}  (runs: {runs})")
+        print(f"N={d['n']}  matches {c['matches']}  mismatches {c['mismatches']}  timeouts {c['timeouts']}  "
+              f"crashes {c['crashes']}  invalid {c['invalid']}  (totals over kept runs)")
+        print(json.dumps({k: d[k] for k in ("df_score", "run_scores", "counts", "verdict_digest")}, sort_keys=True))
+    return 0
+
+
+def cmd_batch(args: argparse.Namespace) -> int:
+    from .batch import load_resolver, results_summary, run_batch
+    from .store import ResultStore
+
+    s = _settings(args)
+    for spec in args.resolver:
+        load_resolver(spec)
+    if args.jobs is not None and args.jobs < 1:
+        raise UserError("--jobs: must be at least 1")
+    store = ResultStore(args.store) if args.store else None
+    try:
+        results = run_batch(args.pairs, args.out, settings=s, seed=args.seed, jobs=args.jobs,
+                            scheduler=args.scheduler, store=store, network=args.network,
+                            progress=not args.no_progress)
+    finally:
+        if store is not None:
+            store.close()
+    summary = results_summary(results)
+    summary["out"] = str(args.out)
+    print(json.dumps(summary, sort_keys=True))
+    if summary["errors"]:
+        print(f"lcl fuzz batch: {summary['errors']} pair(s) could not be fuzzed; see 'error' in {args.out}",
+              file=sys.stderr)
+        return 1
+    return 0

@@ -1,0 +1,313 @@
+"""CLI (lcl fuzz pair|batch), the resumable store, kill -9 + resume, local pool vs Dask."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from lcl.errors import UserError
+from lcl.fuzz import Settings, batch
+from lcl.fuzz.cli import register
+from lcl.fuzz.store import ResultStore
+
+ROOT = Path(__file__).resolve().parents[1]
+PY = sys.executable
+pytestmark = pytest.mark.timeout(180)
+
+REF = "def f(x, y):\n    return x + y\n"
+VARIANTS = [
+    "def f(x, y):\n    return x + y\n",
+    "def f(x, y):\n    return y + x\n",
+    "def f(x, y):\n    return x - y\n",
+    "def f(x, y):\n    return x + y if x % 3 else x * y\n",
+    "def f(x, y):\n    while x == 4: pass\n    return x + y\n",
+    "import faulthandler\ndef f(x, y):\n    if y == 1: faulthandler._sigsegv()\n    return x + y\n",
+]
+PROG_REF = "a, b = map(int, input().split())\nprint(a + b)\n"
+PROG_VAR = "a, b = map(int, input().split())\nprint(a + b if a < 3 else a)\n"
+FAST_ARGS = ["--runs", "2", "--budget", "5", "--timeout-floor", "0.2"]
+
+
+def _cli(*args: str, cwd: Path | None = None, env: dict | None = None) -> subprocess.CompletedProcess:
+    e = dict(os.environ, **(env or {}))
+    return subprocess.run([PY, "-c", "import sys; from lcl.cli import main; sys.exit(main(sys.argv[1:]))", *args],
+                          capture_output=True, text=True, cwd=cwd, env=e, timeout=170)
+
+
+def _main(*args: str) -> int:
+    """In-process call through the fuzz group only (independent of other command modules)."""
+    import argparse
+
+    parser = argparse.ArgumentParser(prog="lcl")
+    sub = parser.add_subparsers(dest="command")
+    register(sub)
+    ns = parser.parse_args(list(args))
+    try:
+        return int(ns.func(ns) or 0)
+    except UserError as exc:
+        print(f"lcl {ns.command}: error: {exc}", file=sys.stderr)
+        return 2
+
+
+def _pairs(tmp: Path, n_inputs: int = 12, extra: list[dict] | None = None) -> Path:
+    rows = []
+    inputs = [[i, i % 4] for i in range(n_inputs)]
+    for k, v in enumerate(VARIANTS):
+        rows.append({"id": f"fn{k}", "reference": REF, "variant": v, "entry": "f", "inputs": inputs})
+    (tmp / "prog_inputs.jsonl").write_text("".join(json.dumps(f"{i} {i + 1}\n") + "\n" for i in range(6)))
+    (tmp / "ref.py").write_text(PROG_REF)
+    rows.append({"id": "prog0", "reference_file": "ref.py", "variant": PROG_VAR, "stdin": True,
+                 "inputs_file": "prog_inputs.jsonl"})
+    rows += extra or []
+    p = tmp / "pairs.jsonl"
+    p.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    return p
+
+
+# ------------------------------------------------------------------------------ lcl fuzz pair
+def test_cli_pair_json(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    (tmp_path / "a.py").write_text(REF)
+    (tmp_path / "b.py").write_text(VARIANTS[3])
+    (tmp_path / "in.jsonl").write_text("".join(json.dumps([i, 2]) + "\n" for i in range(1, 7)))
+    rc = _main("fuzz", "pair", "--reference", str(tmp_path / "a.py"), "--variant", str(tmp_path / "b.py"),
+               "--entry", "f", "--inputs", str(tmp_path / "in.jsonl"), "--json", *FAST_ARGS)
+    assert rc == 0
+    last = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert last["df_score"] == pytest.approx(4 / 6)  # x = 3 and 6 differ
+    assert last["run_scores"] == [pytest.approx(4 / 6)] * 2
+    for k in ("matches", "mismatches", "timeouts", "crashes", "invalid"):
+        assert k in last["counts"]
+    assert len(last["verdict_digest"]) == 64 and last["n"] == 6 and len(last["seeds"]) == 2
+
+
+def test_cli_pair_program_and_n(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    (tmp_path / "a.py").write_text(PROG_REF)
+    (tmp_path / "b.py").write_text(PROG_VAR)
+    (tmp_path / "in.jsonl").write_text("".join(json.dumps(f"{i} 1\n") + "\n" for i in range(6)))
+    rc = _main("fuzz", "pair", "--reference", str(tmp_path / "a.py"), "--variant", str(tmp_path / "b.py"),
+               "--stdin", "--inputs", str(tmp_path / "in.jsonl"), "--n", "4", *FAST_ARGS)
+    assert rc == 0
+    last = json.loads(capsys.readouterr().out.strip().splitlines()[-1])
+    assert last["df_score"] == pytest.approx(3 / 4)
+
+
+@pytest.mark.parametrize("case,msg", [
+    ("syntax", "unparsable code"), ("entry", "missing entry point"), ("empty", "empty inputs file"),
+    ("malformed", "not valid JSON"), ("missing", "file not found"), ("shape", "not a list"),
+])
+def test_cli_pair_errors(case: str, msg: str, tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    a, b, i = tmp_path / "a.py", tmp_path / "b.py", tmp_path / "in.jsonl"
+    a.write_text(REF)
+    b.write_text("def f(x, y) return 1\n" if case == "syntax" else REF)
+    i.write_text({"empty": "\n", "malformed": "[1, 2]\n[1,\n", "shape": "5\n"}.get(case, "[1, 2]\n"))
+    entry = "g" if case == "entry" else "f"
+    inputs = str(tmp_path / "nope.jsonl") if case == "missing" else str(i)
+    rc = _main("fuzz", "pair", "--reference", str(a), "--variant", str(b), "--entry", entry, "--inputs", inputs,
+               "--json")
+    err = capsys.readouterr()
+    assert rc == 2
+    assert msg in err.err
+    assert err.out == ""
+
+
+# ------------------------------------------------------------------------------ batch
+def test_batch_results_store_and_no_recompute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pairs = _pairs(tmp_path)
+    s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
+    with ResultStore(tmp_path / "store.sqlite") as st:
+        res = batch.run_batch(pairs, tmp_path / "out.jsonl", settings=s, store=st, progress=False, jobs=1)
+    by = {r["id"]: r for r in res}
+    assert by["fn0"]["df_score"] == 1.0 and by["fn1"]["df_score"] == 1.0
+    assert by["fn2"]["df_score"] == pytest.approx(3 / 12)  # y == 0
+    assert by["fn3"]["df_score"] == pytest.approx(9 / 12)  # x in {3, 6, 9}
+    assert by["fn4"]["runs"][0]["counts"]["timeouts"] == 1
+    assert by["fn5"]["counts"]["crashes"] == 2 * 3
+    assert by["prog0"]["df_score"] == pytest.approx(3 / 6)
+    lines = (tmp_path / "out.jsonl").read_text().splitlines()
+    assert [json.loads(x)["id"] for x in lines] == [r["id"] for r in res]
+    calls = []
+    monkeypatch.setattr(batch, "_pair_job", lambda *a: calls.append(a))
+    monkeypatch.setattr(batch, "_ref_job", lambda *a: calls.append(a))
+    with ResultStore(tmp_path / "store.sqlite") as st:
+        res2 = batch.run_batch(pairs, tmp_path / "out2.jsonl", settings=s, store=st, progress=False, jobs=1)
+    assert calls == [] and res2 == res
+    assert (tmp_path / "out.jsonl").read_bytes() == (tmp_path / "out2.jsonl").read_bytes()
+
+
+def test_batch_validation_writes_nothing(tmp_path: Path) -> None:
+    s = Settings(runs=1)
+    bad = _pairs(tmp_path, extra=[{"id": "bad", "reference": REF, "variant": "def f(x, y) return 1", "entry": "f",
+                                   "inputs": [[1, 2]]}])
+    with ResultStore(tmp_path / "st.sqlite") as st, pytest.raises(UserError, match="bad: unparsable"):
+        batch.run_batch(bad, tmp_path / "out.jsonl", settings=s, store=st, progress=False)
+    assert not (tmp_path / "out.jsonl").exists()
+    dup = _pairs(tmp_path, extra=[{"id": "fn0", "reference": REF, "variant": REF, "entry": "f", "inputs": [[1, 2]]}])
+    with pytest.raises(UserError, match="duplicate"):
+        batch.run_batch(dup, None, settings=s, store=ResultStore(tmp_path / "st.sqlite"), progress=False)
+    noent = tmp_path / "p2.jsonl"
+    noent.write_text(json.dumps({"id": "x", "reference": REF, "variant": REF, "entry": "nope", "inputs": [[1, 2]]}))
+    with pytest.raises(UserError, match="x.*missing entry point"):
+        batch.run_batch(noent, None, settings=s, store=ResultStore(tmp_path / "st.sqlite"), progress=False)
+
+
+def test_published_rows_need_a_resolver(tmp_path: Path) -> None:
+    rows = [{"id": "HumanEval/0_mut3", "golden_code": REF, "generated_code": VARIANTS[2]}]
+    batch.clear_resolvers()
+    with pytest.raises(UserError, match="HumanEval/0_mut3.*no input resolver"):
+        batch.run_batch(rows, None, settings=Settings(runs=1), store=ResultStore(tmp_path / "s.sqlite"), progress=False)
+
+    def resolver(row: dict) -> dict | None:
+        if not row["id"].startswith("HumanEval/"):
+            return None
+        if row["id"].split("_")[0] != "HumanEval/0":
+            raise KeyError(row["id"])
+        return {"entry": "f", "inputs": [[1, 0], [2, 1]]}
+
+    batch.register_resolver(resolver)
+    try:
+        res = batch.run_batch(rows, None, settings=Settings(runs=1), store=ResultStore(tmp_path / "s.sqlite"),
+                              progress=False)
+        assert res[0]["df_score"] == pytest.approx(0.5)
+        with pytest.raises(UserError, match="HumanEval/99_x: unknown task id"):
+            batch.run_batch([{"id": "HumanEval/99_x", "golden_code": REF, "generated_code": REF}], None,
+                            settings=Settings(runs=1), store=ResultStore(tmp_path / "s.sqlite"), progress=False)
+        with pytest.raises(UserError, match="MBPP/1: unknown task id"):
+            batch.run_batch([{"id": "MBPP/1", "golden_code": REF, "generated_code": REF}], None,
+                            settings=Settings(runs=1), store=ResultStore(tmp_path / "s.sqlite"), progress=False)
+    finally:
+        batch.clear_resolvers()
+
+
+def _gen(seed: int, n: int) -> list:
+    import random
+
+    rnd = random.Random(seed)
+    return [[rnd.randint(0, 9), rnd.randint(0, 3)] for _ in range(n)]
+
+
+def test_generator_resolver_shares_reference_outcomes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from lcl.fuzz import sandbox
+
+    ref_passes = []
+    orig = sandbox.Executor.run_pass
+
+    def counting(self, *a, **k):  # noqa: ANN001, ANN002, ANN003
+        if self.precise:
+            ref_passes.append(1)
+        return orig(self, *a, **k)
+
+    monkeypatch.setattr(sandbox.Executor, "run_pass", counting)
+    batch.clear_resolvers()
+    batch.register_resolver(lambda row: {"entry": "f", "generator": _gen, "n": 40})
+    rows = [{"id": f"T/1_{k}", "golden_code": REF, "generated_code": v} for k, v in enumerate(VARIANTS[:4])]
+    try:
+        s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
+        res = batch.run_batch(rows, None, settings=s, store=ResultStore(tmp_path / "s.sqlite"), progress=False, seed=3)
+    finally:
+        batch.clear_resolvers()
+    assert len(ref_passes) == 2  # one per run, shared by the 4 variants
+    assert [r["df_score"] for r in res][:2] == [1.0, 1.0]
+    assert res[0]["inputs_mode"] == "generator" and len(set(res[0]["inputs_digests"])) == 2
+    direct = fuzz_pair_direct(VARIANTS[3], s)
+    assert res[3]["df_score"] == direct.df_score and res[3]["verdict_digest"] == direct.verdict_digest
+
+
+def fuzz_pair_direct(variant: str, s: Settings):  # noqa: ANN201
+    from lcl.fuzz import fuzz_pair
+
+    return fuzz_pair(REF, variant, entry="f", generator=_gen, n=40, seed=3, settings=s)
+
+
+def test_cli_batch_errors(tmp_path: Path, capsys: pytest.CaptureFixture) -> None:
+    p = tmp_path / "p.jsonl"
+    p.write_text('{"id": "a"\n')
+    assert _main("fuzz", "batch", str(p), "--out", str(tmp_path / "o.jsonl"), "--store", str(tmp_path / "s")) == 2
+    assert "not valid JSON" in capsys.readouterr().err
+    assert _main("fuzz", "batch", str(tmp_path / "none.jsonl"), "--out", str(tmp_path / "o.jsonl")) == 2
+    assert not (tmp_path / "o.jsonl").exists()
+
+
+@pytest.mark.slow
+def test_kill_9_and_resume_is_byte_identical(tmp_path: Path) -> None:
+    # enough work that the batch is still running when we kill it
+    rows = []
+    for k in range(20):
+        var = f"def f(x, y):\n    s = 0\n    for i in range(2000):\n        s += i\n    return x + y if x % {k + 2} else 0\n"
+        rows.append({"id": f"p{k}", "reference": REF, "variant": var, "entry": "f",
+                     "inputs": [[i, 1] for i in range(300)]})
+    pairs = tmp_path / "pairs.jsonl"
+    pairs.write_text("".join(json.dumps(r) + "\n" for r in rows))
+    args = ["fuzz", "batch", str(pairs), "--no-progress", "--jobs", "2", "--runs", "5"]
+
+    def count(store: Path) -> int:
+        if not store.exists():
+            return 0
+        try:
+            with ResultStore(store) as st:
+                return len(st)
+        except Exception:  # noqa: BLE001 - the writer may hold a lock
+            return 0
+
+    store_a = tmp_path / "a.sqlite"
+    sbx = tmp_path / "sandboxes"
+    sbx.mkdir()
+    proc = subprocess.Popen([PY, "-c", "import sys; from lcl.cli import main; sys.exit(main(sys.argv[1:]))", *args,
+                             "--out", str(tmp_path / "a.jsonl"), "--store", str(store_a)],
+                            start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            env=dict(os.environ, LCL_FUZZ_TMP=str(sbx)))
+    deadline = time.monotonic() + 120
+    while count(store_a) < 3 and time.monotonic() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait()
+    partial = count(store_a)
+    assert 0 < partial < len(rows), partial
+    assert not (tmp_path / "a.jsonl").exists()  # nothing half-written
+    # the fork-servers notice their harness is gone: workers killed, sandbox dirs removed
+    deadline = time.monotonic() + 10
+    while list(sbx.iterdir()) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert list(sbx.iterdir()) == []
+    r = _cli(*args, "--out", str(tmp_path / "a.jsonl"), "--store", str(store_a))
+    assert r.returncode == 0, r.stderr
+    r = _cli(*args, "--out", str(tmp_path / "b.jsonl"), "--store", str(tmp_path / "b.sqlite"))
+    assert r.returncode == 0, r.stderr
+    assert (tmp_path / "a.jsonl").read_bytes() == (tmp_path / "b.jsonl").read_bytes()
+    assert json.loads(r.stdout.strip().splitlines()[-1])["pairs"] == len(rows)
+    assert _procs_in(sbx) == []  # no worker left behind
+
+
+def _procs_in(d: Path) -> list[int]:
+    """Processes whose working directory is under ``d`` (sandbox workers chdir there)."""
+    import psutil
+
+    out = []
+    for p in psutil.process_iter(["pid", "cwd"]):
+        if (p.info.get("cwd") or "").startswith(str(d)):
+            out.append(p.info["pid"])
+    return out
+
+
+@pytest.mark.slow
+def test_local_pool_and_dask_agree(tmp_path: Path) -> None:
+    from distributed import LocalCluster
+
+    pairs = _pairs(tmp_path)
+    s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
+    inline = batch.run_batch(pairs, tmp_path / "inline.jsonl", settings=s, store=ResultStore(tmp_path / "1.sqlite"),
+                             progress=False, jobs=1)
+    pool = batch.run_batch(pairs, tmp_path / "pool.jsonl", settings=s, store=ResultStore(tmp_path / "2.sqlite"),
+                           progress=False, jobs=2)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        dask = batch.run_batch(pairs, tmp_path / "dask.jsonl", settings=s, store=ResultStore(tmp_path / "3.sqlite"),
+                               progress=False, scheduler=cluster.scheduler_address)
+    assert inline == pool == dask
+    assert (tmp_path / "inline.jsonl").read_bytes() == (tmp_path / "pool.jsonl").read_bytes() \
+        == (tmp_path / "dask.jsonl").read_bytes()

@@ -1,0 +1,158 @@
+"""Known-equivalent and known-different pairs with exact df_score; determinism; generators;
+invalid inputs; bad code."""
+
+from __future__ import annotations
+
+import pytest
+
+from lcl.errors import UserError
+from lcl.fuzz import LoadError, Settings, derive_seed, fuzz_pair
+from lcl.fuzz.algorithm import compute_reference
+from lcl.fuzz.sandbox import CodeSpec
+
+S3 = Settings(runs=3, run_budget=10, timeout_floor=0.5, reference_timeout=2.0)
+pytestmark = pytest.mark.timeout(120)
+
+HAS_CLOSE = '''
+def has_close_elements(numbers, threshold):
+    for idx, elem in enumerate(numbers):
+        for idx2, elem2 in enumerate(numbers):
+            if idx != idx2:
+                distance = abs(elem - elem2)
+                if distance < threshold:
+                    return True
+    return False
+'''
+HAS_CLOSE_SORTED = '''
+def has_close_elements(numbers, threshold):
+    s = sorted(numbers)
+    return any(b - a < threshold for a, b in zip(s, s[1:]))
+'''
+
+
+def test_equivalent_function_pair_scores_one() -> None:
+    inputs = [[[1.0, 2.0, 3.0], 0.5], [[1.0, 2.8, 3.0, 4.0, 5.0, 2.0], 0.3], [[], 1.0], [[1.0, 1.0], 0.1],
+              [[5.0, 4.0, 3.0], 2.0]]
+    res = fuzz_pair(HAS_CLOSE, HAS_CLOSE_SORTED, entry="has_close_elements", inputs=inputs, settings=S3)
+    assert res.df_score == 1.0
+    assert [r.verdicts for r in res.runs] == ["MMMMM"] * 3
+    assert res.to_dict()["counts"]["matches"] == 15
+
+
+def test_known_different_pair_exact_score() -> None:
+    mutant = HAS_CLOSE.replace("distance < threshold", "distance <= threshold")
+    # differs exactly when some distance equals the threshold: inputs 2 and 4 of 5
+    inputs = [[[1.0, 2.0], 0.5], [[1.0, 2.0], 1.0], [[1.0, 3.0], 1.0], [[0.0, 0.5, 2.0], 0.5], [[], 0.0]]
+    res = fuzz_pair(HAS_CLOSE, mutant, entry="has_close_elements", inputs=inputs, settings=S3)
+    assert [r.verdicts for r in res.runs] == ["MXMXM"] * 3
+    assert res.df_score == pytest.approx(0.6)
+    d = res.to_dict()
+    assert d["counts"] == {"matches": 9, "mismatches": 6, "timeouts": 0, "crashes": 0, "invalid": 0, "skipped": 0}
+    assert d["run_scores"] == [pytest.approx(0.6)] * 3
+
+
+def test_type_strict_and_exceptions() -> None:
+    ref = "def f(x):\n    return x // 2\n"
+    var = "def f(x):\n    return x / 2\n"  # 2 -> 1 vs 1.0: type-strict mismatch
+    res = fuzz_pair(ref, var, entry="f", inputs=[[2], [4]], settings=S3)
+    assert res.df_score == 0.0
+    # the reference raising makes an input invalid: excluded from the denominator, never a match
+    ref = "def f(x):\n    if x < 0:\n        raise ValueError('neg')\n    return x\n"
+    var = "def f(x):\n    if x < 0:\n        raise ValueError('other message')\n    return x if x != 3 else 0\n"
+    res = fuzz_pair(ref, var, entry="f", inputs=[[1], [-1], [3], [-2], [5]], settings=S3)
+    assert res.runs[0].verdicts == "MIXIM"
+    assert res.df_score == pytest.approx(2 / 3)
+    assert res.to_dict()["counts"]["invalid"] == 6  # 2 per run
+    # every input invalid: no run has a score -> -1
+    res = fuzz_pair(ref, var, entry="f", inputs=[[-1], [-2]], settings=S3)
+    assert res.df_score == -1.0 and all(r.reason == "no valid input" for r in res.runs)
+
+
+def test_hanging_variant_is_bounded_by_runs_times_budget() -> None:
+    import time
+
+    s = Settings(runs=3, run_budget=0.5, timeout_floor=0.1, watchdog_factor=2, watchdog_grace=0.2)
+    t = time.monotonic()
+    res = fuzz_pair("def f(x):\n    return x\n", "def f(x):\n    while True: pass\n", entry="f",
+                    inputs=[[i] for i in range(2000)], settings=s)
+    took = time.monotonic() - t
+    assert res.df_score == -1.0
+    assert all(r.excluded and r.reason == "time budget exceeded" for r in res.runs)
+    assert took < 3 * 0.5 + 3.0, took  # R x T plus start-up, not N x timeout
+
+
+def test_determinism_and_generator_seeds() -> None:
+    seen = []
+
+    def gen(seed: int, n: int) -> list:
+        import random
+
+        seen.append(seed)
+        rnd = random.Random(seed)
+        return [[rnd.randint(-50, 50)] for _ in range(n)]
+
+    ref = "def f(x):\n    return abs(x) % 7\n"
+    var = "def f(x):\n    return x % 7\n"
+    a = fuzz_pair(ref, var, entry="f", generator=gen, n=200, seed=11, settings=S3)
+    b = fuzz_pair(ref, var, entry="f", generator=gen, n=200, seed=11, settings=S3)
+    assert a.to_dict() == b.to_dict()
+    assert a.verdict_digest == b.verdict_digest
+    assert seen == [derive_seed(11, r) for r in range(3)] * 2
+    assert a.to_dict()["seeds"] == [derive_seed(11, r) for r in range(3)]
+    assert len(set(a.to_dict()["inputs_digests"])) == 3  # distinct inputs per run
+    assert len({r.score for r in a.runs}) > 1  # and so distinct scores
+    c = fuzz_pair(ref, var, entry="f", generator=gen, n=200, seed=12, settings=S3)
+    assert c.verdict_digest != a.verdict_digest
+    # workers=2 splits inputs into shards; a stateless pair gives the same verdicts
+    d = fuzz_pair(ref, var, entry="f", generator=gen, n=200, seed=11, settings=S3.with_(workers=2))
+    assert d.verdict_digest == a.verdict_digest and d.df_score == a.df_score
+
+
+def test_programs() -> None:
+    ref = "n = int(input())\nprint(sum(range(n)))\n"
+    var = "n = int(input())\nprint(n * (n - 1) // 2 if n < 5 else -1)\n"
+    res = fuzz_pair(ref, var, stdin=True, inputs=[f"{i}\n" for i in range(10)], settings=S3)
+    assert res.df_score == pytest.approx(0.5)
+    bad_input = fuzz_pair(ref, ref, stdin=True, inputs=["x\n", "3\n"], settings=S3)
+    assert bad_input.runs[0].verdicts == "IM" and bad_input.df_score == 1.0
+
+
+def test_reference_outcomes_are_reused() -> None:
+    cache: dict[str, bytes] = {}
+    spec = CodeSpec("function", "def f(x):\n    return x\n", "f")
+    a = compute_reference(spec, [[1], [2]], S3, ref_cache=cache)
+    assert len(cache) == 1
+    b = compute_reference(spec, [[1], [2]], S3, ref_cache=cache)
+    assert (a.kinds, a.digests) == (b.kinds, b.digests)
+    res = fuzz_pair(spec.code, "def f(x):\n    return -x\n", entry="f", inputs=[[1], [2]], settings=S3, ref_cache=cache)
+    assert len(cache) == 1 and res.df_score == 0.0
+
+
+@pytest.mark.parametrize("ref,var,entry,msg", [
+    ("def f(x):\n  return x\n", "def f(x) return x\n", "f", "variant: unparsable code"),
+    ("def f(x:\n", "def f(x):\n  return x\n", "f", "reference: unparsable code"),
+    ("def g(x):\n  return x\n", "def f(x):\n  return x\n", "f", "missing entry point 'f'"),
+    ("def f(x):\n  return x\n", "", "f", "variant: the code is empty"),
+    ("raise ImportError('no')\ndef f(x):\n  return x\n", "def f(x):\n  return x\n", "f", "failed to load"),
+])
+def test_bad_code_is_a_user_error(ref: str, var: str, entry: str, msg: str) -> None:
+    with pytest.raises(LoadError, match=msg):
+        fuzz_pair(ref, var, entry=entry, inputs=[[1]], settings=S3)
+
+
+def test_bad_inputs_are_user_errors() -> None:
+    with pytest.raises(UserError, match="no inputs"):
+        fuzz_pair("def f(x):\n  return x\n", "def f(x):\n  return x\n", entry="f", inputs=[], settings=S3)
+    with pytest.raises(UserError, match="not a list"):
+        fuzz_pair("def f(x):\n  return x\n", "def f(x):\n  return x\n", entry="f", inputs=[1], settings=S3)
+    with pytest.raises(UserError, match="not a string"):
+        fuzz_pair("print(1)\n", "print(1)\n", stdin=True, inputs=[[1]], settings=S3)
+
+
+def test_variant_failing_at_import_is_a_verdict() -> None:
+    res = fuzz_pair("def f(x):\n  return x\n", "raise RuntimeError('x')\ndef f(x):\n  return x\n", entry="f",
+                    inputs=[[1], [2]], settings=S3)
+    assert res.df_score == 0.0 and res.variant_load == "exc"
+    res = fuzz_pair("def f(x):\n  return x\n", "while True: pass\ndef f(x):\n  return x\n", entry="f",
+                    inputs=[[1]], settings=S3.with_(reference_timeout=0.3, watchdog_grace=0.2))
+    assert res.df_score == -1.0 and res.variant_load == "timeout"

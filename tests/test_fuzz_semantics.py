@@ -1,0 +1,111 @@
+"""The decisions of lcl.fuzz.semantics, tested without processes."""
+
+from __future__ import annotations
+
+import collections
+import fractions
+import math
+
+import pytest
+
+from lcl.fuzz import semantics as S
+
+
+def same(a, b) -> bool:
+    return S.output_digest(a) == S.output_digest(b)
+
+
+@pytest.mark.parametrize("a,b", ids=lambda v: type(v).__name__, argvalues=[
+    (1, 1), ("ab", "ab"), (None, None), (True, True), ([1, [2, "x"]], [1, [2, "x"]]),
+    ({1: "a", 2: "b"}, {2: "b", 1: "a"}), ({3, 1, 2}, {2, 3, 1}), (frozenset("abc"), frozenset("cba")),
+    (float("nan"), float("nan")), (-0.0, 0.0), (0.1 + 0.2, 0.1 + 0.2), ((1, 2.5), (1, 2.5)),
+    ({"k": [1, {2, 3}]}, {"k": [1, {3, 2}]}), (10**5000, 10**5000), (b"\x00\xff", b"\x00\xff"),
+    (collections.Counter("aab"), collections.Counter("baa")), (fractions.Fraction(1, 3), fractions.Fraction(2, 6)),
+    (1 + 2j, 1 + 2j), (range(3), range(3)), ([math.inf], [math.inf]),
+])
+def test_equal_outputs(a, b) -> None:
+    assert same(a, b)
+
+
+@pytest.mark.parametrize("a,b", ids=lambda v: type(v).__name__, argvalues=[
+    (1, 1.0), (1, True), (0, False), ([1, 2], (1, 2)), ({1: 2}, {1: 3}), ({1, 2}, frozenset({1, 2})),
+    ("a", b"a"), (None, 0), ([1, [2]], [1, [3]]), (collections.Counter("ab"), dict(collections.Counter("ab"))),
+    (1.0, 1.0000000001), ([], ()), ("", None), (10**5000, 10**5000 + 1), ("x" * 100, "x" * 99 + "y"),
+])
+def test_different_outputs(a, b) -> None:
+    assert not same(a, b)
+
+
+def test_objects_compare_by_type_name_and_state() -> None:
+    def make(v):
+        ns: dict = {}
+        exec("class Node:\n    def __init__(self, v):\n        self.v = v\n        self.next = None\n", ns)
+        return ns["Node"](v)
+
+    assert same(make(1), make(1))  # distinct classes with the same name (reference vs variant)
+    assert not same(make(1), make(2))
+    cyc = [1]
+    cyc.append(cyc)
+    assert same(cyc, cyc)  # cycles terminate
+
+
+def test_exception_digests() -> None:
+    assert S.exception_digest("builtins.ValueError") == S.exception_digest("builtins.ValueError")
+    assert S.exception_digest("builtins.ValueError") != S.exception_digest("builtins.TypeError")
+    assert S.exception_digest("builtins.ValueError") != S.output_digest("builtins.ValueError")
+    assert S.outcomes_match(S.EXC, S.exception_digest("x.E"), S.EXC, S.exception_digest("x.E"))
+    assert not S.outcomes_match(S.TIMEOUT, b"", S.TIMEOUT, b"")
+
+
+@pytest.mark.parametrize("chunks,expected", [
+    ([b"  42\n"], b"42"), ([b"4", b"2", b"\n\n  "], b"42"), ([b"\n", b"  ", b"a b", b" \n", b" c", b"\n"], b"a b \n c"),
+    ([b"   "], b""), ([], b""), ([b"x" * 40, b"  \n"], b"x" * 40), ([b"\t a\r\n"], b"a"),
+])
+def test_stripped_stdout(chunks, expected) -> None:
+    h = S.StrippedHasher(1 << 20)
+    for c in chunks:
+        h.feed(c)
+    ref = S.StrippedHasher(1 << 20)
+    ref.feed(expected)
+    assert h.digest() == ref.digest()
+    assert not h.overflow
+
+
+def test_stdout_cap() -> None:
+    h = S.StrippedHasher(10)
+    h.feed(b"x" * 11)
+    assert h.overflow
+
+
+def test_verdicts_and_scores() -> None:
+    d1, d2 = S.output_digest(1), S.output_digest(2)
+    assert S.verdict(S.OK, d1, S.OK, d1) == S.MATCH
+    assert S.verdict(S.OK, d1, S.OK, d2) == S.MISMATCH
+    assert S.verdict(S.OK, d1, S.EXC, d1) == S.MISMATCH
+    assert S.verdict(S.OK, d1, S.TIMEOUT, b"") == S.VTIMEOUT
+    assert S.verdict(S.OK, d1, S.CRASH, b"") == S.VCRASH
+    for k in (S.EXC, S.TIMEOUT, S.CRASH):  # reference failed: invalid input, never a match
+        assert S.verdict(k, d1, k, d1) == S.INVALID
+    r = S.score_run(0, 1, "MMXI", 0.0, False)
+    assert r.score == pytest.approx(2 / 3) and r.counts["invalid"] == 1
+    assert S.score_run(0, 1, "III", 0.0, False).excluded
+    assert S.score_run(0, 1, "MMM", 99.0, True).excluded
+    runs = [S.score_run(0, 1, "MX", 0, False), S.score_run(1, 2, "MM", 0, False), S.score_run(2, 3, "--", 0, True)]
+    assert S.df_score(runs) == pytest.approx(0.75)
+    assert S.df_score([S.score_run(0, 1, "--", 0, True)]) == -1.0
+    assert S.verdict_digest(runs) == S.verdict_digest(list(runs))
+
+
+def test_timeouts_and_seeds() -> None:
+    s = S.Settings()
+    assert S.input_timeout(0.0, s) == s.timeout_floor
+    assert S.input_timeout(0.2, s) == pytest.approx(2.0)
+    assert S.input_timeout(100.0, s) == s.timeout_cap
+    assert S.wall_deadline(1.0, s) == pytest.approx(3.5)
+    seeds = [S.derive_seed(7, r) for r in range(5)]
+    assert len(set(seeds)) == 5 and seeds == [S.derive_seed(7, r) for r in range(5)]
+    assert all(0 <= x < 2**63 for x in seeds)
+    assert S.derive_seed(8, 0) != seeds[0]
+    assert S.Settings.from_dict(s.to_dict()) == s
+    with pytest.raises(ValueError):
+        S.Settings.from_dict({"nope": 1})
