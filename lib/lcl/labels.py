@@ -57,7 +57,7 @@ def rederive(pairs: list[Pair], *, n_function: int, n_program: int, runs: int, s
             skipped.append({"id": p.id, "reason": reason})
             continue
         rows.append({"id": p.id, "golden_code": p.reference, "generated_code": p.candidate})
-    results = run_batch(rows, settings=settings, seed=seed, jobs=jobs, progress=progress) if rows else []
+    results = run_batch(rows, settings=settings, seed=seed, jobs=jobs, progress=progress, keep_going=True) if rows else []
     by_id = {r["id"]: r for r in results}
     out = []
     for p in pairs:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import array
 import ast
+import warnings
 import hashlib
 import json
 from collections.abc import Callable, MutableMapping, Sequence
@@ -33,8 +34,10 @@ def check_code(code: str, *, level: str, entry: str | None, side: str, label: st
     if not isinstance(code, str) or not code.strip():
         raise LoadError(f"{where}: the code is empty")
     try:
-        tree = ast.parse(code)
-        compile(tree, f"<{side}>", "exec")
+        with warnings.catch_warnings():  # benchmark code triggers Syntax/DeprecationWarnings
+            warnings.simplefilter("ignore")
+            tree = ast.parse(code)
+            compile(tree, f"<{side}>", "exec")
     except SyntaxError as exc:
         raise LoadError(f"{where}: unparsable code (line {exc.lineno}: {exc.msg})") from None
     except ValueError as exc:

@@ -81,6 +81,7 @@ class PairJob:
     key: str = ""
     ref_key: str = ""
     inputs_hash: str | None = None
+    error: str | None = None  # published rows whose code cannot be fuzzed: recorded, not fatal
 
     @property
     def level(self) -> str:
@@ -191,22 +192,55 @@ def job_keys(job: PairJob, settings: S.Settings) -> None:
                             inputs_part, None if job.inputs is not None else job.seed, settings.result_relevant())
 
 
-def load_jobs(rows: Iterable[dict[str, Any]], base: Path, settings: S.Settings, seed: int) -> list[PairJob]:
+def load_jobs(rows: Iterable[dict[str, Any]], base: Path, settings: S.Settings, seed: int,
+              keep_going: bool = False) -> list[PairJob]:
+    """Resolve and check every row. Published-format rows that cannot be fuzzed (unknown task,
+    code that does not compile) are errors; with ``keep_going`` they become error rows in the
+    results instead (nothing is dropped), otherwise all of them are reported at once."""
     jobs: list[PairJob] = []
     seen: set[str] = set()
+    dup: dict[str, int] = {}
     for row in rows:
-        job = resolve_row(row, base, seed)
+        published = isinstance(row, dict) and ("golden_code" in row or "generated_code" in row)
+        try:
+            job = resolve_row(row, base, seed)
+        except UserError as exc:
+            if not published or not isinstance(row.get("id"), (str, int)):
+                raise
+            # e.g. a task whose reference does not compile here: an error row, not a dead batch
+            job = PairJob(str(row["id"]), str(row.get("golden_code")), str(row.get("generated_code")), None, False,
+                          None, None, None, seed, error=str(exc).splitlines()[0])
         if job.id in seen:
-            raise UserError(f"pair {job.id}: duplicate id in the pairs file")
+            if not ("golden_code" in row or "generated_code" in row):
+                raise UserError(f"pair {job.id}: duplicate id in the pairs file")
+            # the published LoCaL release repeats some ids: keep every row, as id#2, id#3, ...
+            dup[job.id] = dup.get(job.id, 1) + 1
+            job.id = f"{job.id}#{dup[job.id]}"
         seen.add(job.id)
-        check_code(job.reference, level=job.level, entry=job.entry, side="reference", label=f"pair {job.id}")
-        check_code(job.variant, level=job.level, entry=job.entry, side="variant", label=f"pair {job.id}")
+        if job.error is not None:
+            job.key = job.ref_key = cache.key("lcl-fuzz-error", job.id, job.error)
+            jobs.append(job)
+            continue
+        try:
+            check_code(job.reference, level=job.level, entry=job.entry, side="reference", label=f"pair {job.id}")
+            check_code(job.variant, level=job.level, entry=job.entry, side="variant", label=f"pair {job.id}")
+        except UserError as exc:
+            if not published:
+                raise
+            # a published file is accepted as it is: its broken rows become error rows
+            job.error = str(exc).splitlines()[0]
         if job.n is not None and job.inputs is not None and not (1 <= int(job.n) <= len(job.inputs)):
             raise UserError(f"pair {job.id}: n={job.n} must be between 1 and the number of inputs ({len(job.inputs)})")
         job_keys(job, settings)
         jobs.append(job)
     if not jobs:
         raise UserError("pairs file: no pairs")
+    bad = [j for j in jobs if j.error is not None]
+    if bad and not keep_going:
+        listed = "\n  ".join(f"{j.id}: {j.error}" for j in bad[:20])
+        more = f"\n  ... and {len(bad) - 20} more" if len(bad) > 20 else ""
+        raise UserError(f"{len(bad)} pair(s) cannot be fuzzed (nothing was run; pass --keep-going to record "
+                        f"them as error rows and fuzz the rest):\n  {listed}{more}")
     return jobs
 
 
@@ -321,7 +355,8 @@ def default_jobs() -> int:
 def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None = None, *,
               settings: S.Settings | None = None, seed: int = 0, jobs: int | None = None,
               scheduler: str | None = None, store: Any = None, network: str | None = None,
-              progress: bool = True, base: str | Path | None = None) -> list[dict[str, Any]]:
+              progress: bool = True, base: str | Path | None = None,
+              keep_going: bool = False) -> list[dict[str, Any]]:
     """Fuzz every pair; finished pairs come from / go to ``store`` (a :class:`ResultStore`).
 
     Returns the result rows in input order and, when ``out`` is given, writes them to ``out``
@@ -347,14 +382,14 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
     spec = os.environ.get("LCL_FUZZ_RESOLVER")
     if spec:
         load_resolver(spec)
-    job_list = load_jobs(rows, base_dir, s, seed)
+    job_list = load_jobs(rows, base_dir, s, seed, keep_going=keep_going)
     scheduler = scheduler or os.environ.get("LCL_DASK_SCHEDULER") or None
     jobs = jobs or default_jobs()
     own_store = store is None
     st = ResultStore() if own_store else store
     try:
-        done = st.has_many([j.key for j in job_list])
-        pending = [j for j in job_list if j.key not in done]
+        done = st.has_many([j.key for j in job_list if j.error is None])
+        pending = [j for j in job_list if j.key not in done and j.error is None]
         refs = st.refs()
         settings_d = s.to_dict()
         with _executor(jobs, scheduler) as (ex, completed):
@@ -402,6 +437,10 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
             bar.close()
         results = []
         for j in job_list:
+            if j.error is not None:
+                results.append({"id": j.id, "key": j.key, "df_score": None, "error": j.error,
+                                "engine_version": S.ENGINE_VERSION, "base_seed": j.seed})
+                continue
             r = st.get(j.key)
             assert r is not None
             results.append({"id": j.id, "key": j.key, **r})

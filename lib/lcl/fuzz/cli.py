@@ -21,6 +21,10 @@ def _settings_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--timeout-floor", type=float, metavar="S", help="minimum per-input timeout (default 0.1)")
     g.add_argument("--memory", type=int, metavar="MIB", help="memory limit per worker, MiB (default 2048)")
     g.add_argument("--workers", type=int, metavar="W", help="sandboxed workers per pair (default 1)")
+    g.add_argument("--n-function", type=int, metavar="N",
+                   help="generated inputs per run for functions (default 2000; generator inputs only)")
+    g.add_argument("--n-program", type=int, metavar="N",
+                   help="generated inputs per run for stdin programs (default 1000; generator inputs only)")
     g.add_argument("--network", choices=("auto", "netns", "audit"), default=None,
                    help="network containment (default auto: private namespace + audit hook)")
 
@@ -39,6 +43,10 @@ def _settings(args: argparse.Namespace) -> Any:
         kw["memory_bytes"] = args.memory << 20
     if args.workers is not None:
         kw["workers"] = args.workers
+    if getattr(args, "n_function", None) is not None:
+        kw["n_function"] = args.n_function
+    if getattr(args, "n_program", None) is not None:
+        kw["n_program"] = args.n_program
     for k, v in kw.items():
         if isinstance(v, (int, float)) and v <= 0:
             raise UserError(f"--{k.replace('_', '-')}: must be positive")
@@ -77,6 +85,9 @@ def register(subparsers: Any) -> None:
     pb.add_argument("--scheduler", metavar="ADDRESS", default=None,
                     help="run on a Dask distributed cluster (default $LCL_DASK_SCHEDULER)")
     pb.add_argument("--store", type=Path, default=None, help="result store (default .cache/fuzz/results.sqlite)")
+    pb.add_argument("--keep-going", action="store_true",
+                    help="record published rows that cannot be fuzzed (unknown task, code that does not compile) "
+                         "as error rows instead of stopping")
     pb.add_argument("--resolver", metavar="MODULE:FUNCTION", action="append", default=[],
                     help="input resolver for published-format rows (also $LCL_FUZZ_RESOLVER)")
     pb.add_argument("--no-progress", action="store_true", help="no progress bars")
@@ -124,7 +135,8 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from .store import ResultStore
 
     s = _settings(args)
-    for spec in args.resolver:
+    # default: the project's own resolver (task from the id, inputs from its constraint spec)
+    for spec in args.resolver or [os.environ.get("LCL_FUZZ_RESOLVER") or "lcl.inputs.resolve:resolve_published"]:
         load_resolver(spec)
     if args.jobs is not None and args.jobs < 1:
         raise UserError("--jobs: must be at least 1")
@@ -132,7 +144,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     try:
         results = run_batch(args.pairs, args.out, settings=s, seed=args.seed, jobs=args.jobs,
                             scheduler=args.scheduler, store=store, network=args.network,
-                            progress=not args.no_progress)
+                            progress=not args.no_progress, keep_going=args.keep_going)
     finally:
         if store is not None:
             store.close()
