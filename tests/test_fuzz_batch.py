@@ -311,3 +311,35 @@ def test_local_pool_and_dask_agree(tmp_path: Path) -> None:
     assert inline == pool == dask
     assert (tmp_path / "inline.jsonl").read_bytes() == (tmp_path / "pool.jsonl").read_bytes() \
         == (tmp_path / "dask.jsonl").read_bytes()
+
+
+def test_published_rows_duplicates_and_unfuzzable_rows(tmp_path):
+    """A published file is accepted as it is: repeated ids become id#k; rows that cannot be
+    fuzzed stop the batch with a list of them, or become error rows with keep_going."""
+    from lcl.errors import UserError
+    from lcl.fuzz import batch as B
+
+    def resolver(row):
+        return {"entry": "f", "inputs": [[1], [2], [3]]} if row["id"].startswith("T") else None
+
+    B.register_resolver(resolver)
+    try:
+        ok = "def f(x):\n    return x + 1\n"
+        rows = [{"id": "T1", "golden_code": ok, "generated_code": ok},
+                {"id": "T1", "golden_code": ok, "generated_code": "def f(x):\n    return x\n"},
+                {"id": "T2", "golden_code": ok, "generated_code": "def f(x) return"},
+                {"id": "U9", "golden_code": ok, "generated_code": ok}]
+        with pytest.raises(UserError, match="2 pair\\(s\\) cannot be fuzzed"):
+            B.run_batch(rows, tmp_path / "out.jsonl", progress=False)
+        assert not (tmp_path / "out.jsonl").exists()
+        from lcl.fuzz.store import ResultStore
+
+        res = B.run_batch(rows, tmp_path / "out.jsonl", store=ResultStore(tmp_path / "s2.sqlite"), progress=False,
+                          keep_going=True)
+        by_id = {r["id"]: r for r in res}
+        assert list(by_id) == ["T1", "T1#2", "T2", "U9"]
+        assert by_id["T1"]["df_score"] == 1.0 and by_id["T1#2"]["df_score"] == 0.0
+        assert by_id["T2"]["df_score"] is None and "unparsable" in by_id["T2"]["error"]
+        assert by_id["U9"]["df_score"] is None and "unknown task" in by_id["U9"]["error"]
+    finally:
+        B.clear_resolvers()
