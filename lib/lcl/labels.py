@@ -34,20 +34,20 @@ def rederive(pairs: list[Pair], *, n_function: int, n_program: int, runs: int, s
     """Fuzz every pair with the spec-driven inputs of its task; one row per pair."""
     from .fuzz import Settings, register_resolver, run_batch
     from .fuzz.algorithm import check_code
-    from .inputs.resolve import resolve_published, task_uid_of
+    from .inputs.resolve import resolve_published, task_uid_for_row
     from .inputs.store import spec_for
 
     register_resolver(resolve_published)
     settings = Settings().with_(runs=runs, n_function=n_function, n_program=n_program)
     rows, skipped = [], []
     for p in pairs:
-        uid = task_uid_of(p.id)
+        uid = task_uid_for_row({"id": p.id, "golden_code": p.reference})
         reason = None
         if uid is None:
             reason = "id names no task"
         else:
             try:
-                info = resolve_published({"id": p.id})
+                info = resolve_published({"id": p.id, "golden_code": p.reference})
                 level = "program" if info["stdin"] else "function"
                 check_code(p.reference, level=level, entry=info["entry"], side="reference", label=p.id)
                 check_code(p.candidate, level=level, entry=info["entry"], side="variant", label=p.id)
@@ -62,7 +62,7 @@ def rederive(pairs: list[Pair], *, n_function: int, n_program: int, runs: int, s
     out = []
     for p in pairs:
         r = by_id.get(p.id)
-        uid = task_uid_of(p.id)
+        uid = task_uid_for_row({"id": p.id, "golden_code": p.reference})
         spec = spec_for(uid) if (uid and r) else None
         ours = r.get("df_score") if r else None
         out.append({

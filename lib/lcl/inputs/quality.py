@@ -191,15 +191,24 @@ def backend_comparison(uids: list[str], *, n: int = 200, seed: int = 0, progress
 
 
 def scope_uids(profile_max: int | None = None) -> list[str]:
-    """Spec ids in the reviewed scope: every task with a committed spec plus the paper's
-    selection (HumanEval, MBPP, PIE problems); ``profile_max`` keeps the first k per benchmark."""
+    """Spec ids in the reviewed scope: every task with a committed spec, the paper's selection
+    (HumanEval, MBPP, PIE problems) and every task behind a CodeScore_test or published LoCaL
+    pair; ``profile_max`` keeps the first k per benchmark."""
     from .. import loaders
+    from .resolve import task_uid_for_row
     from .store import all_spec_uids, reviewed_path, spec_uid
 
-    chosen: list[str] = [u for u in all_spec_uids() if reviewed_path(u).exists()]
+    known = set(all_spec_uids())
+    chosen: list[str] = [u for u in known if reviewed_path(u).exists()]
     for bench in ("HumanEval", "MBPP", "PIE"):
         if loaders.benchmark_available(bench):
             chosen += [spec_uid(t) for t in loaders.select(bench, loaders.LOADERS[bench]().tasks)]
+    for name in ("CodeScore_test", "LoCaL_published"):
+        try:
+            pairs = loaders.PAIR_LOADERS[name]()
+        except Exception:  # noqa: BLE001 - mirror-only sources may be absent
+            continue
+        chosen += [u for p in pairs if (u := task_uid_for_row({"id": p.id, "golden_code": p.reference})) in known]
     uids = sorted(dict.fromkeys(chosen), key=lambda u: (u.split("/")[0], u))
     if profile_max:
         out, per = [], Counter[str]()

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import re
+from functools import lru_cache
 from typing import Any
 
 from .. import loaders
@@ -38,11 +39,12 @@ _CS_APPS = re.compile(r"^APPS_test-(\d+)_\d+$")
 
 
 def task_uid_of(pair_id: str) -> str | None:
-    """The spec id of a published LoCaL or CodeScore_test pair id (``MBPP_102_4``,
-    ``APPS_test-0001_19``), or None when the id names no task."""
+    """The spec id of a published LoCaL or CodeScore_test APPS pair id (``APPS_test-0001_19``),
+    or None when the id names no task (CodeScore_test MBPP ids need the code:
+    :func:`task_uid_for_row`)."""
     pair_id = pair_id.split("#")[0]
-    if m := _CS_MBPP.match(pair_id):
-        return f"MBPP/{m.group(1)}"
+    if _CS_MBPP.match(pair_id):
+        return None
     if m := _CS_APPS.match(pair_id):
         return f"APPS/{int(m.group(1))}"
     uid = loaders.published_task(pair_id)
@@ -53,9 +55,30 @@ def task_uid_of(pair_id: str) -> str | None:
     return uid
 
 
+def _norm(code: str) -> str:
+    return re.sub(r"\s+", "", code.replace("\r\n", "\n"))
+
+
+@lru_cache(maxsize=1)
+def _mbpp_by_code() -> dict[str, str]:
+    """Whitespace-free MBPP reference code -> task uid (CodeScore_test's MBPP ids are its own
+    numbering, not MBPP task ids: ``MBPP_102_4`` holds MBPP task 171's reference)."""
+    if not loaders.benchmark_available("MBPP"):
+        return {}
+    return {_norm(t.reference): t.uid for t in loaders.load_mbpp().tasks}
+
+
+def task_uid_for_row(row: dict[str, Any]) -> str | None:
+    """The spec id of a pair row: CodeScore_test MBPP rows by their reference code, the rest by id."""
+    pid = str(row.get("id", ""))
+    if _CS_MBPP.match(pid.split("#")[0]):
+        return _mbpp_by_code().get(_norm(str(row.get("golden_code", ""))))
+    return task_uid_of(pid)
+
+
 def resolve_published(row: dict[str, Any]) -> dict[str, Any] | None:
     """Resolver for :func:`lcl.fuzz.register_resolver`: entry/stdin and a spec generator."""
-    uid = task_uid_of(str(row.get("id", "")))
+    uid = task_uid_for_row(row)
     if uid is None:
         return None
     task = tasks_for(uid)[0]  # raises UserError for an unknown task
