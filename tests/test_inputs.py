@@ -171,3 +171,19 @@ def test_published_ids_resolve_to_spec_generators(project_data):
     gen = r["generator"]
     xs = gen(1, 50)
     assert len(xs) == 50 and xs == gen(1, 50) and "SpecGenerator[HumanEval/0" in gen.__qualname__
+
+
+def test_lets_bind_a_shared_width_and_join_renders_words():
+    spec = Spec.from_dict({"task": "t", "level": "function",
+                           "lets": [{"type": "int", "min": 1, "max": 4, "bind": "W"}],
+                           "args": [{"type": "list", "len": [1, 5], "elem": {"type": "list", "len": "W",
+                                                                              "elem": {"type": "int", "min": 0, "max": 9}}},
+                                    {"type": "join", "sep": " ", "items": {"type": "list", "len": [1, 3], "elem": {
+                                        "type": "str", "len": [1, 3], "alphabet": "ab"}}}]})
+    out = generate(spec, 100, seed=0)
+    assert {len({len(r) for r in m}) for m, _ in out} == {1}, "rows of one matrix share a width"
+    assert len({len(m[0]) for m, _ in out}) > 1, "the width varies between inputs"
+    assert all(isinstance(s, str) and "  " not in s and s.strip() == s for _, s in out)
+    assert "lets" in spec.to_dict()
+    with pytest.raises(UserError, match="bind"):
+        Spec.from_dict({"task": "t", "level": "function", "lets": [{"type": "int"}], "args": []})

@@ -133,6 +133,8 @@ def value(node: dict[str, Any], src: ChoiceSource, env: dict[str, int]) -> Any:
         out = tuple(value(item, src, env) for item in node["items"])
     elif t == "optional":
         out = None if src.probability() < float(node.get("p_none", 0.2)) else value(node["inner"], src, env)
+    elif t == "join":
+        out = str(node.get("sep", " ")).join(str(x) for x in value(node["items"], src, env))
     else:  # pragma: no cover - validate() rejects unknown types
         raise ValueError(f"unknown type {t!r}")
     if "bind" in node:
@@ -216,6 +218,8 @@ def _render(v: Any) -> str:
 def decode(spec: Spec, src: ChoiceSource) -> Any:
     """One input: a list of positional arguments (functions) or a stdin string (programs)."""
     env: dict[str, int] = {}
+    for node in spec.lets:  # hidden bindings: decoded first, not part of the input
+        value(node, src, env)
     if spec.level == "function":
         args = [value(node, src, env) for node in spec.args]
         return _apply_relations(spec, args, src)

@@ -20,8 +20,14 @@ Type nodes (``{"type": ..., ...}``):
   ``sorted`` (``"asc"``/``"desc"``), ``distinct`` (bool);
 - ``dict``: ``len``, ``key``, ``value``; ``fixed_tuple``: ``items`` (list of nodes);
 - ``optional``: ``inner``, ``p_none`` (probability of ``None``);
+- ``join``: ``items`` (a list/tuple node) rendered as a string, ``str(item)`` joined by ``sep``
+  (default ``" "``): e.g. words separated by single spaces;
 - any node may carry ``"bind": "NAME"`` (for ints and sized containers: the value or its
   length is bound to NAME for later nodes).
+
+``lets`` (both levels): type nodes decoded *before* the arguments / grammar, only to bind
+names (``{"type": "int", "min": 1, "max": 5, "bind": "W"}`` then every row ``"len": "W"``: a
+matrix whose rows share one random width); their values are not part of the input.
 
 Relations (function level): ``{"kind": "len_of", "arg": i, "of": j}`` (argument i equals
 len(argument j)), ``{"kind": "index_in", "arg": i, "of": j}`` (0 <= arg i < len(arg j)),
@@ -46,7 +52,7 @@ from typing import Any
 from ..errors import UserError
 
 TYPE_NAMES = {"int", "float", "bool", "none", "const", "choice", "str", "list", "tuple", "set",
-              "dict", "fixed_tuple", "optional"}
+              "dict", "fixed_tuple", "optional", "join"}
 
 
 @dataclass
@@ -56,6 +62,7 @@ class Spec:
     args: list[dict[str, Any]] = field(default_factory=list)
     relations: list[dict[str, Any]] = field(default_factory=list)
     grammar: list[dict[str, Any]] = field(default_factory=list)
+    lets: list[dict[str, Any]] = field(default_factory=list)
     entry_point: str | None = None
     verified: bool = False
     origin: str = "inferred"
@@ -64,6 +71,8 @@ class Spec:
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"task": self.task, "level": self.level, "verified": self.verified,
                              "origin": self.origin, "notes": self.notes}
+        if self.lets:
+            d["lets"] = self.lets
         if self.level == "function":
             d.update(entry_point=self.entry_point, args=self.args, relations=self.relations)
         else:
@@ -74,6 +83,7 @@ class Spec:
     def from_dict(cls, d: dict[str, Any]) -> Spec:
         spec = cls(task=d["task"], level=d["level"], args=list(d.get("args", [])),
                    relations=list(d.get("relations", [])), grammar=list(d.get("grammar", [])),
+                   lets=list(d.get("lets", [])),
                    entry_point=d.get("entry_point"), verified=bool(d.get("verified", False)),
                    origin=d.get("origin", "inferred"), notes=d.get("notes", ""))
         validate(spec)
@@ -94,6 +104,8 @@ def _check_node(node: Any, where: str) -> None:
             _check_node(item, f"{where}.items[{i}]")
     elif t == "optional":
         _check_node(node.get("inner"), f"{where}.inner")
+    elif t == "join":
+        _check_node(node.get("items"), f"{where}.items")
     elif t == "choice" and not node.get("values"):
         raise UserError(f"{where}: 'choice' needs a non-empty 'values'")
 
@@ -113,6 +125,10 @@ def _check_lines(lines: Any, where: str) -> None:
 
 def validate(spec: Spec) -> None:
     """Raise :class:`UserError` naming the offending node when the spec is malformed."""
+    for i, node in enumerate(spec.lets):
+        _check_node(node, f"{spec.task}: lets[{i}]")
+        if "bind" not in node:
+            raise UserError(f"{spec.task}: lets[{i}] must bind a name ('bind')")
     if spec.level == "function":
         for i, node in enumerate(spec.args):
             _check_node(node, f"{spec.task}: args[{i}]")
