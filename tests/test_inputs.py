@@ -187,3 +187,18 @@ def test_lets_bind_a_shared_width_and_join_renders_words():
     assert "lets" in spec.to_dict()
     with pytest.raises(UserError, match="bind"):
         Spec.from_dict({"task": "t", "level": "function", "lets": [{"type": "int"}], "args": []})
+
+
+def test_infer_grammar_from_program_reads():
+    from lcl.inputs.infer_code import infer_from_code
+
+    prog = ("import sys\ninput = sys.stdin.readline\nN, K = map(int, input().split())\n"
+            "A = list(map(int, input().split()))\nfor _ in range(K):\n    l, r = map(int, input().split())\n"
+            "print(sum(A))\n")
+    spec = infer_from_code("PIE/x", prog)
+    assert spec is not None and spec.origin == "inferred"
+    for text in generate(spec, 30, seed=0):
+        lines = text.rstrip("\n").split("\n")
+        n, k = map(int, lines[0].split())
+        assert len(lines[1].split()) == n and len(lines) == 2 + k
+    assert infer_from_code("PIE/y", "import sys\nprint(sum(map(int, sys.stdin.read().split())))\n") is None

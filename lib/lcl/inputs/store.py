@@ -76,7 +76,16 @@ def infer(uid: str) -> Spec:
     t = tasks[0]
     if t.level == "function":
         return infer_function(uid, t.entry_point or "", [s for x in tasks for s in x.seed_inputs])
-    return infer_program(uid, [s for x in tasks for s in x.seed_inputs])
+    seeds = [s for x in tasks for s in x.seed_inputs]
+    if not seeds:  # PIE: no example inputs; read the layout off the programs' input reads
+        from .infer_code import infer_from_code
+
+        for x in tasks:
+            for code in (x.reference, x.extra.get("fast") or ""):
+                spec = infer_from_code(uid, code)
+                if spec is not None:
+                    return spec
+    return infer_program(uid, seeds)
 
 
 def spec_for(uid: str) -> Spec:
