@@ -90,6 +90,17 @@ else:
     display(counts)
 
 # %% [markdown]
+# ## Figure 3 · The construction pipeline
+# Drawn from the Makefile's own dependency graph (`make -pnq all`), so it cannot drift from the
+# code (`lib/lcl/pipeline.py`).
+
+# %%
+from lcl import pipeline
+
+fig3 = pipeline.figure3(profile)
+outputs.save_figure(fig3, "figure3_pipeline", profile=profile, seed=seed, directory=figures_out)
+
+# %% [markdown]
 # ## What we found
 
 # %%

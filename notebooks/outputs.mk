@@ -2,10 +2,11 @@
 # Keep in step with the save_table/save_figure calls in notebooks/NN_name.py
 # (tests/test_outputs_declared.py checks it).
 
-NB_00_data_IN  := data/reference/paper_claims.csv
+NB_00_data_IN  := data/reference/paper_claims.csv Makefile notebooks/outputs.mk
 NB_00_data_OUT := tables/table1_datasets.csv tables/table1_datasets.md \
                   tables/task_profile.csv tables/task_profile.md \
-                  tables/figure2_survey_counts.csv figures/figure2_survey.png figures/figure2_survey.pdf
+                  tables/figure2_survey_counts.csv figures/figure2_survey.png figures/figure2_survey.pdf \
+                  figures/figure3_pipeline.png figures/figure3_pipeline.pdf
 
 NB_01_inputs_IN  := $(wildcard data/constraints/*/*.json)
 NB_01_inputs_OUT := tables/inputs_spec_status.csv tables/inputs_quality.csv tables/inputs_quality_summary.csv \
