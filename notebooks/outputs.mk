@@ -1,6 +1,6 @@
 # Declared outputs (and extra inputs) of each notebook, for the Makefile's per-notebook rules.
 # Keep in step with the save_table/save_figure calls in notebooks/NN_name.py
-# (tests/test_outputs_declared.py checks it).
+# (tests/test_notebooks.py::test_every_notebook_declares_its_outputs checks it).
 
 NB_00_data_IN  := data/reference/paper_claims.csv Makefile notebooks/outputs.mk
 NB_00_data_OUT := tables/table1_datasets.csv tables/table1_datasets.md \

@@ -44,6 +44,7 @@ def tmp_root(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     shutil.copytree(ROOT / "notebooks", root / "notebooks",
                     ignore=shutil.ignore_patterns("*.ipynb", ".ipynb_checkpoints"))
     (root / "pyproject.toml").write_text("")
+    shutil.copy(ROOT / "Makefile", root / "Makefile")
     (root / "lib").mkdir()
     monkeypatch.setenv("LCL_ROOT", str(root))
     monkeypatch.setenv("LCL_CACHE", str(root / ".cache"))

@@ -79,6 +79,10 @@ def figure3(profile: str = "quick"):  # type: ignore[no-untyped-def]
     import matplotlib.pyplot as plt
 
     edges, outputs = collapsed_graph(make_rules(profile))
+    if not edges:
+        from .overview import unavailable_figure
+
+        return unavailable_figure("Figure 3: construction pipeline", "no Makefile rules found at the project root")
     nodes = set(edges) | {t for ts in edges.values() for t in ts}
     for nb, outs in outputs.items():
         label = f"{nb.split()[-1]} outputs\n({sum(o.startswith('tables/') for o in outs)} tables, " \
