@@ -227,10 +227,9 @@ def load_mbpp() -> LoadResult:
         seeds = [a for t in tests + et_tests for a in calls_to(t, entry)]
         tasks.append(Task(
             benchmark="MBPP", task_id=tid, level="function",
-            reference=(row.get("test_setup_code") or "") + ("\n" if row.get("test_setup_code") else "") + code,
-            entry_point=entry, description=row["text"], seed_inputs=_unique(seeds),
+            reference=code, entry_point=entry, description=row["text"], seed_inputs=_unique(seeds),
             n_tests=len(row["test_list"]), source_file=str(path), source_line=lineno,
-            extra={"n_et_tests": len(et_tests)},
+            extra={"n_et_tests": len(et_tests), "test_setup_code": row.get("test_setup_code") or ""},
         ))
     return LoadResult(tasks, rejected)
 
