@@ -295,13 +295,18 @@ def _one(args: tuple[str, str, str, str]) -> float:
 
 
 def surface_sim_many(
-    refs: Sequence[str], cands: Sequence[str], mode: Mode = "paper", lang: str = "python", workers: int | None = None
+    refs: Sequence[str],
+    cands: Sequence[str],
+    mode: Mode = "paper",
+    lang: str = "python",
+    workers: int | None = None,
+    warn: bool = True,
 ) -> list[float]:
     """SurfaceSim of many pairs; ``tree`` mode fans out over a process pool (``workers``)."""
     import os
 
     jobs = [(r, c, mode, lang) for r, c in zip(refs, cands, strict=True)]
-    for r, c in zip(refs, cands, strict=True):  # warnings in the parent, once per pair
+    for r, c in zip(refs, cands, strict=True) if warn else ():  # warnings in the parent
         for which, code in (("reference", r), ("candidate", c)):
             if not code.strip():
                 _warn(f"SurfaceSim: empty {which}; Sim_AST uses its empty AST")
@@ -311,7 +316,24 @@ def surface_sim_many(
         workers = min(len(os.sched_getaffinity(0)), 8) if mode == "tree" else 1
     if workers <= 1 or len(jobs) < 4:
         return [_one(j) for j in jobs]
-    import concurrent.futures as cf
+    pool = _get_pool(workers)
+    return list(pool.map(_one, jobs, chunksize=max(1, len(jobs) // (workers * 8))))
 
-    with cf.ProcessPoolExecutor(max_workers=workers) as pool:
-        return list(pool.map(_one, jobs, chunksize=max(1, len(jobs) // (workers * 8))))
+
+_POOL = None
+_POOL_SIZE = 0
+
+
+def _get_pool(workers: int):  # noqa: ANN202
+    """A persistent pool of *spawned* workers (fork is unsafe once torch has started threads)."""
+    global _POOL, _POOL_SIZE
+    if _POOL is None or _POOL_SIZE != workers:
+        import atexit
+        import multiprocessing
+
+        if _POOL is not None:
+            _POOL.terminate()
+        _POOL = multiprocessing.get_context("spawn").Pool(workers)
+        _POOL_SIZE = workers
+        atexit.register(_POOL.terminate)
+    return _POOL

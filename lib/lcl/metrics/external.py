@@ -1,0 +1,96 @@
+"""Metrics computed elsewhere: ``external:PATH`` (a JSONL of ``{id, score}``) and
+``module:function`` (any importable ``function(references, candidates, lang)``).
+
+External scores enter every table like any other metric. They are matched by pair id, so
+``ids`` must be given (``lcl score`` passes each row's ``id``); a pair without a score gets
+NaN and one warning names how many are missing. Scores must lie in [0, 1].
+"""
+
+from __future__ import annotations
+
+import hashlib
+import importlib
+import inspect
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..cache import file_digest
+from ..errors import UserError
+from ..io import read_jsonl
+from .base import Metric, warn
+
+
+class ExternalScores(Metric):
+    cacheable = False  # reading the file is the cache
+    chunk_size = 1 << 30
+
+    def __init__(self, path: str | Path):
+        self.path = Path(path)
+        if not self.path.is_file():
+            raise UserError(f"external scores file {self.path} does not exist (expected JSONL of {{id, score}})")
+        self.name = f"external:{path}"
+        self.label = f"external:{self.path.stem}"
+        self.version = file_digest(self.path)[:16]
+        self.scores: dict[str, float] = {}
+        try:
+            rows = read_jsonl(self.path)
+        except ValueError as exc:
+            raise UserError(str(exc)) from exc
+        for lineno, row in enumerate(rows, 1):
+            if "id" not in row or "score" not in row:
+                raise UserError(f"{self.path}: row {lineno} lacks 'id' or 'score'")
+            v = row["score"]
+            try:
+                v = float(v) if v is not None else math.nan
+            except (TypeError, ValueError) as exc:
+                raise UserError(f"{self.path}: row {lineno} ({row['id']}): score {v!r} is not a number") from exc
+            if not math.isnan(v) and not 0.0 <= v <= 1.0:
+                raise UserError(f"{self.path}: row {lineno} ({row['id']}): score {v} outside [0, 1]")
+            self.scores[str(row["id"])] = v
+
+    def score_chunk(self, references: Sequence[str], candidates: Sequence[str], lang: str, state: Any) -> np.ndarray:
+        ids = getattr(self, "_ids", None)
+        if ids is None:
+            raise UserError(f"{self.name}: external scores are matched by pair id; pass ids=")
+        out = np.array([self.scores.get(str(i), math.nan) for i in ids], dtype=float)
+        return out
+
+    def score(self, references, candidates, lang="python", *, ids=None, cache=True, progress=None):  # noqa: ANN001, ANN201
+        out = super().score(references, candidates, lang, ids=ids, cache=False, progress=progress)
+        missing = int(np.isnan(out).sum())
+        if missing:
+            warn(f"{self.name}: {missing} of {len(out)} pairs have no score in {self.path} (NaN)")
+        return out
+
+
+class FunctionMetric(Metric):
+    """A third-party metric given as ``module:function``."""
+
+    def __init__(self, spec: str):
+        mod_name, _, fn_name = spec.partition(":")
+        try:
+            module = importlib.import_module(mod_name)
+        except ImportError as exc:
+            raise UserError(f"metric {spec!r}: cannot import module {mod_name!r} ({exc})") from exc
+        fn = getattr(module, fn_name, None)
+        if not callable(fn):
+            raise UserError(f"metric {spec!r}: {mod_name} has no function {fn_name!r}")
+        self.fn = fn
+        self.name = spec
+        self.label = getattr(fn, "label", spec)
+        try:
+            src = inspect.getsource(fn)
+        except (OSError, TypeError):
+            src = repr(fn)
+        ver = getattr(fn, "version", None) or getattr(module, "__version__", None) or ""
+        self.version = f"{ver};{hashlib.sha256(src.encode()).hexdigest()[:16]}"
+
+    def score_chunk(self, references: Sequence[str], candidates: Sequence[str], lang: str, state: Any) -> np.ndarray:
+        vals = np.asarray(list(self.fn(list(references), list(candidates), lang)), dtype=float)
+        if vals.shape != (len(references),):
+            raise UserError(f"metric {self.name!r} returned {vals.shape[0] if vals.ndim else 0} scores for {len(references)} pairs")
+        return vals

@@ -1,0 +1,126 @@
+"""CodeBERTScore[MiniLM] and the CodeScore-style (retrained) metric (small, CPU-only)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from lcl import metrics
+from lcl.errors import UserError
+from lcl.metrics.base import MetricWarning
+from lcl.metrics.codescore_style import CodeScoreModel, CodeScoreStyle, TrainConfig, TrainPair, train
+
+REF = "def area(w, h):\n    return w * h\n"
+CAND = "def area(width, height):\n    return width * height\n"
+OTHER = "import sys\nfor line in sys.stdin:\n    print(line.upper())\n"
+
+
+@pytest.fixture(autouse=True)
+def _tmp_cache(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache"))
+
+
+def test_codebertscore_minilm() -> None:
+    m = metrics.get_metric("codebertscore")
+    assert m.label == "CodeBERTScore[MiniLM]" and m.num_layers == 6 and m.component == "F1"
+    with pytest.warns(MetricWarning, match="empty"):
+        v = m.score([REF, REF, REF], [REF, CAND, ""], "python")
+    assert v[0] == pytest.approx(1.0, abs=1e-4)
+    assert 0.0 < v[1] < 1.0 and v[2] == 0.0
+    comps = m.all_components([REF], [OTHER])
+    assert comps.shape == (1, 4) and np.all((0 <= comps) & (comps <= 1))
+    assert m.score([REF], [CAND])[0] > m.score([REF], [OTHER])[0]
+
+
+def _toy_pairs(n: int, offset: int = 0) -> list[TrainPair]:
+    out = []
+    for i in range(offset, offset + n):
+        ref = f"def f{i}(x):\n    return x + {i}\n"
+        same = f"def f{i}(y):\n    return {i} + y\n"
+        diff = f"def f{i}(x):\n    return x - {i}\n"
+        out.append(TrainPair(f"eq{i}", ref, same, 1.0))
+        out.append(TrainPair(f"ne{i}", ref, diff, 0.0))
+    return out
+
+
+def test_codescore_style_fast_train_save_load(tmp_path: Path) -> None:
+    train_pairs, test_pairs = _toy_pairs(6), _toy_pairs(3, offset=100)
+    model = train(train_pairs, config=TrainConfig(mode="fast", seed=1, epochs=60))
+    assert model.meta["train"]["n"] == 12 and model.meta["config"]["seed"] == 1
+    path = model.save(tmp_path / "models")
+    assert path.name == f"codescore_style-{model.content_hash[:12]}"
+    m = CodeScoreStyle(path)
+    assert m.label == "CodeScore-style (retrained)"
+    refs = [p.reference for p in test_pairs]
+    cands = [p.candidate for p in test_pairs]
+    v = m.score(refs, cands, "python", ids=[p.id for p in test_pairs])
+    assert v.shape == (6,) and np.all((0 <= v) & (v <= 1))
+    with pytest.warns(MetricWarning, match="empty"):
+        assert 0.0 <= m.score([REF], [""])[0] <= 1.0
+    # same seed, same data -> same model bytes -> same content hash
+    again = train(train_pairs, config=TrainConfig(mode="fast", seed=1, epochs=60)).save(tmp_path / "models2")
+    assert again.name == path.name
+    # evaluating on training pairs is refused
+    with pytest.raises(UserError, match="training data"):
+        m.score([train_pairs[0].reference], [train_pairs[0].candidate])
+    assert CodeScoreStyle(path, allow_overlap=True).score([train_pairs[0].reference], [train_pairs[0].candidate]).shape == (1,)
+    # training on evaluation pairs is refused
+    with pytest.raises(UserError, match="also evaluation pairs"):
+        train(train_pairs, exclude=[(train_pairs[0].reference, train_pairs[0].candidate)])
+    # tampering is detected
+    meta = json.loads((path / "meta.json").read_text())
+    meta["config"]["seed"] = 2
+    (path / "meta.json").write_text(json.dumps(meta))
+    with pytest.raises(UserError, match="content hash mismatch"):
+        CodeScoreModel.load(path)
+
+
+def test_codescore_style_registry_needs_model(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("LCL_ROOT", str(tmp_path))
+    monkeypatch.delenv("LCL_CODESCORE_MODEL", raising=False)
+    with pytest.raises(UserError, match="needs a trained model"):
+        metrics.get_metric("codescore_style")
+
+
+@pytest.mark.slow
+def test_codescore_style_full_mode_smoke(tmp_path: Path) -> None:
+    cfg = TrainConfig(mode="full", seed=0, epochs=1, batch_size=4, max_length=64)
+    model = train(_toy_pairs(2), config=cfg)
+    path = model.save(tmp_path)
+    v = CodeScoreStyle(path).score([REF], [CAND])
+    assert 0.0 <= v[0] <= 1.0
+
+
+def test_codescore_style_through_cli(tmp_path: Path) -> None:
+    import argparse
+
+    from lcl.metrics import cli as metrics_cli
+
+    def run(argv: list[str]) -> int:
+        parser = argparse.ArgumentParser(prog="lcl")
+        metrics_cli.register(parser.add_subparsers(dest="command"))
+        args = parser.parse_args(argv)
+        return args.func(args)
+
+    train_f, eval_f = tmp_path / "train.jsonl", tmp_path / "eval.jsonl"
+    train_f.write_text("".join(
+        json.dumps({"id": p.id, "golden_code": p.reference, "generated_code": p.candidate, "score": p.label}) + "\n"
+        for p in _toy_pairs(4)
+    ))
+    eval_f.write_text("".join(
+        json.dumps({"id": p.id, "reference": p.reference, "candidate": p.candidate, "df_score": p.label}) + "\n"
+        for p in _toy_pairs(2, offset=50)
+    ))
+    assert run(["codescore-train", str(train_f), "--exclude", str(eval_f), "--epochs", "20", "--out", str(tmp_path / "m")]) == 0
+    model_dir = next((tmp_path / "m").iterdir())
+    out = tmp_path / "scored.jsonl"
+    assert run(["score", "-m", "codescore_style", "--codescore-model", str(model_dir), str(eval_f), "-o", str(out), "--no-progress"]) == 0
+    rows = [json.loads(line) for line in out.read_text().splitlines()]
+    assert all(0.0 <= r["codescore_style"] <= 1.0 for r in rows)
+    meta = json.loads((tmp_path / "scored.jsonl.meta.json").read_text())
+    assert meta["metrics"]["codescore_style"]["label"] == "CodeScore-style (retrained)"
+    with pytest.raises(UserError, match="also evaluation pairs"):
+        run(["codescore-train", str(train_f), "--exclude", str(train_f), "--out", str(tmp_path / "m2")])
