@@ -18,6 +18,8 @@ class Profile:
     rq5_percentages: tuple[int, ...]
     rq5_models_per_p: int
     max_tasks_per_benchmark: int | None  # None = every selected task
+    mutants_per_function: int | None = None  # LoCaL mutants kept per function task (None = all)
+    mutants_per_program: int | None = 15  # per program task (sampled with a recorded seed)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -25,7 +27,7 @@ class Profile:
 
 PROFILES = {
     "full": Profile("full", 2000, 1000, 5, 2000, 10, tuple(range(0, 101, 10)), 5, None),
-    "quick": Profile("quick", 200, 100, 2, 200, 2, (0, 50, 100), 1, 5),
+    "quick": Profile("quick", 200, 100, 2, 200, 2, (0, 50, 100), 1, 5, 3, 3),
 }
 
 

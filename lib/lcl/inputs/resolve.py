@@ -70,6 +70,8 @@ def _mbpp_by_code() -> dict[str, str]:
 
 def task_uid_for_row(row: dict[str, Any]) -> str | None:
     """The spec id of a pair row: CodeScore_test MBPP rows by their reference code, the rest by id."""
+    if isinstance(row.get("task"), str):  # our own rows name their task
+        return row["task"]
     pid = str(row.get("id", ""))
     if _CS_MBPP.match(pid.split("#")[0]):
         return _mbpp_by_code().get(_norm(str(row.get("golden_code", ""))))
