@@ -124,3 +124,17 @@ def test_codescore_style_through_cli(tmp_path: Path) -> None:
     assert meta["metrics"]["codescore_style"]["label"] == "CodeScore-style (retrained)"
     with pytest.raises(UserError, match="also evaluation pairs"):
         run(["codescore-train", str(train_f), "--exclude", str(train_f), "--out", str(tmp_path / "m2")])
+
+
+def test_codebertscore_bf16_matches_fp32():
+    """bf16 autocast (the default where the CPU has native bf16) stays within 1e-3 of fp32."""
+    import numpy as np
+
+    from lcl.metrics.codebertscore_metric import CodeBERTScore
+
+    refs = ["def f(x):\n    return x + 1\n", "n = int(input())\nprint(n * 2)\n", "def g(a, b):\n    return max(a, b)\n"]
+    cands = ["def f(y):\n    return 1 + y\n", "print(int(input()) * 2)\n", "def g(a, b):\n    return a if a > b else b\n"]
+    a = CodeBERTScore(precision="fp32").all_components(refs, cands)
+    b = CodeBERTScore(precision="bf16").all_components(refs, cands)
+    assert np.abs(a - b).max() < 1e-3
+    assert CodeBERTScore(precision="fp32").version != CodeBERTScore(precision="bf16").version

