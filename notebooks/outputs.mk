@@ -13,3 +13,7 @@ NB_01_inputs_OUT := tables/inputs_spec_status.csv tables/inputs_quality.csv tabl
                     tables/inputs_below_target.csv tables/inputs_backends.csv \
                     tables/labels_rederived.csv tables/labels_agreement.csv \
                     figures/inputs_quality.png figures/inputs_quality.pdf
+
+NB_02_variants_IN  := $(wildcard data/constraints/*/*.json)
+NB_02_variants_OUT := tables/table2_variants.csv tables/table2_variants.md tables/variants_fingerprint.csv \
+                      figures/variants_scatter.png figures/variants_scatter.pdf
