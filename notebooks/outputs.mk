@@ -17,3 +17,6 @@ NB_01_inputs_OUT := tables/inputs_spec_status.csv tables/inputs_quality.csv tabl
 NB_02_variants_IN  := $(wildcard data/constraints/*/*.json)
 NB_02_variants_OUT := tables/table2_variants.csv tables/table2_variants.md tables/variants_fingerprint.csv \
                       figures/variants_scatter.png figures/variants_scatter.pdf
+
+NB_08_claims_IN  := data/reference/paper_claims.csv build/notebooks/$(PROFILE)/00_data.ipynb build/notebooks/$(PROFILE)/02_variants.ipynb
+NB_08_claims_OUT := tables/claims.csv tables/claims.md
