@@ -34,15 +34,13 @@ tables_dir = ""
 figures_dir = ""
 
 # %%
-from pathlib import Path
 
 import pandas as pd
 from IPython.display import Markdown, display
 
-from lcl import outputs, overview, paths, sources
+from lcl import outputs, overview, sources
 
-tables_out = Path(tables_dir) if tables_dir else paths.tables()
-figures_out = Path(figures_dir) if figures_dir else paths.figures()
+tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 status = sources.status()
 print("available sources:", ", ".join(sorted(status["available"])) or "-")
 print("skipped sources:  ", ", ".join(sorted(status["skipped"])) or "-")

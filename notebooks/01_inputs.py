@@ -36,19 +36,17 @@ figures_dir = ""
 
 # %%
 import json
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from lcl import outputs, paths, profiles
+from lcl import outputs, profiles
 from lcl.inputs import quality, store
 from lcl.inputs.generate import generate
 
 P = profiles.get(profile)
-tables_out = Path(tables_dir) if tables_dir else paths.tables()
-figures_out = Path(figures_dir) if figures_dir else paths.figures()
+tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 n_inputs = 200 if profile == "full" else 30
 uids = quality.scope_uids(P.max_tasks_per_benchmark)
 print(f"{len(uids)} tasks in scope for profile {profile!r}, {n_inputs} inputs each")

@@ -34,7 +34,6 @@ tables_dir = ""
 figures_dir = ""
 
 # %%
-from pathlib import Path
 
 import matplotlib.pyplot as plt
 import pandas as pd
@@ -44,8 +43,7 @@ from lcl import claims, dataset, outputs, paths, profiles
 from lcl.io import write_jsonl
 
 P = profiles.get(profile)
-tables_out = Path(tables_dir) if tables_dir else paths.tables()
-figures_out = Path(figures_dir) if figures_dir else paths.figures()
+tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 ledger = dataset.Ledger()
 tasks = dataset.selected_tasks(P)
 print(f"{len(tasks)} selected tasks; mutants per task: functions {P.mutants_per_function or 'all'}, "

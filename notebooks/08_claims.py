@@ -28,13 +28,12 @@ tables_dir = ""
 figures_dir = ""
 
 # %%
-from pathlib import Path
 
 from IPython.display import Markdown, display
 
-from lcl import claims, outputs, paths
+from lcl import claims, outputs
 
-tables_out = Path(tables_dir) if tables_dir else paths.tables()
+tables_out, _ = outputs.output_dirs(tables_dir, figures_dir)
 values = claims.reproduced_values(str(tables_out))
 table = claims.compare(values)
 outputs.save_table(table, "claims", profile=profile, seed=seed, directory=tables_out,

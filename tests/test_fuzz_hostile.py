@@ -4,7 +4,6 @@ listener (network tests target only loopback listeners this file opens itself)."
 
 from __future__ import annotations
 
-import os
 import socket
 from pathlib import Path
 

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from lcl import paths, report, runner, sources
+from lcl import report, runner, sources
 
 from .conftest import ROOT, copy_raw_from_project
 

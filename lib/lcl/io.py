@@ -19,32 +19,20 @@ from typing import IO, Any
 @contextlib.contextmanager
 def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
     """Open a temporary file next to ``path``; rename it over ``path`` only on success."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    binary = "b" in mode
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, mode, encoding=None if binary else encoding) as fh:
+    with atomic_path(path) as tmp:
+        with open(tmp, mode, encoding=None if "b" in mode else encoding) as fh:
             yield fh
             fh.flush()
             os.fsync(fh.fileno())
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(FileNotFoundError):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_path(path: str | Path) -> contextlib.AbstractContextManager[Path]:
-    """Yield a temporary path for writers that want a filename (matplotlib, pandas)."""
-    return _atomic_path(Path(path))
 
 
 @contextlib.contextmanager
-def _atomic_path(path: Path) -> Iterator[Path]:
+def atomic_path(path: str | Path) -> Iterator[Path]:
+    """Yield a temporary path next to ``path`` (for writers that want a filename: matplotlib,
+    pandas); it replaces ``path`` only when the block succeeds, and is removed otherwise."""
+    path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.stem}.", suffix=path.suffix, dir=path.parent)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=path.suffix or ".tmp", dir=path.parent)
     os.close(fd)
     try:
         yield Path(tmp)

@@ -14,6 +14,11 @@ from . import paths, provenance
 from .io import atomic_path, write_text
 
 
+def output_dirs(tables_dir: str = "", figures_dir: str = "") -> tuple[Path, Path]:
+    """Where a notebook writes: its ``tables_dir``/``figures_dir`` parameters, else the defaults."""
+    return (Path(tables_dir) if tables_dir else paths.tables(), Path(figures_dir) if figures_dir else paths.figures())
+
+
 def save_table(df: pd.DataFrame, name: str, *, profile: str, seed: int | None, title: str = "",
                notes: list[str] | None = None, inputs: dict[str, str] | None = None,
                directory: Path | None = None) -> list[Path]:

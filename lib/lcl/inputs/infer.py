@@ -142,7 +142,6 @@ def infer_program(task: str, seeds: list[str]) -> Spec:
     if not texts:
         return Spec(task=task, level="program", notes="inferred draft: no example input; review needed")
     split = [[ln.split() for ln in t.strip("\n").split("\n")] for t in texts]
-    first = split[0]
     # "N then N lines": a single int on line 1 equal to the number of remaining lines
     if all(len(s[0]) >= 1 and s[0][0].lstrip("-").isdigit() and int(s[0][0]) == len(s) - 1 and len(s) > 1
            for s in split):
