@@ -71,9 +71,12 @@ def _cmd_status(args: argparse.Namespace) -> int:
         bench = uid.split("/")[0]
         p = store.reviewed_path(uid)
         if p.exists():
-            counts[bench, "verified" if load(p).verified else "reviewed (pending)"] += 1
+            spec = load(p)
+            kind = "verified" if spec.verified else "reviewed (pending)" if spec.origin == "reviewed" else \
+                "inferred (committed draft)"
+            counts[bench, kind] += 1
         else:
-            counts[bench, "inferred only"] += 1
+            counts[bench, "inferred on demand"] += 1
     for (bench, kind), n in sorted(counts.items()):
         print(f"{bench:<10} {kind:<20} {n}")
     return 0

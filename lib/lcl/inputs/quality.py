@@ -191,7 +191,7 @@ def backend_comparison(uids: list[str], *, n: int = 200, seed: int = 0, progress
 
 
 def scope_uids(profile_max: int | None = None) -> list[str]:
-    """Spec ids in the reviewed scope: every task with a committed spec, the paper's selection
+    """Spec ids in the reviewed scope: every task with a committed reviewed spec, the paper's selection
     (HumanEval, MBPP, PIE problems) and every task behind a CodeScore_test or published LoCaL
     pair; ``profile_max`` keeps the first k per benchmark."""
     from .. import loaders
@@ -199,7 +199,9 @@ def scope_uids(profile_max: int | None = None) -> list[str]:
     from .store import all_spec_uids, reviewed_path, spec_uid
 
     known = set(all_spec_uids())
-    chosen: list[str] = [u for u in known if reviewed_path(u).exists()]
+    from .spec import load
+
+    chosen: list[str] = [u for u in known if reviewed_path(u).exists() and load(reviewed_path(u)).origin != "inferred"]
     for bench in ("HumanEval", "MBPP", "PIE"):
         if loaders.benchmark_available(bench):
             chosen += [spec_uid(t) for t in loaders.select(bench, loaders.LOADERS[bench]().tasks)]
