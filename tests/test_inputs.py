@@ -202,3 +202,19 @@ def test_infer_grammar_from_program_reads():
         n, k = map(int, lines[0].split())
         assert len(lines[1].split()) == n and len(lines) == 2 + k
     assert infer_from_code("PIE/y", "import sys\nprint(sum(map(int, sys.stdin.read().split())))\n") is None
+
+
+def test_long_inputs_do_not_run_out_of_bytes():
+    spec = Spec.from_dict({"task": "t", "level": "function",
+                           "args": [{"type": "list", "len": [200, 200], "elem": {"type": "int", "min": 0, "max": 1000}}]})
+    (xs,), = generate(spec, 1, seed=3)
+    assert len(set(xs[-50:])) > 30, "the tail of a long input must not collapse to the range minimum"
+
+
+def test_probe_survives_a_program_that_closes_stdin():
+    from lcl.inputs.quality import measure
+    from lcl.records import Task
+
+    prog = "import os\nprint(open(0).read().count('x'))\n"
+    q = measure(Task("PIE", "p", "program", prog, None), PROGRAM, n=20, seed=0)
+    assert q.validity == 1.0, q.verdicts

@@ -233,8 +233,11 @@ def decode_bytes(spec: Spec, data: bytes) -> Any:
     return decode(spec, BytesSource(data))
 
 
-def generate(spec: Spec, n: int, seed: int, n_bytes: int = 256) -> list[Any]:
-    """``n`` inputs from seeded random bytes: deterministic for (spec, n, seed)."""
+def generate(spec: Spec, n: int, seed: int, n_bytes: int = 4096) -> list[Any]:
+    """``n`` inputs from seeded random bytes: deterministic for (spec, n, seed).
+
+    ``n_bytes`` per input is large enough that sizable inputs never run out of bytes (an
+    exhausted provider returns range minima, which would flatten the tail of long inputs)."""
     out = []
     for i in range(n):
         data = random.Random(f"{seed}:{i}").randbytes(n_bytes)

@@ -42,8 +42,9 @@ def _run_program(code_obj: Any, text: str, fd_path: str) -> str:
     with open(fd_path, "wb") as fh:
         fh.write(data)
     fd = os.open(fd_path, os.O_RDONLY)
-    os.dup2(fd, 0)
-    os.close(fd)
+    if fd != 0:  # a program that closed fd 0 makes os.open return 0: it already is stdin then
+        os.dup2(fd, 0)
+        os.close(fd)
     old_in, old_out = sys.stdin, sys.stdout
     sys.stdin = io.TextIOWrapper(io.BytesIO(data))
     sys.stdout = io.TextIOWrapper(io.BytesIO(), write_through=True)
