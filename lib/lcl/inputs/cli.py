@@ -32,10 +32,15 @@ def _cmd_draft(args: argparse.Namespace) -> int:
         if path.exists() and not args.force:
             raise UserError(f"{path} exists (a reviewed spec); use --force to overwrite it")
         spec.origin, spec.notes = "reviewed", "draft from inference; review pending: " + spec.notes
-        write_text(path, dumps(spec))
+        try:
+            text = dumps(spec)
+        except TypeError as exc:
+            raise UserError(f"{args.task}: its seed inputs hold values JSON cannot represent ({exc}); "
+                            "write this spec by hand") from None
+        write_text(path, text)
         print(f"wrote {path}")
     else:
-        print(dumps(spec), end="")
+        print(dumps(spec, strict=False), end="")
     return 0
 
 

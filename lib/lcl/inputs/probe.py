@@ -18,6 +18,7 @@ import json
 import os
 import pickle
 import resource
+import shutil
 import signal
 import sys
 import tempfile
@@ -63,7 +64,8 @@ def main(job_path: str, result_path: str) -> int:
         job = pickle.load(fh)
     resource.setrlimit(resource.RLIMIT_AS, (4 << 30, 4 << 30))
     sys.setrecursionlimit(max(sys.getrecursionlimit(), 10_000))
-    workdir = tempfile.mkdtemp(prefix="lcl-probe-")
+    workdir = job.get("workdir") or tempfile.mkdtemp(prefix="lcl-probe-")
+    os.makedirs(workdir, exist_ok=True)
     os.chdir(workdir)
     ref_path = os.path.join(workdir, "reference.py")
     with open(ref_path, "w") as fh:
@@ -122,6 +124,8 @@ def main(job_path: str, result_path: str) -> int:
             }
     with open(result_path, "wb") as fh:
         pickle.dump(result, fh)
+    os.chdir("/")
+    shutil.rmtree(workdir, ignore_errors=True)
     return 0
 
 

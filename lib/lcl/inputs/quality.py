@@ -53,7 +53,7 @@ def probe(code: str, entry: str | None, inputs: list[Any], *, timeout: float = 1
         job, res = os.path.join(tmp, "job.pkl"), os.path.join(tmp, "result.pkl")
         with open(job, "wb") as fh:
             pickle.dump({"code": code, "entry": entry, "inputs": inputs, "timeout": timeout,
-                         "coverage": coverage}, fh)
+                         "coverage": coverage, "workdir": os.path.join(tmp, "work")}, fh)
         limit = total_timeout or (10 + timeout * len(inputs))
         try:
             proc = subprocess.run([sys.executable, "-m", "lcl.inputs.probe", job, res], capture_output=True,

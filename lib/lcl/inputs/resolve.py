@@ -26,7 +26,7 @@ class SpecGenerator:
 
     def __init__(self, spec: Spec, seed_inputs: list[Any]) -> None:
         self.spec, self.seed_inputs = spec, seed_inputs
-        digest = hashlib.sha256((dumps(spec) + repr(seed_inputs)).encode()).hexdigest()[:16]
+        digest = hashlib.sha256((dumps(spec, strict=False) + repr(seed_inputs)).encode()).hexdigest()[:16]
         self.__qualname__ = f"SpecGenerator[{spec.task}:{spec.origin}:{digest}]"
         self.__module__ = __name__
 

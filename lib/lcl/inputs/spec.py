@@ -148,5 +148,7 @@ def load(path: str | Path) -> Spec:
         raise UserError(f"{path}: not a valid constraint spec ({exc})") from exc
 
 
-def dumps(spec: Spec) -> str:
-    return json.dumps(spec.to_dict(), indent=1, sort_keys=False) + "\n"
+def dumps(spec: Spec, strict: bool = True) -> str:
+    """The spec as JSON (indent 1). ``strict=False`` renders values JSON cannot hold (e.g. the
+    complex numbers of an inferred ``choice``) with ``repr``: for digests, not for files."""
+    return json.dumps(spec.to_dict(), indent=1, sort_keys=False, default=None if strict else repr) + "\n"

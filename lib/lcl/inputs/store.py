@@ -97,7 +97,10 @@ def spec_for(uid: str) -> Spec:
     if ip.exists():
         return load(ip)
     spec = infer(uid)
-    write_text(ip, dumps(spec))
+    try:
+        write_text(ip, dumps(spec))
+    except TypeError:  # values JSON cannot hold (complex seeds): use the draft without caching it
+        pass
     return spec
 
 
