@@ -204,7 +204,8 @@ def _lines(nodes: list[dict[str, Any]], src: ChoiceSource, env: dict[str, int], 
             k = int(bound(reps, env)) if not isinstance(reps, list) else src.int_in(*(int(bound(x, env)) for x in reps))
             for _ in range(max(0, k)):
                 toks.append(_render(value(tok, src, env)))
-        out.append(node.get("sep", " ").join(toks))
+        # tokens that render empty (an empty list, repeat 0, a zero-length string) add no separator
+        out.append(node.get("sep", " ").join(t for t in toks if t != ""))
 
 
 def _render(v: Any) -> str:

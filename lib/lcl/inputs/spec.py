@@ -36,7 +36,10 @@ len(argument j)), ``{"kind": "index_in", "arg": i, "of": j}`` (0 <= arg i < len(
 Line nodes (program level): ``{"tokens": [node, ...], "sep": " "}`` one line of tokens
 (a token node may have ``"repeat": n|"NAME"`` to emit that many tokens), or
 ``{"repeat": n|"NAME", "lines": [...]}`` a block repeated (test cases, N rows). Ints bound
-with ``bind`` size later repeats; ``"bind_count"`` on a block binds its repetition count.
+with ``bind`` size later repeats; ``"bind_count"`` on a block binds its repetition count (a
+block with ``"lines": []`` prints nothing: ``{"repeat": "N-1", "lines": [], "bind_count": "M"}``
+computes a hidden value, ``{"repeat": [lo, hi], ...}`` draws one). Tokens that render empty
+(an empty list, ``repeat`` 0, a zero-length string) add no separator.
 
 Fields ``verified`` (true only after a human-style review of the task's statement and
 reference), ``origin`` (``inferred`` draft or ``reviewed``) and ``notes`` record review status.
