@@ -209,7 +209,10 @@ def test_generator_resolver_shares_reference_outcomes(tmp_path: Path, monkeypatc
     rows = [{"id": f"T/1_{k}", "golden_code": REF, "generated_code": v} for k, v in enumerate(VARIANTS[:4])]
     try:
         s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
-        res = batch.run_batch(rows, None, settings=s, store=ResultStore(tmp_path / "s.sqlite"), progress=False, seed=3)
+        # jobs=1: the counting patch must see the reference passes (a pool would run them elsewhere,
+        # and `make test` exports LCL_JOBS)
+        res = batch.run_batch(rows, None, settings=s, store=ResultStore(tmp_path / "s.sqlite"), progress=False, seed=3,
+                              jobs=1)
     finally:
         batch.clear_resolvers()
     assert len(ref_passes) == 2  # one per run, shared by the 4 variants
