@@ -101,18 +101,21 @@ def _read_code(row: dict[str, Any], field: str, base: Path, rid: str) -> str:
     raise UserError(f"pair {rid}: missing '{field}' (code) or '{field}_file'")
 
 
+def _read_rows(p: Path, what: str) -> list[Any]:
+    """JSON Lines, or a ``UserError`` naming the file when it is missing or malformed."""
+    try:
+        return read_jsonl(p)
+    except FileNotFoundError:
+        raise UserError(f"{p}: {what} file not found") from None
+    except ValueError as exc:  # includes UnicodeDecodeError
+        raise UserError(str(exc)) from None
+
+
 def read_inputs_file(path: str | Path, *, level: str) -> list[Any]:
     """INPUTS.jsonl: one JSON list of positional arguments (functions) or one JSON string of
     stdin (programs) per line. Empty or malformed files raise ``UserError``."""
     p = Path(path)
-    try:
-        rows = read_jsonl(p)
-    except FileNotFoundError:
-        raise UserError(f"{p}: inputs file not found") from None
-    except ValueError as exc:
-        raise UserError(f"{exc}") from None
-    except UnicodeDecodeError:
-        raise UserError(f"{p}: not UTF-8 text") from None
+    rows = _read_rows(p, "inputs")
     if not rows:
         raise UserError(f"{p}: empty inputs file (expected one JSON value per line)")
     return check_inputs(rows, level=level, source=str(p))
@@ -369,12 +372,7 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
     s = settings or S.Settings()
     if isinstance(pairs, (str, Path)):
         p = Path(pairs)
-        try:
-            rows = read_jsonl(p)
-        except FileNotFoundError:
-            raise UserError(f"{p}: pairs file not found") from None
-        except ValueError as exc:
-            raise UserError(str(exc)) from None
+        rows = _read_rows(p, "pairs")
         base_dir = Path(base) if base else p.parent
     else:
         rows = list(pairs)

@@ -147,29 +147,35 @@ def _names(node: ast.AST | list) -> set[str]:
     return {n.id for n in _walk_many(nodes) if isinstance(n, ast.Name)}
 
 
+def _binding_name(n: ast.AST) -> str | None:
+    """The name a definition-like node binds (argument, def/class, import alias, except/match
+    target), or None."""
+    if isinstance(n, ast.arg):
+        return n.arg
+    if isinstance(n, (*_FUNC, ast.ClassDef)):
+        return n.name
+    if isinstance(n, ast.alias):
+        return (n.asname or n.name).split(".")[0]
+    if isinstance(n, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)):
+        return n.name or None
+    if isinstance(n, ast.MatchMapping):
+        return n.rest or None
+    return None
+
+
 def _all_identifiers(tree: ast.AST) -> set[str]:
     out: set[str] = set()
     for n in ast.walk(tree):
         if isinstance(n, ast.Name):
             out.add(n.id)
-        elif isinstance(n, ast.arg):
-            out.add(n.arg)
-        elif isinstance(n, (*_FUNC, ast.ClassDef)):
-            out.add(n.name)
-        elif isinstance(n, ast.alias):
-            out.add((n.asname or n.name).split(".")[0])
         elif isinstance(n, ast.Attribute):
             out.add(n.attr)
         elif isinstance(n, (ast.Global, ast.Nonlocal)):
             out.update(n.names)
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            out.add(n.name)
-        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
-            out.add(n.name)
-        elif isinstance(n, ast.MatchMapping) and n.rest:
-            out.add(n.rest)
         elif isinstance(n, ast.keyword) and n.arg:
             out.add(n.arg)
+        elif (name := _binding_name(n)) is not None:
+            out.add(name)
     return out
 
 
@@ -178,18 +184,8 @@ def _bound_anywhere(tree: ast.AST) -> set[str]:
     for n in ast.walk(tree):
         if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
             out.add(n.id)
-        elif isinstance(n, ast.arg):
-            out.add(n.arg)
-        elif isinstance(n, (*_FUNC, ast.ClassDef)):
-            out.add(n.name)
-        elif isinstance(n, ast.alias):
-            out.add((n.asname or n.name).split(".")[0])
-        elif isinstance(n, ast.ExceptHandler) and n.name:
-            out.add(n.name)
-        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
-            out.add(n.name)
-        elif isinstance(n, ast.MatchMapping) and n.rest:
-            out.add(n.rest)
+        elif (name := _binding_name(n)) is not None:
+            out.add(name)
     return out
 
 
