@@ -90,6 +90,10 @@ $(foreach nb,$(NB_IDS),$(eval $(call NOTEBOOK_RULE,$(nb))))
 
 ALL_OUT := $(foreach nb,$(NB_IDS),$(NB_$(nb)_OUT))
 
+# CodeScore_base: the CodeScore-style substitute every RQ notebook scores with (lcl.training)
+$(BASE_MODEL): $(LIB_SRC) $(RAW_OK) $(STAMP) $(wildcard data/constraints/HumanEval/*.json)
+	$(LCL) codescore-base --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS) --out $@ --no-progress
+
 notebooks: $(EXEC_NB) ## execute every notebook (papermill)
 
 all: $(EXEC_NB) $(ALL_OUT) build/report/index.html ## regenerate everything (PROFILE=full|quick)

@@ -29,17 +29,50 @@ figures_dir = ""
 
 # %%
 
+import matplotlib.pyplot as plt
 from IPython.display import Markdown, display
 
 from lcl import claims, outputs
 
-tables_out, _ = outputs.output_dirs(tables_dir, figures_dir)
+tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 values = claims.reproduced_values(str(tables_out))
-table = claims.compare(values)
+table = claims.compare(values, claims.reproduced_cis(str(tables_out)))
 outputs.save_table(table, "claims", profile=profile, seed=seed, directory=tables_out,
                    title="Paper vs reproduced: every claim")
 s = claims.summary(table)
 display(table[table.reproduced_value.notna()])
+
+# %% [markdown]
+# ## Per section: how many claims hold
+
+# %%
+by_section = claims.by_section(table)
+outputs.save_table(by_section, "claims_by_section", profile=profile, seed=seed, directory=tables_out,
+                   title="Claims per paper section: reproduced, within tolerance, conclusion holds")
+display(by_section)
+
+# %% [markdown]
+# ## Paper vs reproduced, one point per claim (scores, correlations, MAE; counts left out)
+
+# %%
+fig, ax = plt.subplots(figsize=(5.2, 5))
+shown = table[table.reproduced_value.notna() & table.tolerance.notna() & (table.tolerance > 0)
+              & (table.tolerance <= 0.05)]
+for holds, color, name in ((True, "tab:green", "conclusion holds"), (False, "tab:red", "conclusion fails"),
+                           (None, "tab:gray", "not judged")):
+    g = shown[shown.conclusion_holds.map(lambda v, h=holds: v is h or (h is None and v != v) or
+                                          (h is None and v is None))]
+    ax.scatter(g.paper_value, g.reproduced_value, s=14, color=color, alpha=0.7, label=f"{name} ({len(g)})")
+ax.plot([0, 1], [0, 1], color="black", lw=0.8)
+ax.fill_between([0, 1], [-0.05, 0.95], [0.05, 1.05], color="gray", alpha=0.15, label="within 0.05")
+ax.set_xlim(-0.02, 1.02)
+ax.set_ylim(-0.02, 1.02)
+ax.set_xlabel("paper")
+ax.set_ylabel("reproduced")
+ax.legend(frameon=False, fontsize=8)
+ax.set_title("Claims in [0, 1] (scores, rho, MAE)")
+fig.tight_layout()
+outputs.save_figure(fig, "claims_scatter", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]
 # ## What we found

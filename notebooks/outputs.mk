@@ -18,5 +18,36 @@ NB_02_variants_IN  := $(wildcard data/constraints/*/*.json)
 NB_02_variants_OUT := tables/table2_variants.csv tables/table2_variants.md tables/variants_fingerprint.csv \
                       figures/variants_scatter.png figures/variants_scatter.pdf
 
-NB_08_claims_IN  := data/reference/paper_claims.csv build/notebooks/$(PROFILE)/00_data.ipynb build/notebooks/$(PROFILE)/02_variants.ipynb
-NB_08_claims_OUT := tables/claims.csv tables/claims.md
+# 08_claims reads every other notebook's tables
+NB_08_claims_IN  := data/reference/paper_claims.csv $(filter-out build/notebooks/$(PROFILE)/08_claims.ipynb,$(EXEC_NB))
+NB_08_claims_OUT := tables/claims.csv tables/claims.md tables/claims_by_section.csv tables/claims_by_section.md \
+                    figures/claims_scatter.png figures/claims_scatter.pdf
+
+# CodeScore_base (lcl codescore-base): trained once per profile, used by every RQ notebook.
+BASE_MODEL := build/models/$(PROFILE)/codescore_base.json
+LOCAL_PAIRS := build/notebooks/$(PROFILE)/02_variants.ipynb
+
+NB_03_rq1_correlation_IN  := $(BASE_MODEL)
+NB_03_rq1_correlation_OUT := tables/table3_correlation.csv tables/table3_correlation.md \
+                             figures/rq1_scatter.png figures/rq1_scatter.pdf
+
+NB_04_rq2_distinguishability_IN  := $(BASE_MODEL) $(wildcard data/constraints/PIE/*.json)
+NB_04_rq2_distinguishability_OUT := tables/table4_distinguishability.csv tables/table4_distinguishability.md \
+                                    tables/rq2_repetitions.csv tables/rq2_repetitions.md \
+                                    figures/rq2_distinguishability.png figures/rq2_distinguishability.pdf
+
+NB_05_rq3_regions_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)
+NB_05_rq3_regions_OUT := tables/rq3_thresholds.csv tables/rq3_thresholds.md tables/rq3_coverage.csv tables/rq3_coverage.md \
+                         tables/rq3_hit_rates.csv tables/rq3_hit_rates.md \
+                         figures/figure5_regions.png figures/figure5_regions.pdf \
+                         figures/figure1_examples.png figures/figure1_examples.pdf
+
+NB_06_rq4_effectiveness_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)
+NB_06_rq4_effectiveness_OUT := tables/table5_mae.csv tables/table5_mae.md tables/rq4_author_scores.csv tables/rq4_author_scores.md \
+                               tables/rq4_increase.csv tables/rq4_increase.md tables/rq4_worst_cases.csv tables/rq4_worst_cases.md \
+                               tables/rq4_mae_by_benchmark.csv tables/rq4_mae_by_benchmark.md \
+                               figures/rq4_mae.png figures/rq4_mae.pdf
+
+NB_07_rq5_training_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)
+NB_07_rq5_training_OUT := tables/table6_training.csv tables/table6_training.md tables/rq5_runs.csv tables/rq5_runs.md \
+                          figures/rq5_mae_vs_p.png figures/rq5_mae_vs_p.pdf

@@ -109,3 +109,12 @@ def test_timeouts_and_seeds() -> None:
     assert S.Settings.from_dict(s.to_dict()) == s
     with pytest.raises(ValueError):
         S.Settings.from_dict({"nope": 1})
+
+
+def test_inputs_digest_accepts_dicts_with_unsortable_keys():
+    from lcl.fuzz.algorithm import inputs_digest
+
+    a = inputs_digest([[{1: "x", "a": 2}]])
+    assert a == inputs_digest([[{"a": 2, 1: "x"}]])  # key order does not matter
+    assert a != inputs_digest([[{"1": "x", "a": 2}]])  # 1 and "1" differ
+    assert inputs_digest([[{"b": 1, "a": 2}]]) == inputs_digest([[{"a": 2, "b": 1}]])

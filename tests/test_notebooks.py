@@ -42,7 +42,7 @@ def test_every_notebook_declares_its_outputs():
 def _run_all(root: Path) -> list[Path]:
     out = []
     for name in runner.available_notebooks():
-        out.append(runner.run(name, profile="quick", seed=1, jobs=1, progress=False))
+        out.append(runner.run(name, profile="smoke", seed=1, jobs=1, progress=False))
     return out
 
 
@@ -54,7 +54,7 @@ def _check_outputs(root: Path) -> None:
             if not f.endswith(".md"):
                 side = path.with_name(path.name + ".provenance.json")
                 meta = json.loads(side.read_text())
-                assert meta["profile"] == "quick" and meta["seed"] == 1 and meta["notebook"] == nb
+                assert meta["profile"] == "smoke" and meta["seed"] == 1 and meta["notebook"] == nb
                 assert meta["packages"]["pandas"] != "not installed"
 
 
@@ -78,7 +78,7 @@ def test_notebooks_quick_with_mirror_and_report_in_browser(tmp_root: Path, tmp_p
     assert not rep.skipped
     _run_all(tmp_root)
     _check_outputs(tmp_root)
-    index = report.build_index("quick")
+    index = report.build_index("smoke")
     links = report.linked_files(index)
     assert links and all(p.exists() for p in links), [p for p in links if not p.exists()]
     assert any(p.suffix == ".png" for p in links) and any(p.suffix == ".html" for p in links)

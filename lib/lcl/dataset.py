@@ -206,3 +206,22 @@ def fingerprint(pairs: list[dict[str, Any]]) -> Any:
     }
     return pd.DataFrame([{"band": k, "mutants": int(v.sum()), "share %": round(100 * float(v.mean()), 1)}
                          for k, v in bands.items()])
+
+
+def local_path(profile: str) -> Any:
+    """Where notebook 02 writes the LoCaL pairs of a profile."""
+    from . import paths
+
+    return paths.processed() / f"local_pairs_{profile}.jsonl"
+
+
+def load_local(profile: str) -> list[dict[str, Any]]:
+    """The LoCaL pairs built by notebook 02 for ``profile`` (clear error when not built yet)."""
+    from .errors import UserError
+    from .io import read_jsonl
+
+    path = local_path(profile)
+    if not path.exists():
+        raise UserError(f"{path} does not exist yet: build it with 'make all PROFILE={profile}' "
+                        f"(notebook 02_variants writes it)")
+    return read_jsonl(path)

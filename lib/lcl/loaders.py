@@ -447,6 +447,17 @@ PAIR_LOADERS = {
     "ShareCode_java": load_sharecode_java,
     "LoCaL_published": load_local_published,
 }
+PAIR_SOURCE = {"PIE": "pie", "CodeScore_test": "codescore_test", "ShareCode_java": "sharecode_java",
+               "LoCaL_published": "local_release"}
+
+
+def pairs_if_available(name: str) -> list[Pair]:
+    """Pair dataset ``name`` (a key of :data:`PAIR_LOADERS`), or ``[]`` with a printed note when
+    its source is not here (registry-only runs: every notebook still runs, and says so)."""
+    if not sources.available(PAIR_SOURCE[name]):
+        print(f"note: {name} is not available (source '{PAIR_SOURCE[name]}' needs the local data mirror): skipped")
+        return []
+    return PAIR_LOADERS[name]()
 
 
 # ----------------------------------------------------------------------------- CLI

@@ -1,5 +1,5 @@
 """Run profiles: ``full`` reproduces the paper's settings; ``quick`` runs in minutes (CI, a
-first look). Notebooks receive the profile name from papermill and read settings here, so a
+first look); ``smoke`` is the tests' tiny run through every notebook. Notebooks receive the profile name from papermill and read settings here, so a
 parameters cell never holds derived values."""
 
 from __future__ import annotations
@@ -20,6 +20,13 @@ class Profile:
     max_tasks_per_benchmark: int | None  # None = every selected task
     mutants_per_function: int | None = None  # LoCaL mutants kept per function task (None = all)
     mutants_per_program: int | None = 15  # per program task (sampled with a recorded seed)
+    rq1_pairs: int | None = None  # PIE equivalent pairs for RQ1 (None = all 1000)
+    rq2_pairs: int = 100  # equivalent / non-equivalent pairs per RQ2 dataset (paper: 100)
+    rq2_pool_programs: int | None = None  # PIE slow programs mutated for the RQ2 pool (None = all with a verified spec)
+    rq3_balanced: int = 427  # mutants and optimised variants each in LoCaL_balanced (paper: 427)
+    eval_pairs_cap: int | None = None  # pairs scored per evaluation dataset in RQ3/RQ4 (None = all)
+    rq5_base_pairs: int = 2500  # model-written training candidates labelled for CodeScore_base (paper: 2500)
+    rq5_eval: int = 259  # Baseline and LoCaL_test evaluation sizes (paper: 259)
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -27,7 +34,11 @@ class Profile:
 
 PROFILES = {
     "full": Profile("full", 2000, 1000, 5, 2000, 10, tuple(range(0, 101, 10)), 5, None),
-    "quick": Profile("quick", 200, 100, 2, 200, 2, (0, 50, 100), 1, 5, 3, 3),
+    "quick": Profile("quick", 200, 100, 2, 200, 2, (0, 50, 100), 1, 5, 3, 3, rq1_pairs=60, rq2_pairs=20,
+                     rq2_pool_programs=12, rq3_balanced=427, eval_pairs_cap=80, rq5_base_pairs=120, rq5_eval=40),
+    # smoke: the smallest run that still exercises every code path (the notebook tests use it)
+    "smoke": Profile("smoke", 40, 30, 2, 50, 2, (0, 100), 1, 2, 2, 2, rq1_pairs=15, rq2_pairs=5,
+                     rq2_pool_programs=3, rq3_balanced=20, eval_pairs_cap=15, rq5_base_pairs=24, rq5_eval=8),
 }
 
 

@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from . import paths, sources
+from . import paths, profiles, sources
 from .io import write_text
 
 
@@ -129,5 +129,5 @@ def _cmd_report(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("report", help="render executed notebooks to HTML with an index page",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--profile", default=os.environ.get("LCL_PROFILE", "full"), choices=["full", "quick"])
+    p.add_argument("--profile", default=os.environ.get("LCL_PROFILE", "full"), choices=sorted(profiles.PROFILES))
     p.set_defaults(func=_cmd_report)

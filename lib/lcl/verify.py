@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import paths, sources
+from . import paths, profiles, sources
 from .errors import UserError
 
 
@@ -119,6 +119,6 @@ def _cmd_verify(args: argparse.Namespace) -> int:
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("verify", help="compare regenerated tables with recorded reference outputs",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--profile", default=os.environ.get("LCL_PROFILE", "full"), choices=["full", "quick"])
+    p.add_argument("--profile", default=os.environ.get("LCL_PROFILE", "full"), choices=sorted(profiles.PROFILES))
     p.add_argument("--record", action="store_true", help="record the current tables as the reference")
     p.set_defaults(func=_cmd_verify)

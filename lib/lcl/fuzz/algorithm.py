@@ -89,8 +89,19 @@ def check_inputs(inputs: Any, *, level: str, source: str = "inputs") -> list[Any
 
 def inputs_digest(inputs: Sequence[Any]) -> str:
     """SHA-256 of the inputs' JSON (tuples encode like lists; non-JSON values by ``repr``)."""
-    data = json.dumps(list(inputs), sort_keys=True, default=repr, separators=(",", ":"), ensure_ascii=False)
+    try:
+        data = json.dumps(list(inputs), sort_keys=True, default=repr, separators=(",", ":"), ensure_ascii=False)
+    except TypeError:  # a dict whose keys do not sort (e.g. 1 and "a"): encode dicts as sorted item lists
+        data = json.dumps(_canonical(list(inputs)), default=repr, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _canonical(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {"__dict__": sorted(([repr(k), _canonical(v)] for k, v in x.items()), key=lambda kv: kv[0])}
+    if isinstance(x, (list, tuple)):
+        return [_canonical(v) for v in x]
+    return x
 
 
 def code_digest(code: str) -> str:

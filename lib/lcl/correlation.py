@@ -1,0 +1,53 @@
+"""RQ1 (paper Section 4.3, Table 3): do CEMs follow surface similarity when behaviour is fixed?
+
+On PIE's slow/fast pairs (accepted solutions of the same problem: functional similarity 1.0)
+every CEM is compared with SurfaceSim (Eq. 1) by Spearman's rho; Shapiro-Wilk on each
+variable justifies a rank correlation, and a percentile bootstrap gives a 95% CI.
+An ideal CEM would show rho = 0: its score would not depend on how the code looks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import scoring, stats
+from .records import Pair
+
+
+def sample_pairs(pairs: list[Pair], n: int | None, seed: int) -> list[Pair]:
+    """``n`` PIE pairs drawn without replacement with ``seed`` (all, in file order, when ``n`` is None)."""
+    if n is None or n >= len(pairs):
+        return list(pairs)
+    rng = np.random.default_rng(seed)
+    idx = sorted(rng.choice(len(pairs), size=n, replace=False).tolist())
+    return [pairs[i] for i in idx]
+
+
+COLUMNS = ["Metric", "n", "rho", "p-value", "CI low", "CI high", "Shapiro p (SurfaceSim)", "Shapiro p (metric)",
+           "zeros"]
+
+
+def table3(scored: pd.DataFrame, *, n_boot: int, seed: int) -> pd.DataFrame:
+    """Table 3: per CEM, n, Spearman rho with SurfaceSim, its p-value and bootstrap 95% CI,
+    and the Shapiro-Wilk p-values of both variables."""
+    x = scored[scoring.label(scoring.SURFACE)].to_numpy(float)
+    rows = []
+    for col in scoring.cem_columns(scored):
+        y = scored[col].to_numpy(float)
+        ok = np.isfinite(x) & np.isfinite(y)
+        if ok.sum() < 3:  # too few pairs (e.g. PIE not available): reported as not computed
+            rows.append({"Metric": col, "n": int(ok.sum())})
+            continue
+        c = stats.spearman(x[ok], y[ok], n_boot=n_boot, seed=seed)
+        rows.append({"Metric": col, "n": c.n, "rho": round(c.rho, 4), "p-value": c.p_value,
+                     "CI low": round(c.ci_low, 4), "CI high": round(c.ci_high, 4),
+                     "Shapiro p (SurfaceSim)": c.shapiro_p_x, "Shapiro p (metric)": c.shapiro_p_y,
+                     "zeros": int(np.sum(y[ok] == 0))})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def normal(table: pd.DataFrame, alpha: float = 0.05) -> bool:
+    """True when Shapiro-Wilk does *not* reject normality for some variable (Spearman then
+    needs another justification); the paper found every variable non-normal."""
+    return bool(((table["Shapiro p (SurfaceSim)"] >= alpha) | (table["Shapiro p (metric)"] >= alpha)).any())

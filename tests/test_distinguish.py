@@ -1,0 +1,193 @@
+"""RQ2 (Section 4.4, Eq. 3, Table 4): dataset construction and the Table 4 arithmetic."""
+
+from __future__ import annotations
+
+import random
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lcl import distinguish as D
+from lcl.records import Pair
+
+
+def _pie(n_problems: int = 6, per_problem: int = 3) -> list[Pair]:
+    out = []
+    for p in range(n_problems):
+        for s in range(per_problem):
+            out.append(Pair(id=f"PIE_p{p}_s{s}_f{s}", reference=f"slow {p} {s}", candidate=f"fast {p} {s}",
+                            dataset="PIE", benchmark="PIE", task=f"PIE/p{p}_s{s}", level="program",
+                            variant_type="EQ", df_score=1.0, extra={"problem_id": f"p{p}"}))
+    return out
+
+
+def _pool(k: int) -> list[dict]:
+    return [{"id": f"LCL_PIE_p{i % 6}_MUT_{i}", "task": f"PIE/p{i % 6}", "reference": f"slow {i}",
+             "candidate": f"mutant {i}", "df_score": 0.0} for i in range(k)]
+
+
+def test_cross_pairs_never_pair_a_problem_with_itself() -> None:
+    pairs = _pie()
+    by_id = {p.id: p for p in pairs}
+    for seed in range(30):
+        xs = D.cross_pairs(pairs, 15, random.Random(seed))
+        assert len(xs) == 15
+        for x in xs:
+            a, b = x["id"][len("RQ2X_"):].split("__")
+            assert by_id[a].extra["problem_id"] != by_id[b].extra["problem_id"]
+            assert x["reference"] == by_id[a].reference and x["candidate"] == by_id[b].candidate
+        assert len({x["candidate"] for x in xs}) == 15  # fast sides drawn without replacement
+
+
+def test_cross_pairs_impossible_raises() -> None:
+    with pytest.raises(ValueError):
+        D.cross_pairs(_pie(n_problems=1), 2, random.Random(0))
+
+
+def test_equivalent_pairs_are_same_problem_and_distinct() -> None:
+    eq = D.equivalent_pairs(_pie(), 10, random.Random(1))
+    assert len({r["id"] for r in eq}) == 10
+    assert all(r["reference"].split()[1] == r["candidate"].split()[1] for r in eq)
+    assert all(r["variant_type"] == D.EQ and r["df_score"] == 1.0 for r in eq)
+
+
+def test_build_is_deterministic_given_seed() -> None:
+    pairs, pool = _pie(), _pool(12)
+    a, b = D.build(pairs, pool, 5, 123), D.build(pairs, pool, 5, 123)
+    assert a == b
+    c = D.build(pairs, pool, 5, 124)
+    assert (a.eq, a.neq_orig, a.neq_repl) != (c.eq, c.neq_orig, c.neq_repl)
+    assert a.ds_orig[:5] == a.ds_replaced[:5] == a.eq  # equivalent pairs shared by both datasets
+    reps = D.repetitions(pairs, pool, 5, 3, seed=7)
+    assert [r.seed for r in reps] == [r.seed for r in D.repetitions(pairs, pool, 5, 3, seed=7)]
+    assert len({r.seed for r in reps}) == 3
+
+
+def test_small_pool_uses_what_exists() -> None:
+    rep = D.build(_pie(), _pool(3), 5, 0)
+    assert len(rep.neq_repl) == 3 and len(rep.neq_orig) == 5
+
+
+def test_union_has_every_pair_once() -> None:
+    reps = D.repetitions(_pie(), _pool(8), 4, 3, seed=0)
+    u = D.union(reps)
+    ids = [r["id"] for r in u]
+    assert len(ids) == len(set(ids))
+    assert {p["id"] for r in reps for p in r.eq + r.neq_orig + r.neq_repl} == set(ids)
+
+
+def _synthetic() -> tuple[pd.DataFrame, list[D.Repetition]]:
+    """Two repetitions with hand-set scores for one metric ``M`` and SurfaceSim."""
+    def row(i: str, m: float, s: float) -> dict:
+        return {"id": i, "M": m, "SurfaceSim": s}
+
+    rows = [row("e1", 0.6, 0.7), row("e2", 0.4, 0.9), row("e3", 0.8, 0.8),
+            row("x1", 0.2, 0.5), row("x2", 0.1, 0.4), row("x3", 0.3, 0.5),
+            row("m1", 0.9, 0.95), row("m2", 1.0, 0.85), row("m3", 0.8, 0.9)]
+    mk = lambda ids: [{"id": i} for i in ids]  # noqa: E731
+    reps = [D.Repetition(0, 11, mk(["e1", "e2"]), mk(["x1", "x2"]), mk(["m1", "m2"])),
+            D.Repetition(1, 12, mk(["e2", "e3"]), mk(["x2", "x3"]), mk(["m2", "m3"]))]
+    return pd.DataFrame(rows), reps
+
+
+def test_repetition_scores_and_table4_math() -> None:
+    scored, reps = _synthetic()
+    long = D.repetition_scores(scored, reps, columns=["SurfaceSim", "M"])
+    assert len(long) == 2 * 2 * 2
+    r0 = long[(long.repetition == 0) & (long.dataset == D.ORIG) & (long.metric == "M")].iloc[0]
+    assert r0["eq_score"] == pytest.approx(0.5) and r0["neq_score"] == pytest.approx(0.15)
+    assert r0["d"] == pytest.approx(0.5 / 0.15)  # Eq. 3: ratio of means, not mean of ratios
+    r1 = long[(long.repetition == 1) & (long.dataset == D.REPL) & (long.metric == "M")].iloc[0]
+    assert r1["eq_score"] == pytest.approx(0.6) and r1["neq_score"] == pytest.approx(0.9)
+    assert r1["d"] == pytest.approx(0.6 / 0.9)
+
+    t = D.table4(long).set_index("metric")
+    m = t.loc["M"]
+    d_orig = [0.5 / 0.15, 0.6 / 0.2]
+    d_repl = [0.5 / 0.95, 0.6 / 0.9]
+    assert m["EQ"] == pytest.approx(0.55) and m["EQ std"] == pytest.approx(np.std([0.5, 0.6], ddof=1))
+    assert m["NEQ orig"] == pytest.approx(0.175) and m["NEQ orig std"] == pytest.approx(np.std([0.15, 0.2], ddof=1))
+    assert m["d orig"] == pytest.approx(np.mean(d_orig)) and m["d orig std"] == pytest.approx(np.std(d_orig, ddof=1))
+    assert m["NEQ repl"] == pytest.approx(0.925)
+    assert m["d repl"] == pytest.approx(np.mean(d_repl)) and m["d repl std"] == pytest.approx(np.std(d_repl, ddof=1))
+    assert m["drop %"] == pytest.approx((np.mean(d_orig) - np.mean(d_repl)) / np.mean(d_orig) * 100)
+    assert (m["n_eq"], m["n_neq_orig"], m["n_neq_repl"], m["repetitions"]) == (2, 2, 2, 2)
+    s = t.loc["SurfaceSim"]
+    assert s["EQ"] == pytest.approx(np.mean([0.8, 0.85])) and s["NEQ repl"] == pytest.approx(np.mean([0.9, 0.875]))
+
+
+def test_drops_percentage() -> None:
+    t = pd.DataFrame({"d orig": [8.60, 2.0, 1.0], "d repl": [0.40, 1.0, 2.0]})
+    assert D.drops(t).tolist() == pytest.approx([(8.60 - 0.40) / 8.60 * 100, 50.0, -100.0])
+
+
+def test_claim_values_maps_paper_names() -> None:
+    scored, reps = _synthetic()
+    scored = scored.rename(columns={"M": "CodeBERTScore[MiniLM]"})
+    t = D.table4(D.repetition_scores(scored, reps, columns=["SurfaceSim", "CodeBERTScore[MiniLM]"]))
+    v = D.claim_values(t)
+    assert v["T4.CodeBERTScore.eq"] == pytest.approx(0.55)
+    assert v["RQ2.drop.CodeBERTScore"] == pytest.approx(float(t.loc[t.metric != "SurfaceSim", "drop %"].iloc[0]))
+    assert v["RQ2.surf.eq"] == pytest.approx(0.825)
+    assert "T4.SurfaceSim.eq" not in v
+    shown = D.with_paper(t)
+    assert "d orig (paper)" in shown.columns and len(shown) == len(t)
+
+
+def test_fmt() -> None:
+    assert D.fmt(0.494, 0.031) == "0.49 (±0.03)"
+    assert D.fmt(float("nan"), 0.1) == "—"
+
+
+def test_usable_pairs_leaves_out_unparsable_programs() -> None:
+    pairs = [Pair(id=f"ok{i}", reference=f"x = {i}", candidate=f"print({i})", dataset="PIE",
+                  extra={"problem_id": f"p{i}"}) for i in range(3)]
+    pairs[0] = Pair(id="bad", reference="print 'py2'", candidate="print(1)", dataset="PIE", extra={"problem_id": "p0"})
+    keep, skipped = D.usable_pairs(pairs)
+    assert [p.id for p in keep] == [p.id for p in pairs[1:]]
+    assert sum(skipped.values()) == 1
+
+
+def test_mutant_pool_keeps_exact_zero_and_stops_at_target(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pool logic without fuzzing: labels are faked by id (df = 0 when i % 3 == 0)."""
+    from collections import Counter
+
+    from lcl import dataset
+    from lcl.profiles import get
+
+    rows = [{"id": f"M{i:02d}", "variant_type": "MUT", "task": "PIE/p1", "reference": "x = 1",
+             "variant": f"x = {i}", "operator": "AOR"} for i in range(30)]
+    dfs = {f"M{i:02d}": (0.0 if i % 3 == 0 else [0.5, 1.0, -1.0, 1e-9][i % 4]) for i in range(30)}
+    labelled: list[str] = []
+
+    def fake_label(chunk, profile, seed, jobs, progress=True):  # noqa: ANN001, ANN202
+        labelled.extend(r["id"] for r in chunk)
+        return [{"id": r["id"], "df_score": dfs[r["id"]], "error": None, "counts": {}, "runs": []} for r in chunk]
+
+    monkeypatch.setattr(D, "pool_programs", lambda profile, seed: ([], Counter()))
+    monkeypatch.setattr(dataset, "candidates", lambda tasks, profile, seed, ledger: rows)
+    monkeypatch.setattr(dataset, "label", fake_label)
+    P = get("quick")
+    everything, c = D.mutant_pool(P, 1, 1, progress=False)
+    assert {r["id"] for r in everything} == {k for k, v in dfs.items() if v == 0.0}  # 1e-9 is not 0
+    assert c["kept: df_score = 0"] == 10 and c["mutants fuzzed"] == 30
+    assert c["excluded: differs on some inputs only (0 < df_score < 1)"] >= 1
+    small = {b: D.mutant_pool(P, 1, 1, progress=False, target=4, batch=b)[0] for b in (1, 5, 30)}
+    assert all(len(v) == 4 for v in small.values())
+    assert small[1] == small[5] == small[30]  # the pool does not depend on the batch size
+    labelled.clear()
+    _, c = D.mutant_pool(P, 1, 1, progress=False, target=4, batch=5)
+    assert c["mutants fuzzed"] == len(labelled) < 30 and c["not fuzzed: pool target reached"] == 30 - len(labelled)
+
+
+def test_empty_inputs_give_empty_tables() -> None:
+    """No PIE (registry-only data): the notebook still writes its tables, with no rows."""
+    long = D.repetition_scores(pd.DataFrame({"id": [], "M": []}), [], columns=["M"])
+    t = D.with_paper(D.table4(long))
+    assert len(t) == 0 and {"d orig", "drop %", "d orig (paper)"} <= set(t.columns)
+    rep = D.build(_pie(), [], 3, 0)
+    assert rep.neq_repl == []
+    scored = pd.DataFrame({"id": [r["id"] for r in rep.eq + rep.neq_orig], "M": 0.5})
+    row = D.table4(D.repetition_scores(scored, [rep], columns=["M"])).iloc[0]
+    assert row["n_neq_repl"] == 0 and np.isnan(row["d repl"])

@@ -1,0 +1,157 @@
+"""RQ1, RQ3 and RQ4 analyses on small synthetic tables (no metric models, no fuzzing)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from lcl import claims, correlation, coverage, effectiveness as eff, regions, scoring
+from lcl.records import Pair
+
+
+def _pairs(n: int) -> list[Pair]:
+    return [Pair(id=f"p{i}", reference=f"r{i}", candidate=f"c{i}", dataset="PIE", df_score=1.0) for i in range(n)]
+
+
+def test_sample_pairs_is_deterministic_and_without_replacement():
+    pairs = _pairs(50)
+    a, b = correlation.sample_pairs(pairs, 10, 3), correlation.sample_pairs(pairs, 10, 3)
+    assert [p.id for p in a] == [p.id for p in b] and len({p.id for p in a}) == 10
+    assert [p.id for p in correlation.sample_pairs(pairs, 10, 4)] != [p.id for p in a]
+    assert correlation.sample_pairs(pairs, None, 3) == pairs
+
+
+def test_table3_rho_sign_and_columns():
+    rng = np.random.default_rng(0)
+    x = rng.random(80)
+    f = pd.DataFrame({"SurfaceSim": x, "CodeBLEU": x + 0.05 * rng.random(80), "CrystalBLEU": 1 - x})
+    t = correlation.table3(f, n_boot=50, seed=1).set_index("Metric")
+    assert t.loc["CodeBLEU", "rho"] > 0.9 and t.loc["CodeBLEU", "CI low"] > 0.8
+    assert t.loc["CrystalBLEU", "rho"] == pytest.approx(-1.0)
+    assert list(t.reset_index().columns) == correlation.COLUMNS
+
+
+def test_table3_with_too_few_pairs_reports_not_computed():
+    f = pd.DataFrame({"SurfaceSim": [0.5, 0.6], "CodeBLEU": [0.1, 0.2]})
+    t = correlation.table3(f, n_boot=10, seed=0)
+    assert t.loc[0, "n"] == 2 and pd.isna(t.loc[0, "rho"])
+
+
+def _local(n_mut: int, n_opt: int) -> pd.DataFrame:
+    rows = [{"id": f"m{i}", "variant_type": "MUT", "SurfaceSim": 0.95, "df_score": 0.0, "reference": "r",
+             "candidate": f"m{i}"} for i in range(n_mut)]
+    rows += [{"id": f"o{i}", "variant_type": "OPT", "SurfaceSim": 0.4, "df_score": 1.0, "reference": "r",
+              "candidate": f"o{i}"} for i in range(n_opt)]
+    return pd.DataFrame(rows)
+
+
+def test_balanced_takes_equal_numbers_of_each_type():
+    b = coverage.balanced(_local(30, 7), 427, seed=1)
+    assert (b.variant_type == "MUT").sum() == (b.variant_type == "OPT").sum() == 7
+    assert b.equals(coverage.balanced(_local(30, 7), 427, seed=1))
+    assert len(coverage.balanced(_local(30, 20), 5, seed=1)) == 10
+
+
+def test_region_table_and_hit_rates():
+    th = regions.Thresholds(0.6, 0.9, 0.1, 0.9, 0.0, 0.05, "squared")
+    local = pd.concat([_local(4, 2), pd.DataFrame([{"id": "c", "variant_type": "MUT", "SurfaceSim": 0.7,
+                                                    "df_score": 0.5, "reference": "r", "candidate": "x"}])])
+    t = coverage.region_table({"L": local}, th).iloc[0]
+    assert (t["SFD"], t["DFS"], t["Control"]) == (4, 2, 1)
+    assert t["SFD %"] == round(100 * 4 / 7, 1)
+    # the control point (0.7, 0.5): DFS corner (0.6, 0.9) is hypot(0.1, 0.4) away, SFD corner (0.9, 0.1) hypot(0.2, 0.4)
+    assert t["Control: mean distance to SFD/DFS"] == pytest.approx(round(float(np.hypot(0.1, 0.4)), 3))
+    h = coverage.hit_rates(local, th).set_index("Variants")
+    assert h.loc["MUT", "inside"] == 4 and h.loc["MUT", "n"] == 5 and h.loc["OPT", "%"] == 100.0
+    assert coverage.region_table({"L": local}, None).empty
+    assert coverage.hit_rates(local, None)["inside"].isna().all()
+
+
+def test_fit_returns_none_when_regions_cannot_all_be_non_empty():
+    f = pd.DataFrame({"SurfaceSim": [0.5, 0.5], "df_score": [0.5, 0.5], "CodeBLEU": [0.5, 0.5]})
+    assert coverage.fit({"a": f}, ["CodeBLEU"], step=0.1, error="squared") is None
+
+
+def test_figure1_prefers_one_reference_with_both_kinds():
+    local = pd.DataFrame([
+        {"id": "a", "variant_type": "MUT", "SurfaceSim": 0.97, "df_score": 0.0, "reference": "R1", "candidate": "x"},
+        {"id": "b", "variant_type": "OPT", "SurfaceSim": 0.50, "df_score": 1.0, "reference": "R1", "candidate": "y"},
+        {"id": "c", "variant_type": "MUT", "SurfaceSim": 0.99, "df_score": 0.0, "reference": "R2", "candidate": "z"},
+        {"id": "d", "variant_type": "MUT", "SurfaceSim": 0.99, "df_score": 0.5, "reference": "R1", "candidate": "w"},
+    ])
+    ex = coverage.figure1_examples(local)
+    assert ex["shared_reference"] and ex["reference"] == "R1"
+    assert ex["mutant"]["id"] == "a" and ex["optimised"]["id"] == "b"
+    assert coverage.figure1_examples(local.iloc[0:0]) is None
+
+
+def _scored(name: str, err: float) -> pd.DataFrame:
+    return pd.DataFrame({"id": ["1", "2"], "df_score": [1.0, 0.0], "SurfaceSim": [0.5, 0.9],
+                         "CodeBLEU": [1.0 - err, err], "benchmark": ["PIE", "APPS"], "variant_type": ["OPT", "MUT"]})
+
+
+def test_table5_increase_and_worst_cases():
+    t = eff.table5({"CodeScore_test": _scored("b", 0.1), "LoCaL": _scored("l", 0.7)}, ["CodeBLEU"])
+    assert list(t.CodeBLEU) == [0.1, 0.7]
+    inc = eff.increase(t, ["CodeBLEU"]).iloc[0]
+    assert inc["increase"] == pytest.approx(0.6) and inc["ratio"] == pytest.approx(7.0)
+    worst, where = eff.worst_cases(_scored("l", 0.7), ["CodeBLEU"], k=1)
+    assert worst.iloc[0]["k"] == 1 and worst.iloc[0]["mean error"] == pytest.approx(0.7)
+    assert where["pairs"].sum() == 1
+
+
+def test_table5_leaves_a_metric_that_cannot_score_as_nan():
+    f = _scored("j", 0.2).assign(**{"CodeScore-style (retrained)": np.nan})
+    t = eff.table5({"ShareCode_java": f}, ["CodeBLEU", "CodeScore-style (retrained)"])
+    assert t.loc[0, "CodeBLEU"] == pytest.approx(0.2) and pd.isna(t.loc[0, "CodeScore-style (retrained)"])
+
+
+def test_labelled_drops_timeouts_and_unknown_labels():
+    f = pd.DataFrame({"id": ["a", "b", "c"], "df_score": [1.0, -1.0, None]})
+    assert list(eff.labelled(f).id) == ["a"]
+
+
+def test_author_scores_reads_the_published_values():
+    p = Pair(id="x", reference="r", candidate="c", dataset="LoCaL_published", df_score=0.0, variant_type="MUT",
+             extra={"author_scores": {"codebleu": 0.9, "crystalbleu": 0.0, "codebertscore": 0.95, "codescore": 0.2,
+                                      "surfaceSim": 0.93}})
+    t = eff.author_scores([p, Pair(id="y", reference="r", candidate="d", dataset="LoCaL_published")])
+    assert len(t) == 1 and t.loc[0, "CodeBERTScore"] == 0.95 and t.loc[0, "SurfaceSim"] == 0.93
+    assert eff.author_scores([]).empty
+
+
+def test_pairs_frame_accepts_pairs_and_dataset_rows():
+    rows = [{"id": "L1", "benchmark": "PIE", "variant_type": "MUT", "reference": "a", "variant": "b", "df_score": 0.0}]
+    f = scoring.pairs_frame(rows)
+    assert f.loc[0, "candidate"] == "b" and f.loc[0, "dataset"] == "LoCaL" and f.loc[0, "lang"] == "python"
+    assert list(scoring.pairs_frame(_pairs(2)).columns) == scoring.PAIR_COLUMNS
+    assert scoring.pairs_frame([]).empty
+
+
+def test_paper_names_of_substitutes():
+    assert scoring.paper_name("CodeBERTScore[MiniLM]") == "CodeBERTScore"
+    assert scoring.paper_name("CodeScore-style (retrained)") == "CodeScore"
+    assert scoring.paper_name("CrystalBLEU[paper]") == "CrystalBLEU"
+
+
+def test_claims_read_the_rq_tables(tmp_path):
+    pd.DataFrame([{"Metric": "CodeBERTScore[MiniLM]", "n": 10, "rho": 0.8, "CI low": 0.7, "CI high": 0.9}]).to_csv(
+        tmp_path / "table3_correlation.csv", index=False)
+    pd.DataFrame([{"Dataset": "CodeScore_test", "n": 5, "CodeBLEU": 0.2, "CodeBLEU (paper)": 0.27},
+                  {"Dataset": "LoCaL", "n": 5, "CodeBLEU": 0.6, "CodeBLEU (paper)": 0.8}]).to_csv(
+        tmp_path / "table5_mae.csv", index=False)
+    pd.DataFrame([{"metric": "CodeBLEU", "EQ": 0.5, "NEQ orig": 0.2, "d orig": 2.5, "NEQ repl": 0.9,
+                   "d repl": 0.55, "drop %": 78.0}]).to_csv(tmp_path / "table4_distinguishability.csv", index=False)
+    values = claims.reproduced_values(str(tmp_path))
+    assert values["T3.CodeBERTScore.rho"] == 0.8 and values["T5.LoCaL.CodeBLEU"] == 0.6
+    assert values["T4.CodeBLEU.d_repl"] == 0.55 and values["RQ2.drop.CodeBLEU"] == 78.0
+    table = claims.compare(values, claims.reproduced_cis(str(tmp_path))).set_index("claim_id")
+    assert table.loc["T3.CodeBERTScore.rho", "ci_low"] == 0.7
+    assert table.loc["T3.CodeBERTScore.rho", "conclusion_holds"] == True  # noqa: E712
+    assert table.loc["T5.LoCaL.CodeBLEU", "conclusion_holds"] == True  # noqa: E712  (0.6 > 0.2)
+    assert table.loc["T4.CodeBLEU.d_repl", "conclusion_holds"] == True  # noqa: E712  (2.5 > 1 > 0.55)
+    assert table.loc["T5.LoCaL.CodeBLEU", "within_tolerance"] == False  # noqa: E712  (0.6 vs 0.80)
+    assert table.loc["RQ2.drop.CodeBLEU", "tolerance"] == 5.0
+    by = claims.by_section(table.reset_index()).set_index("section")
+    assert by.loc["Table 3", "reproduced"] == 1 and by.loc["Table 5", "claims"] == 19
