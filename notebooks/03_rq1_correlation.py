@@ -88,8 +88,8 @@ outputs.save_figure(fig, "rq1_scatter", profile=profile, seed=seed, directory=fi
 # ## What we found
 
 # %%
-lines = []
-for _, r in t3.iterrows():
+lines = [] if t3.rho.notna().any() else [f"- Not computed: {len(scored)} PIE pairs here (PIE needs the local data mirror)."]
+for _, r in t3[t3.rho.notna()].iterrows():
     sign = "positive" if r["CI low"] > 0 else ("negative" if r["CI high"] < 0 else "not distinguishable from 0")
     lines.append(f"- **{r['Metric']}**: rho = {r['rho']:.3f} (95% CI {r['CI low']:.3f} to {r['CI high']:.3f}, "
                  f"p = {r['p-value']:.2g}); paper {r['rho (paper)']:.4f}. Correlation {sign}.")
@@ -97,7 +97,8 @@ lines.append("- Shapiro-Wilk " + ("rejects normality for every variable, so Spea
                                    if not correlation.normal(t3) else
                                    "does not reject normality for some variable here (small sample); Spearman is kept "
                                    "for comparability with the paper."))
-zeros = int(t3.set_index("Metric").loc["CrystalBLEU", "zeros"])
+zeros = t3.set_index("Metric").zeros.get("CrystalBLEU", float("nan"))
+zeros = int(zeros) if zeros == zeros else 0
 lines.append(f"- CrystalBLEU gives exactly 0 on {zeros} of {len(scored)} pairs. The paper saw many zeros (its k = 50 "
              "filter removing all overlap); " + ("we see them too." if zeros else
              "we see none: our ignore set is the k = 50 most frequent n-grams of the scored corpus, which keeps more "
