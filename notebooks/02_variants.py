@@ -22,9 +22,14 @@
 # mutants (0.922, 0.093); 3117 pairs excluding timeouts.
 #
 # **Status: in progress.** Our optimised variants come from an offline rewriter (no model is
-# reachable here), not GPT-4; mutants from MutPy, capped per task (see `lcl.profiles`). Every
-# exclusion is counted below. Computation: `lib/lcl/dataset.py`, generators `lib/lcl/variants/`,
-# labels `lib/lcl/fuzz/`, SurfaceSim `lib/lcl/similarity.py`.
+# reachable here), not GPT-4; mutants from MutPy, capped per task (see `lcl.profiles`). Two
+# further sources sit next to them, in their own files so that `local_pairs_<profile>` keeps
+# meaning "our LoCaL (MUT + OPT)": human-written DFS pairs mined from four PyPI algorithm
+# collections (`clone_pairs_<profile>`, variant_type CLONE) and the authors' published pairs
+# (`published_pairs`, variant_type PUBLISHED; needs the data mirror). Every exclusion is counted
+# below. Computation: `lib/lcl/dataset.py`, `lib/lcl/clones.py`, generators
+# `lib/lcl/variants/`, labels `lib/lcl/fuzz/`, SurfaceSim `lib/lcl/similarity.py`; the dataset
+# is described in `docs/DATASHEET.md`.
 
 # %% tags=["parameters"]
 profile = "full"
@@ -39,8 +44,7 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown, display
 
-from lcl import claims, dataset, outputs, paths, profiles
-from lcl.io import write_jsonl
+from lcl import claims, clones, dataset, outputs, paths, profiles
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
@@ -56,9 +60,8 @@ print(f"{len(tasks)} selected tasks; mutants per task: functions {P.mutants_per_
 rows = dataset.candidates(tasks, P, seed, ledger)
 results = dataset.label(rows, P, seed, jobs)
 pairs = dataset.assemble(rows, results, ledger)
-processed = paths.processed()
-write_jsonl(processed / f"local_pairs_{profile}.jsonl", pairs)
-print(f"{len(rows)} candidates -> {len(pairs)} LoCaL pairs ({processed / f'local_pairs_{profile}.jsonl'})")
+dataset.write_pairs(dataset.local_path(profile), pairs)  # + .parquet (schema: dataset.SCHEMA)
+print(f"{len(rows)} candidates -> {len(pairs)} LoCaL pairs ({dataset.local_path(profile)}, .parquet)")
 
 # %% [markdown]
 # ## Table 2 · Statistics of LoCaL (ours next to the paper's)
@@ -102,18 +105,135 @@ fig.tight_layout()
 outputs.save_figure(fig, "variants_scatter", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]
+# ## Human-written DFS pairs (clones)
+#
+# Independent implementations of the same behaviour in four algorithm collections (algorithms,
+# pygorithm, searchsort, algos-py; MIT licensed, read and only run inside the fuzzing sandbox).
+# Candidate families by name/signature, behaviour fingerprints on the family's input domain,
+# clusters of identical behaviour, at most `pairs_per_cluster` pairs per cluster (seeded), each
+# labelled by Algorithm 1 on fresh inputs (`lib/lcl/clones.py` explains every decision, e.g.
+# in-place sorts are compared through their mutated argument).
+
+# %%
+clone_ledger = dataset.Ledger()
+caps = clones.caps_for(profile)
+clone_pairs, clusters = clones.build(P, seed, jobs, clone_ledger)
+dataset.write_pairs(dataset.clone_path(profile), clone_pairs)
+cs = clones.summary(clusters, clone_pairs)
+print(f"{cs['clusters']} clusters of {cs['functions']} functions -> {cs['pairs']} CLONE pairs "
+      f"({dataset.clone_path(profile)}, .parquet); caps: {caps}")
+
+# %%
+ct = clones.cluster_table(clusters, clone_pairs)
+clone_notes = [f"{r['stage']}: {r['what']} = {r['count']}" for r in clone_ledger.to_rows()]
+clone_notes += [
+    f"Profile caps ({profile}): families {'all' if caps.families is None else ', '.join(caps.families)}; "
+    f"candidates per family {caps.functions_per_family or 'all'}; pairs per cluster {caps.pairs_per_cluster}.",
+    f"Fingerprints: N = {P.fuzz_inputs_function} domain inputs per candidate; labels: Algorithm 1 with "
+    f"R = {P.fuzz_runs}, N = {P.fuzz_inputs_function} fresh inputs per run.",
+    "Clusters are strict: identical outcomes (value or exception type) on every fingerprint input.",
+]
+outputs.save_table(ct, "clone_clusters", profile=profile, seed=seed, directory=tables_out, notes=clone_notes,
+                   title="Human-written DFS pairs: clusters of equivalent implementations")
+display(ct.drop(columns=["members"]))
+
+# %%
+cdf = pd.DataFrame(clone_pairs)
+fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+for kind, color, g in (("MUT", "tab:orange", df[df.variant_type == "MUT"] if len(df) else df),
+                       ("OPT", "tab:green", df[df.variant_type == "OPT"] if len(df) else df),
+                       ("CLONE", "tab:blue", cdf)):
+    if len(g):
+        ax1.scatter(g.surface_sim, g.df_score, s=12, alpha=0.6 if kind == "CLONE" else 0.25, color=color,
+                    label=f"{kind} ({len(g)})")
+ax1.axvline(0.70, color="grey", lw=0.8, ls=":")
+ax1.set_xlabel("SurfaceSim (Eq. 1)")
+ax1.set_ylabel("df_score (Algorithm 1)")
+ax1.set_xlim(0, 1.02)
+ax1.set_ylim(-0.02, 1.05)
+ax1.legend(frameon=False, loc="center left")
+ax1.set_title("Clones next to our mutants and optimised variants")
+bins = [i / 20 for i in range(21)]
+for kind, color, g in (("OPT (rewriter)", "tab:green", df[df.variant_type == "OPT"] if len(df) else df),
+                       ("CLONE (human)", "tab:blue", cdf)):
+    if len(g):
+        ax2.hist(g.surface_sim, bins=bins, alpha=0.5, color=color, density=True, label=f"{kind}, mean {g.surface_sim.mean():.3f}")
+ax2.set_xlabel("SurfaceSim (Eq. 1)")
+ax2.set_ylabel("density")
+ax2.legend(frameon=False)
+ax2.set_title("SurfaceSim of the DFS candidates")
+fig.tight_layout()
+outputs.save_figure(fig, "clone_scatter", profile=profile, seed=seed, directory=figures_out)
+
+# %% [markdown]
+# ## The published LoCaL pairs (third source)
+#
+# The authors' release (development part, from the data mirror's `local_release/`): their kind
+# (MUT/OPT; PIE pairs without one) is kept in `published_kind`, their score is the df_score, and
+# SurfaceSim is ours (paper mode; it reproduces the authors' `surfaceSim` where they give one).
+# Without the mirror this part is skipped and the table below shows our sources only.
+
+# %%
+pub_ledger = dataset.Ledger()
+published = dataset.published_pairs(pub_ledger)
+if published:
+    dataset.write_pairs(dataset.published_path(), published)
+    given = [p for p in published if p["surface_sim_published"] is not None]
+    agree = sum(abs(p["surface_sim"] - p["surface_sim_published"]) < 1e-9 for p in given)
+    print(f"{len(published)} PUBLISHED pairs ({dataset.published_path()}, .parquet); our SurfaceSim equals the "
+          f"authors' on {agree}/{len(given)} pairs that carry one")
+else:
+    display(Markdown("**The published pairs are not available here (no data mirror): this part is skipped.**"))
+
+# %%
+t2s = dataset.table2_sources(pairs, clone_pairs, published, profile)
+pub_notes = [f"{r['stage']}: {r['what']} = {r['count']}" for r in pub_ledger.to_rows()]
+if not published:
+    pub_notes.append("Published pairs not available (the data mirror's local_release/ is absent): only our rows.")
+pub_notes.append("Published df_score = the release's score; Avg. SurfaceSim is ours (paper mode) for every row.")
+pv = {k: claims.paper_value(f"T2.{k}") for k in ("opt.total", "opt.surfacesim", "opt.df", "mut.total", "mut.surfacesim", "mut.df")}
+pub_notes.append(f"Paper Table 2: optimised {pv['opt.total']:g} pairs (SurfaceSim {pv['opt.surfacesim']:g}, df "
+                 f"{pv['opt.df']:g}), mutated {pv['mut.total']:g} ({pv['mut.surfacesim']:g}, {pv['mut.df']:g}).")
+outputs.save_table(t2s, "published_table2", profile=profile, seed=seed, directory=tables_out, notes=pub_notes,
+                   title="Table 2 by source: our LoCaL, our clones and the published release")
+display(t2s)
+
+# %% [markdown]
+# ## Ledger: where every candidate went
+
+# %%
+lt = dataset.ledger_table({"LoCaL (MUT/OPT)": ledger, "clones": clone_ledger, "published": pub_ledger})
+outputs.save_table(lt, "dataset_ledger", profile=profile, seed=seed, directory=tables_out,
+                   title="Generated candidates and every exclusion, per source")
+display(lt)
+
+# %% [markdown]
 # ## What we found
 
 # %%
 opt = t2.set_index("Variant Type").loc["Optimized"]
 mut = t2.set_index("Variant Type").loc["Mutated"]
 dfs_ok = opt["Total"] > 0 and opt["Avg. SurfaceSim"] <= 0.70 and opt["Avg. df_score"] >= 0.98
+clones_dfs_ok = bool(cs["pairs"]) and cs["mean_surface_sim"] <= 0.70 and cs["mean_df_score"] >= 0.98
+
+
+def fmt(x):
+    return "—" if x is None else f"{x:.3f}"
+
+
 display(Markdown("\n".join([
-    f"- {len(pairs)} pairs: {mut['Total']} mutants (mean SurfaceSim {mut['Avg. SurfaceSim']}, mean df_score "
+    f"- {len(pairs)} pairs: {int(mut['Total'])} mutants (mean SurfaceSim {mut['Avg. SurfaceSim']}, mean df_score "
     f"{mut['Avg. df_score']}; paper {mut['Avg. SurfaceSim (paper)']}, {mut['Avg. df_score (paper)']}) and "
-    f"{opt['Total']} optimised variants ({opt['Avg. SurfaceSim']}, {opt['Avg. df_score']}; paper "
+    f"{int(opt['Total'])} optimised variants ({opt['Avg. SurfaceSim']}, {opt['Avg. df_score']}; paper "
     f"{opt['Avg. SurfaceSim (paper)']}, {opt['Avg. df_score (paper)']}).",
     f"- DFS target (mean SurfaceSim <= 0.70 with mean df_score >= 0.98): **{'met' if dfs_ok else 'not met'}**. "
     "Our rewriter keeps most AST node types, so SurfaceSim's AST half stays high; the paper's GPT-4 variants "
     "restructure more.",
+    f"- Human-written clones: {cs['clusters']} clusters of {cs['functions']} functions, {cs['pairs']} pairs "
+    f"({cs['cross_package_pairs']} across two collections; mean SurfaceSim {fmt(cs['mean_surface_sim'])}, "
+    f"mean df_score {fmt(cs['mean_df_score'])}). Each pair's equivalence was confirmed on fresh inputs (pairs with "
+    f"df_score < 1 are discarded); the DFS target is **{'met' if clones_dfs_ok else 'not met'}** by these "
+    "independently written variants.",
+    (f"- Published release: {len(published)} pairs read (see `published_table2`)." if published
+     else "- Published release: not available here (no data mirror); skipped."),
 ])))

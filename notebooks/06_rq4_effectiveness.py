@@ -23,8 +23,8 @@
 # then PIE pairs are the hardest.
 #
 # **Our setting.** LoCaL = our pairs from `02_variants`; CodeScore_test and ShareCode_java with the
-# published labels; the published part of the authors' LoCaL release as an extra row, and, on the
-# same pairs, **the authors' own metric values** (original CodeBERT and CodeScore) so our substitutes
+# published labels; the published part of the authors' LoCaL release and our human-written clone
+# pairs as extra rows, and, on the published pairs, **the authors' own metric values** (original CodeBERT and CodeScore) so our substitutes
 # (CodeBERTScore[MiniLM], CodeScore-style retrained) can be compared with the originals.
 # Computation: `lib/lcl/effectiveness.py`; scores `lib/lcl/scoring.py`.
 
@@ -54,6 +54,7 @@ sets = {
     "LoCaL": eff.labelled(scoring.pairs_frame(dataset.load_local(profile))),
     "LoCaL_published": eff.cap(eff.labelled(scoring.pairs_frame(published)), P.eval_pairs_cap, seed),
     "ShareCode_java": eff.cap(eff.labelled(scoring.pairs_frame(loaders.pairs_if_available("ShareCode_java"))), P.eval_pairs_cap, seed),
+    "Clones": eff.labelled(scoring.pairs_frame(dataset.load_clones(profile))),
 }
 print({k: len(v) for k, v in sets.items()})
 
@@ -67,7 +68,8 @@ cems = scoring.cem_columns(scored["LoCaL"])
 loc = scored["LoCaL"]
 ordered = {"CodeScore_test": scored["CodeScore_test"], "LoCaL": loc,
            "LoCaL_opt": loc[loc.variant_type == "OPT"], "LoCaL_mut": loc[loc.variant_type == "MUT"],
-           "ShareCode_java": scored["ShareCode_java"], "LoCaL_published": scored["LoCaL_published"]}
+           "ShareCode_java": scored["ShareCode_java"], "LoCaL_published": scored["LoCaL_published"],
+           "Clones": scored["Clones"]}
 
 # %% [markdown]
 # ## Table 5 · MAE of each CEM per dataset (ours, with the paper's value beside it)
@@ -83,7 +85,9 @@ outputs.save_table(t5, "table5_mae", profile=profile, seed=seed, directory=table
                           "(trained on codegen-2b HumanEval completions); N/A on Java as in the paper.",
                           f"Datasets capped at {P.eval_pairs_cap} pairs (seed {seed})." if P.eval_pairs_cap else
                           "All pairs of every dataset.",
-                          "LoCaL_published: the part of the authors' LoCaL release in the mirror, with their labels."])
+                          "LoCaL_published: the part of the authors' LoCaL release in the mirror, with their labels.",
+                          "Clones: our human-written DFS pairs (independent implementations from PyPI algorithm "
+                          "collections, df_score = 1 by construction of the clusters)."])
 display(t5)
 
 # %% [markdown]

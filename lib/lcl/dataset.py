@@ -24,22 +24,64 @@ from .profiles import Profile
 from .records import Task
 
 SCHEMA = {
-    "id": "LCL_<benchmark>_<task>_<MUT|OPT>_<k>",
-    "benchmark": "HumanEval | MBPP | APPS | PIE",
-    "task": "task uid (spec id for PIE: PIE/<problem>)",
+    # -- every pair file (local_pairs_<profile>, clone_pairs_<profile>, published_pairs) --
+    "id": "LCL_<benchmark>_<task>_<MUT|OPT>_<k> | CLONE_<family>_<n>_<k> | the published id (#k for repeats)",
+    "benchmark": "HumanEval | MBPP | APPS | PIE | Clones",
+    "task": "task uid (spec id for PIE: PIE/<problem>; Clones/<cluster> for clones)",
     "level": "function | program",
-    "variant_type": "MUT | OPT | CLONE | PUBLISHED",
+    "variant_type": "MUT | OPT (local_pairs) | CLONE (clone_pairs) | PUBLISHED (published_pairs)",
+    "reference": "the reference code (ast.unparse of the task's reference; a clone unit; the published golden_code)",
+    "variant": "the variant's code (mutant, optimised variant, second clone unit, published generated_code)",
+    "df_score": "Algorithm 1; mean over kept runs (PUBLISHED: the authors' published score)",
+    "surface_sim": "Eq. 1, paper mode (ours, for every kind)",
+    "generator": "mutpy | rewriter | pie_fast | human (CLONE) | published",
+    # -- MUT / OPT / CLONE (our labels) --
+    "run_scores": "per-run scores (None = excluded run)",
+    "counts": "matches, mismatches, timeouts, crashes, invalid, skipped over kept runs",
+    "verdict_digest": "SHA-256 of the verdict vector (lcl.fuzz)",
+    "seeds": "per-run input seeds",
+    "spec": "verified | reviewed | inferred (the task's input spec); 'clone domain <name>' for clones",
+    "entry_point": "function entry point (None for programs; the reference's function for clones)",
+    # -- MUT / OPT --
     "operator": "MutPy operator (MUT)",
+    "lineno": "line of the mutated node (MUT)",
     "strategies": "paper strategy labels (OPT; [] = surface rewrites only)",
     "rewrites": "concrete rewrites applied (OPT)",
-    "generator": "mutpy | rewriter | pie_fast",
-    "reference": "ast.unparse of the reference",
-    "variant": "the variant's code",
-    "df_score": "Algorithm 1; mean over kept runs",
-    "run_scores": "per-run scores (None = excluded run)",
-    "counts": "matches, mismatches, timeouts, crashes, invalid over kept runs",
-    "spec": "verified | reviewed | inferred (the task's input spec)",
-    "surface_sim": "Eq. 1, paper mode",
+    # -- CLONE (lcl.clones) --
+    "cluster": "<family>#<n>: functions with identical behaviour fingerprints",
+    "family": "candidate family (name/signature rule, lcl.clones.FAMILIES)",
+    "domain": "input domain of the family (lcl.clones.DOMAINS)",
+    "observe": "return | return_or_arg0 (what is compared: the returned value, or the mutated first argument when it returns None)",
+    "cross_package": "the two functions come from different collections",
+    "reference_package": "algorithms | pygorithm | searchsort | algos_py (also variant_package)",
+    "reference_module": "module path inside the package (also variant_module)",
+    "reference_function": "function name (also variant_function)",
+    "reference_licence": "licence of the source package, from data/sources.toml (also variant_licence)",
+    "reference_registry": "PyPI name==version it was read from (also variant_registry)",
+    "variant_package": "see reference_package",
+    "variant_module": "see reference_module",
+    "variant_function": "see reference_function",
+    "variant_licence": "see reference_licence",
+    "variant_registry": "see reference_registry",
+    # -- PUBLISHED --
+    "published_kind": "MUT | OPT | None (the release's local_type; None: PIE pairs without one)",
+    "published_id": "the id in the release (repeated ids keep it here)",
+    "surface_sim_published": "the authors' surfaceSim (author_scores), when given",
+    "author_scores": "the authors' per-pair metric scores (JSON text in Parquet)",
+}
+
+#: Parquet column types (pyarrow); any other column is stored as JSON text (see write_parquet)
+_COUNTS = ("matches", "mismatches", "timeouts", "crashes", "invalid", "skipped")
+PARQUET_TYPES = {
+    **{k: "string" for k in (
+        "id", "benchmark", "task", "level", "variant_type", "reference", "variant", "generator", "verdict_digest",
+        "spec", "entry_point", "operator", "cluster", "family", "domain", "observe", "published_kind",
+        "published_id", *(f"{side}_{x}" for side in ("reference", "variant")
+                          for x in ("package", "module", "function", "licence", "registry")))},
+    "df_score": "float64", "surface_sim": "float64", "surface_sim_published": "float64",
+    "lineno": "int64", "cross_package": "bool",
+    "run_scores": "list<float64>", "seeds": "list<int64>", "strategies": "list<string>", "rewrites": "list<string>",
+    "counts": "struct<" + ", ".join(f"{c}: int64" for c in _COUNTS) + ">",
 }
 
 
@@ -225,3 +267,172 @@ def load_local(profile: str) -> list[dict[str, Any]]:
         raise UserError(f"{path} does not exist yet: build it with 'make all PROFILE={profile}' "
                         f"(notebook 02_variants writes it)")
     return read_jsonl(path)
+
+
+# ============================================================================ published pairs
+def published_pairs(ledger: Ledger) -> list[dict[str, Any]]:
+    """The published LoCaL pairs (mirror's ``local_release/``) as a third source: variant_type
+    PUBLISHED, the release's kind kept in ``published_kind``, its score as ``df_score``, our
+    SurfaceSim next to the authors'. ``[]`` (with a printed note) when the mirror is absent."""
+    import warnings
+
+    from .similarity import SimilarityWarning, surface_sim
+
+    out = []
+    for p in loaders.pairs_if_available("LoCaL_published"):
+        ledger.generated["PUBLISHED pairs in the release"] += 1
+        if p.df_score is None:
+            ledger.drop("PUBLISHED", "no published score")
+            continue
+        if p.df_score < 0:
+            ledger.drop("PUBLISHED", "timed out in the authors' fuzzing (score = -1)")
+            continue
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", SimilarityWarning)
+            sim = surface_sim(p.reference, p.candidate, mode="paper")
+        authors = p.extra.get("author_scores") or None
+        out.append({
+            "id": p.id, "benchmark": p.benchmark, "task": p.task, "level": p.level, "variant_type": "PUBLISHED",
+            "published_kind": p.variant_type, "published_id": p.extra.get("published_id", p.id),
+            "reference": p.reference, "variant": p.candidate, "df_score": p.df_score, "surface_sim": sim,
+            "surface_sim_published": (authors or {}).get("surfaceSim"), "author_scores": authors,
+            "generator": "published",
+        })
+    return out
+
+
+# ============================================================================ summaries
+_KIND_LABEL = {"OPT": "Optimized", "MUT": "Mutated", "CLONE": "Clones (human-written)", None: "Untyped (PIE)"}
+
+
+def _summary_row(g: Any, source: str, label_: str) -> dict[str, Any]:
+    n = len(g)
+    return {
+        "Source": source, "Variant Type": label_,
+        "Method-Level": int((g.level == "function").sum()) if n else 0,
+        "Program-Level": int((g.level == "program").sum()) if n else 0,
+        "Total": n,
+        "Avg. SurfaceSim": round(float(g.surface_sim.mean()), 3) if n else None,
+        "Avg. df_score": round(float(g.df_score.mean()), 3) if n else None,
+        "share df = 1 (%)": round(100 * float((g.df_score >= 1.0).mean()), 1) if n else None,
+    }
+
+
+def table2_sources(ours: list[dict[str, Any]], clones: list[dict[str, Any]],
+                   published: list[dict[str, Any]], profile: str) -> Any:
+    """Table-2-like summary of every source side by side: our MUT/OPT, our clones, and the
+    published pairs per published kind (plus all of them)."""
+    import pandas as pd
+
+    rows = []
+    o = pd.DataFrame(ours)
+    for kind in ("OPT", "MUT"):
+        rows.append(_summary_row(o[o.variant_type == kind] if len(o) else o, f"ours ({profile})", _KIND_LABEL[kind]))
+    c = pd.DataFrame(clones)
+    rows.append(_summary_row(c, f"ours ({profile})", _KIND_LABEL["CLONE"]))
+    p = pd.DataFrame(published)
+    if len(p):
+        for kind in ("OPT", "MUT", None):
+            g = p[p.published_kind.isna()] if kind is None else p[p.published_kind == kind]
+            rows.append(_summary_row(g, "published release", _KIND_LABEL[kind]))
+        rows.append(_summary_row(p, "published release", "All"))
+    return pd.DataFrame(rows)
+
+
+def ledger_table(ledgers: dict[str, Ledger]) -> Any:
+    """Every ledger as one table (source, stage, what, count)."""
+    import pandas as pd
+
+    rows = [{"source": name, **r} for name, led in ledgers.items() for r in led.to_rows()]
+    return pd.DataFrame(rows, columns=["source", "stage", "what", "count"])
+
+
+# ============================================================================ files
+def _arrow_type(spec: str) -> Any:
+    import pyarrow as pa
+
+    simple = {"string": pa.string(), "float64": pa.float64(), "int64": pa.int64(), "bool": pa.bool_()}
+    if spec in simple:
+        return simple[spec]
+    if spec.startswith("list<"):
+        return pa.list_(simple[spec[5:-1]])
+    if spec.startswith("struct<"):
+        return pa.struct([(name.strip(), simple[t.strip()]) for name, t in
+                          (f.split(":") for f in spec[7:-1].split(","))])
+    raise ValueError(spec)
+
+
+def write_parquet(path: Any, rows: list[dict[str, Any]]) -> Any:
+    """Rows -> Parquet (pyarrow), atomically. Columns: :data:`SCHEMA` order first, then the
+    rest sorted; types from :data:`PARQUET_TYPES`; any other column (nested, heterogeneous:
+    ``author_scores``) is JSON text. Each field carries its SCHEMA description as metadata."""
+    import json
+
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from .io import atomic_path
+
+    keys = {k for r in rows for k in r}
+    cols = [k for k in SCHEMA if k in keys] + sorted(keys - set(SCHEMA))
+    fields, arrays = [], []
+    for k in cols:
+        vals = [r.get(k) for r in rows]
+        if k in PARQUET_TYPES:
+            t = _arrow_type(PARQUET_TYPES[k])
+            if PARQUET_TYPES[k].startswith("struct<"):
+                vals = [None if v is None else {c: v.get(c, 0) for c in _COUNTS} for v in vals]
+        else:
+            t = pa.string()
+            vals = [None if v is None else json.dumps(v, sort_keys=True, default=str) for v in vals]
+        meta = {"description": SCHEMA.get(k, "JSON text"), "encoding": "native" if k in PARQUET_TYPES else "json"}
+        fields.append(pa.field(k, t, metadata=meta))
+        arrays.append(pa.array(vals, type=t))
+    table = pa.Table.from_arrays(arrays, schema=pa.schema(fields, metadata={"lcl.schema": "lcl.dataset.SCHEMA"}))
+    with atomic_path(path) as tmp:
+        pq.write_table(table, tmp)
+    return path
+
+
+def write_pairs(jsonl_path: Any, rows: list[dict[str, Any]]) -> tuple[Any, Any]:
+    """``<name>.jsonl`` and ``<name>.parquet`` side by side."""
+    from pathlib import Path
+
+    from .io import write_jsonl
+
+    p = Path(jsonl_path)
+    write_jsonl(p, rows)
+    return p, write_parquet(p.with_suffix(".parquet"), rows)
+
+
+def clone_path(profile: str) -> Any:
+    """Where notebook 02 writes the human-written clone pairs (CLONE) of a profile."""
+    from . import paths
+
+    return paths.processed() / f"clone_pairs_{profile}.jsonl"
+
+
+def published_path() -> Any:
+    """Where notebook 02 writes the published LoCaL pairs (PUBLISHED; profile-independent)."""
+    from . import paths
+
+    return paths.processed() / "published_pairs.jsonl"
+
+
+def load_clones(profile: str) -> list[dict[str, Any]]:
+    """The CLONE pairs built by notebook 02 for ``profile``."""
+    from .errors import UserError
+    from .io import read_jsonl
+
+    path = clone_path(profile)
+    if not path.exists():
+        raise UserError(f"{path} does not exist yet: run notebook 02_variants with --profile {profile}")
+    return read_jsonl(path)
+
+
+def load_published() -> list[dict[str, Any]]:
+    """The PUBLISHED pairs written by notebook 02 (``[]`` when the mirror was absent)."""
+    from .io import read_jsonl
+
+    path = published_path()
+    return read_jsonl(path) if path.exists() else []

@@ -1,0 +1,150 @@
+"""The pair dataset files (lcl.dataset): Parquet schema and round trip, the published pairs as
+a third source, Table-2-like summaries by source, the ledger table, file locations."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pandas as pd
+import pyarrow.parquet as pq
+import pytest
+
+from lcl import dataset, loaders
+from lcl.errors import UserError
+from lcl.records import Pair
+
+MUT = {"id": "LCL_HumanEval_HumanEval_0_MUT_1", "benchmark": "HumanEval", "task": "HumanEval/0", "level": "function",
+       "variant_type": "MUT", "reference": "def f(x):\n    return x + 1", "variant": "def f(x):\n    return x - 1",
+       "df_score": 0.0, "run_scores": [0.0, None], "seeds": [2**62 + 5, 7], "spec": "verified",
+       "counts": {"matches": 0, "mismatches": 200, "timeouts": 0, "crashes": 0, "invalid": 0, "skipped": 0},
+       "operator": "AOR", "lineno": 2, "generator": "mutpy", "surface_sim": 0.95, "entry_point": "f",
+       "verdict_digest": "ab"}
+OPT = {**MUT, "id": "LCL_APPS_1_OPT_1", "benchmark": "APPS", "level": "program", "variant_type": "OPT",
+       "df_score": 1.0, "surface_sim": 0.6, "strategies": ["S1"], "rewrites": ["r1", "r2"], "operator": None,
+       "lineno": None, "generator": "rewriter", "entry_point": None}
+CLONE = {**MUT, "id": "CLONE_sort_1_1", "benchmark": "Clones", "task": "Clones/sort#1", "variant_type": "CLONE",
+         "df_score": 1.0, "surface_sim": 0.5, "cluster": "sort#1", "family": "sort", "domain": "int_list",
+         "observe": "return_or_arg0", "cross_package": True, "reference_package": "algorithms",
+         "reference_licence": "MIT", "variant_package": "pygorithm", "variant_licence": "MIT", "operator": None,
+         "lineno": None, "generator": "human"}
+
+
+def test_schema_documents_every_typed_column() -> None:
+    assert set(dataset.PARQUET_TYPES) <= set(dataset.SCHEMA)
+    for k in ("variant_type", "df_score", "surface_sim", "cluster", "published_kind", "reference_licence"):
+        assert k in dataset.SCHEMA
+
+
+def test_parquet_round_trip(tmp_path: Path) -> None:
+    rows = [MUT, OPT, CLONE, {"id": "x", "variant_type": "PUBLISHED", "author_scores": {"codebleu": 0.5},
+                              "df_score": 0.25, "published_kind": None}]
+    path = dataset.write_parquet(tmp_path / "p.parquet", rows)
+    t = pq.read_table(path)
+    names = t.schema.names
+    assert names[:4] == ["id", "benchmark", "task", "level"]  # SCHEMA order first
+    assert str(t.schema.field("df_score").type) == "double"
+    assert str(t.schema.field("seeds").type) == "list<element: int64>"
+    assert str(t.schema.field("cross_package").type) == "bool"
+    assert t.schema.field("counts").type.num_fields == 6
+    assert t.schema.field("author_scores").metadata[b"encoding"] == b"json"
+    assert t.schema.field("df_score").metadata[b"description"].startswith(b"Algorithm 1")
+    df = t.to_pandas()
+    assert df.loc[0, "seeds"].tolist() == [2**62 + 5, 7]
+    assert pd.isna(df.loc[0, "run_scores"][1])
+    assert df.loc[0, "counts"]["mismatches"] == 200
+    assert list(df.loc[1, "rewrites"]) == ["r1", "r2"]
+    assert json.loads(df.loc[3, "author_scores"]) == {"codebleu": 0.5}
+    assert df.loc[2, "reference_licence"] == "MIT" and pd.isna(df.loc[0, "reference_licence"])
+
+
+def test_write_pairs_writes_both_files(tmp_path: Path) -> None:
+    from lcl.io import read_jsonl
+
+    j, p = dataset.write_pairs(tmp_path / "local_pairs_x.jsonl", [MUT, OPT])
+    assert j.exists() and Path(p) == tmp_path / "local_pairs_x.parquet"
+    assert read_jsonl(j) == [MUT, OPT]
+    assert pq.read_table(p).num_rows == 2
+    # empty files are valid too (a profile or source with no pairs)
+    _, p0 = dataset.write_pairs(tmp_path / "empty.jsonl", [])
+    assert pq.read_table(p0).num_rows == 0
+
+
+def test_file_locations() -> None:
+    assert dataset.local_path("quick").name == "local_pairs_quick.jsonl"
+    assert dataset.clone_path("quick").name == "clone_pairs_quick.jsonl"
+    assert dataset.published_path().name == "published_pairs.jsonl"
+    assert dataset.local_path("q").parent == dataset.clone_path("q").parent == dataset.published_path().parent
+
+
+def test_loaders_say_how_to_build(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(dataset, "local_path", lambda profile: tmp_path / f"local_pairs_{profile}.jsonl")
+    monkeypatch.setattr(dataset, "clone_path", lambda profile: tmp_path / f"clone_pairs_{profile}.jsonl")
+    monkeypatch.setattr(dataset, "published_path", lambda: tmp_path / "published_pairs.jsonl")
+    with pytest.raises(UserError, match="02_variants"):
+        dataset.load_local("nope")
+    with pytest.raises(UserError, match="02_variants"):
+        dataset.load_clones("nope")
+    assert dataset.load_published() == []
+    dataset.write_pairs(tmp_path / "clone_pairs_q.jsonl", [CLONE])
+    assert dataset.load_clones("q") == [CLONE]
+
+
+def _pub(i: int, kind: str | None, level: str, score: float | None, authors: dict | None = None) -> Pair:
+    return Pair(id=f"P{i}", reference="def f(x):\n    return x", candidate="def f(y):\n    return y",
+                dataset="LoCaL_published", benchmark="HumanEval" if level == "function" else "PIE",
+                task="HumanEval/1", level=level, variant_type=kind, df_score=score,
+                extra={"published_id": f"P{i}", **({"author_scores": authors} if authors else {})})
+
+
+def test_published_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
+    fake = [_pub(1, "OPT", "function", 1.0, {"surfaceSim": 0.5}), _pub(2, "MUT", "program", 0.2),
+            _pub(3, None, "program", -1.0), _pub(4, None, "program", None), _pub(5, None, "program", 0.0)]
+    monkeypatch.setattr(loaders, "pairs_if_available", lambda name: fake if name == "LoCaL_published" else [])
+    led = dataset.Ledger()
+    rows = dataset.published_pairs(led)
+    assert [r["id"] for r in rows] == ["P1", "P2", "P5"]
+    assert {r["variant_type"] for r in rows} == {"PUBLISHED"}
+    assert [r["published_kind"] for r in rows] == ["OPT", "MUT", None]
+    assert rows[0]["surface_sim_published"] == 0.5 and rows[1]["surface_sim_published"] is None
+    assert all(0 <= r["surface_sim"] <= 1 for r in rows)
+    assert led.generated["PUBLISHED pairs in the release"] == 5
+    assert led.dropped["PUBLISHED: timed out in the authors' fuzzing (score = -1)"] == 1
+    assert led.dropped["PUBLISHED: no published score"] == 1
+
+
+def test_published_pairs_absent(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(loaders, "pairs_if_available", lambda name: [])
+    led = dataset.Ledger()
+    assert dataset.published_pairs(led) == [] and not led.generated
+
+
+def test_table2_sources() -> None:
+    pub = [{"level": "function", "published_kind": "OPT", "surface_sim": 0.6, "df_score": 1.0},
+           {"level": "program", "published_kind": "MUT", "surface_sim": 0.9, "df_score": 0.0},
+           {"level": "program", "published_kind": None, "surface_sim": 0.8, "df_score": 0.5}]
+    t = dataset.table2_sources([MUT, OPT], [CLONE], pub, "quick")
+    assert list(t["Source"]) == ["ours (quick)"] * 3 + ["published release"] * 4
+    assert list(t["Variant Type"]) == ["Optimized", "Mutated", "Clones (human-written)", "Optimized", "Mutated",
+                                       "Untyped (PIE)", "All"]
+    assert list(t["Total"]) == [1, 1, 1, 1, 1, 1, 3]
+    assert t.loc[0, "Program-Level"] == 1 and t.loc[1, "Method-Level"] == 1
+    assert t.loc[6, "Avg. df_score"] == 0.5 and t.loc[2, "share df = 1 (%)"] == 100.0
+    # no published pairs, no pairs at all: still a table
+    t0 = dataset.table2_sources([], [], [], "smoke")
+    assert list(t0["Total"]) == [0, 0, 0] and t0["Avg. SurfaceSim"].isna().all()
+
+
+def test_ledger_table() -> None:
+    a, b = dataset.Ledger(), dataset.Ledger()
+    a.generated["MUT candidates"] += 3
+    a.drop("MUT", "duplicate", 2)
+    a.drop("MUT", "nothing", 0)  # zero counts are not recorded
+    b.drop("CLONE pair", "identical code")
+    t = dataset.ledger_table({"LoCaL": a, "clones": b})
+    assert t.to_dict("records") == [
+        {"source": "LoCaL", "stage": "generated", "what": "MUT candidates", "count": 3},
+        {"source": "LoCaL", "stage": "excluded", "what": "MUT: duplicate", "count": 2},
+        {"source": "clones", "stage": "excluded", "what": "CLONE pair: identical code", "count": 1},
+    ]
+    assert list(dataset.ledger_table({}).columns) == ["source", "stage", "what", "count"]
