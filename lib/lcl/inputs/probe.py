@@ -13,6 +13,7 @@ parent's overall timeout still reports what it finished.
 from __future__ import annotations
 
 import copy
+import gc
 import io
 import json
 import os
@@ -104,6 +105,8 @@ def main(job_path: str, result_path: str) -> int:
                 examples.setdefault(v, repr(inp)[:300])
             finally:
                 signal.setitimer(signal.ITIMER_REAL, 0)
+                if fn is None:  # a program's globals form cycles (its functions point back at them): free them now
+                    gc.collect()
             verdicts.append(v)
     finally:
         if cov:
