@@ -36,7 +36,7 @@ from lcl import claims, outputs
 
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 values = claims.reproduced_values(str(tables_out))
-table = claims.compare(values, claims.reproduced_cis(str(tables_out)))
+table = claims.compare(values, claims.reproduced_cis(str(tables_out)), profile=profile)
 outputs.save_table(table, "claims", profile=profile, seed=seed, directory=tables_out,
                    title="Paper vs reproduced: every claim")
 s = claims.summary(table)
@@ -50,6 +50,15 @@ by_section = claims.by_section(table)
 outputs.save_table(by_section, "claims_by_section", profile=profile, seed=seed, directory=tables_out,
                    title="Claims per paper section: reproduced, within tolerance, conclusion holds")
 display(by_section)
+
+# %% [markdown]
+# ## Deviations, grouped by their reason
+
+# %%
+dev = claims.deviations(table)
+outputs.save_table(dev, "claims_deviations", profile=profile, seed=seed, directory=tables_out,
+                   title="Claims outside their tolerance, by reason")
+display(dev)
 
 # %% [markdown]
 # ## Paper vs reproduced, one point per claim (scores, correlations, MAE; counts left out)

@@ -23,6 +23,7 @@ NB_02_variants_OUT := tables/table2_variants.csv tables/table2_variants.md table
 # 08_claims reads every other notebook's tables
 NB_08_claims_IN  := data/reference/paper_claims.csv $(filter-out build/notebooks/$(PROFILE)/08_claims.ipynb,$(EXEC_NB))
 NB_08_claims_OUT := tables/claims.csv tables/claims.md tables/claims_by_section.csv tables/claims_by_section.md \
+                    tables/claims_deviations.csv tables/claims_deviations.md \
                     figures/claims_scatter.png figures/claims_scatter.pdf
 
 # CodeScore_base (lcl codescore-base): trained once per profile, used by every RQ notebook.

@@ -45,6 +45,8 @@ REASONS = {
     "T5.CodeScore_test.CodeScore": "the paper's CodeScore was trained on CodeScore's own data (this set's "
                                    "distribution); our substitute never saw it",
     "T5.ShareCode_java": "same pairs and labels; CodeBERTScore on a MiniLM substitute encoder",
+    "T5.ShareCode_java.CodeBLEU": "same pairs, labels and package (Java keywords and dataflow of codebleu 0.7.0)",
+    "T5.ShareCode_java.CrystalBLEU": "same pairs and labels; CrystalBLEU's ignore set from the scored corpus",
     "RQ4": "LoCaL is ours; two substitute CEMs",
     "T6": "CodeScore-style substitute (frozen MiniLM + head) trained on codegen-2b HumanEval completions, not "
           "CodeScore's training set; our LoCaL labels",
@@ -217,9 +219,13 @@ def _rq_conclusions(v: dict[str, float]) -> dict[str, bool]:
     return c
 
 
-def compare(values: dict[str, float], cis: dict[str, tuple[float, float]] | None = None) -> pd.DataFrame:
-    """Every paper claim next to its reproduced value (or the reason it has none yet)."""
+def compare(values: dict[str, float], cis: dict[str, tuple[float, float]] | None = None,
+            profile: str = "full") -> pd.DataFrame:
+    """Every paper claim next to its reproduced value (or the reason it has none yet).
+
+    With a reduced ``profile`` every deviation's reason says so first (smaller samples)."""
     cis = cis or {}
+    prefix = "" if profile == "full" else f"{profile} profile (reduced sample sizes); "
     conclusions = _conclusions(values)
     rows = []
     for claim_id, r in load().iterrows():
@@ -227,6 +233,8 @@ def compare(values: dict[str, float], cis: dict[str, tuple[float, float]] | None
         tol = _tolerance(claim_id, str(r["unit"]))
         within = None if got is None or tol != tol else abs(got - float(r["paper_value"])) <= tol + 1e-12
         reason = "" if within else _reason(claim_id)
+        if got is not None and within is False:
+            reason = prefix + reason
         if got is None:
             reason = "not yet reproduced: its research-question notebook is pending" + (f" ({reason})" if reason else "")
         lo, hi = cis.get(claim_id, (None, None))
@@ -256,3 +264,12 @@ def by_section(table: pd.DataFrame) -> pd.DataFrame:
                      "conclusion holds": int((g.conclusion_holds == True).sum()),  # noqa: E712
                      "conclusion fails": int((g.conclusion_holds == False).sum())})  # noqa: E712
     return pd.DataFrame(rows)
+
+
+def deviations(table: pd.DataFrame) -> pd.DataFrame:
+    """Claims outside their tolerance, grouped by the stated reason (how many, which)."""
+    out = table[table.within_tolerance == False]  # noqa: E712
+    rows = [{"reason": reason or "(no reason stated)", "claims": len(g),
+             "conclusion still holds": int((g.conclusion_holds == True).sum()),  # noqa: E712
+             "claim ids": ", ".join(g.claim_id)} for reason, g in out.groupby("reason", sort=False)]
+    return pd.DataFrame(rows, columns=["reason", "claims", "conclusion still holds", "claim ids"])
