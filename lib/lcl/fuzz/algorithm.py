@@ -12,8 +12,12 @@ import ast
 import warnings
 import hashlib
 import json
+import operator
+import threading
+import time
 from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass
+from itertools import repeat
 from typing import Any
 
 from ..errors import UserError
@@ -28,13 +32,18 @@ class LoadError(UserError):
 
 
 # ---------------------------------------------------------------------------- validation
+_WARN_LOCK = threading.Lock()
+
+
 def check_code(code: str, *, level: str, entry: str | None, side: str, label: str = "") -> None:
     """Static checks before anything runs: it parses; a function pair defines ``entry``."""
     where = f"{side}{f' of {label}' if label else ''}"
     if not isinstance(code, str) or not code.strip():
         raise LoadError(f"{where}: the code is empty")
     try:
-        with warnings.catch_warnings():  # benchmark code triggers Syntax/DeprecationWarnings
+        # benchmark code triggers Syntax/DeprecationWarnings; catch_warnings swaps process-wide
+        # state, so batch threads take turns
+        with _WARN_LOCK, warnings.catch_warnings():
             warnings.simplefilter("ignore")
             tree = ast.parse(code)
             compile(tree, f"<{side}>", "exec")
@@ -79,6 +88,9 @@ def check_inputs(inputs: Any, *, level: str, source: str = "inputs") -> list[Any
     if not isinstance(inputs, (list, tuple)) or len(inputs) == 0:
         raise UserError(f"{source}: no inputs (expected a non-empty list)")
     out = list(inputs)
+    if {list, tuple}.issuperset(map(type, out)) if level == "function" else \
+            (level == "program" and {str}.issuperset(map(type, out))):
+        return out  # the common case, checked at C speed (exact types)
     for k, x in enumerate(out, 1):
         if level == "function" and not isinstance(x, (list, tuple)):
             raise UserError(f"{source}: input {k} is not a list of positional arguments: {str(x)[:80]!r}")
@@ -94,6 +106,30 @@ def inputs_digest(inputs: Sequence[Any]) -> str:
     except TypeError:  # a dict whose keys do not sort (e.g. 1 and "a"): encode dicts as sorted item lists
         data = json.dumps(_canonical(list(inputs)), default=repr, separators=(",", ":"), ensure_ascii=False)
     return hashlib.sha256(data.encode("utf-8", "surrogatepass")).hexdigest()
+
+
+def _inputs_digest_yielding(inputs: Sequence[Any], step: int = 1024) -> str:
+    """``inputs_digest(inputs)``, byte for byte (a JSON list is ``[`` + its items' encodings
+    joined by ``,`` + ``]``), encoded ``step`` inputs at a time with the GIL released in
+    between: a helper thread computing it then delays the harness's own thread by one step,
+    not by the whole encoding."""
+    items = list(inputs)
+    if len(items) <= step:
+        return inputs_digest(items)
+    h = hashlib.sha256(b"[")
+    sleep = time.sleep
+    try:
+        for k in range(0, len(items), step):
+            part = json.dumps(items[k:k + step], sort_keys=True, default=repr, separators=(",", ":"),
+                              ensure_ascii=False)
+            if k:
+                h.update(b",")
+            h.update(part[1:-1].encode("utf-8", "surrogatepass"))
+            sleep(0)
+    except TypeError:  # unsortable dict keys somewhere: the whole list is encoded canonically
+        return inputs_digest(items)
+    h.update(b"]")
+    return h.hexdigest()
 
 
 def _canonical(x: Any) -> Any:
@@ -148,9 +184,11 @@ def reference_key(spec: CodeSpec, inputs: Sequence[Any], settings: S.Settings, i
 
 def compute_reference(spec: CodeSpec, inputs: Sequence[Any], settings: S.Settings, *,
                       network: str | None = None, ref_cache: MutableMapping[str, bytes] | None = None,
-                      label: str = "", inputs_hash: str | None = None) -> ReferenceOutcomes:
-    """Reference outcomes for ``inputs`` (from ``ref_cache`` when present)."""
-    key = reference_key(spec, inputs, settings, inputs_hash)
+                      label: str = "", inputs_hash: str | None = None,
+                      blobs: list[bytes] | None = None) -> ReferenceOutcomes:
+    """Reference outcomes for ``inputs`` (from ``ref_cache`` when present). ``blobs``: the
+    same inputs already pickled by :meth:`Executor.set_inputs` of the same level (reused)."""
+    key = reference_key(spec, inputs, settings, inputs_hash) if ref_cache is not None else ""
     if ref_cache is not None:
         blob = ref_cache.get(key)
         if blob is not None:
@@ -158,7 +196,8 @@ def compute_reference(spec: CodeSpec, inputs: Sequence[Any], settings: S.Setting
     s = settings  # with workers > 1 the reference is sharded the same way as the variant
     with Executor(spec, s, network=network) as ex:
         ex.precise = True
-        ex.set_inputs(list(inputs))
+        ex.single_pass = True  # each input runs once: plain unpickling, no per-input preparation
+        ex.set_inputs(list(inputs), blobs=blobs)
         res = ex.run_pass([s.reference_timeout] * len(inputs), float("inf"), s.reference_timeout)
     _raise_load(res.load, "reference", label, spec.entry)
     digests = bytearray(res.digests)
@@ -186,6 +225,27 @@ def _raise_load(load: Any, side: str, label: str, entry: str | None) -> None:
 
 
 # ---------------------------------------------------------------------------- verdicts
+_NONZERO = bytes([0] + [1] * 255)  # translate table: non-zero bytes -> 1
+
+
+def _nonzero_groups(x: bytes, size: int) -> list[int]:
+    """Indices of the ``size``-byte groups of ``x`` that hold a non-zero byte."""
+    t = x.translate(_NONZERO)
+    out = []
+    pos = t.find(1)
+    while pos >= 0:
+        g = pos // size
+        out.append(g)
+        pos = t.find(1, (g + 1) * size)
+    return out
+
+
+def _xor(a: bytes, b: bytes) -> bytes:
+    if len(a) != len(b):
+        raise ValueError("outcome records of different lengths")
+    return (int.from_bytes(a, "little") ^ int.from_bytes(b, "little")).to_bytes(len(a), "little")
+
+
 _SAME_TABLE = bytes((ord(S.MATCH) if b == S.OK else ord(S.INVALID)) for b in range(256))
 
 
@@ -195,22 +255,44 @@ def run_verdicts(ref: ReferenceOutcomes, kinds: bytes | bytearray, digests: byte
     base = bytearray(ref.kinds.translate(_SAME_TABLE))  # M where the reference is OK, else I
     if bytes(kinds) == ref.kinds and bytes(digests) == ref.digests:
         return base.decode()
-    import numpy as np
-
     ds = S.DIGEST_SIZE
-    rk = np.frombuffer(ref.kinds, dtype=np.uint8)
-    vk = np.frombuffer(bytes(kinds), dtype=np.uint8)
-    rd = np.frombuffer(ref.digests, dtype=np.uint8).reshape(-1, ds)
-    vd = np.frombuffer(bytes(digests), dtype=np.uint8).reshape(-1, ds)
-    differ = (rk != vk) | (rd != vd).any(axis=1)
-    differ &= rk == S.OK  # invalid inputs stay I whatever the variant did
-    vdb = bytes(digests)
-    for i in np.flatnonzero(differ).tolist():
-        base[i] = ord(S.verdict(ref.kinds[i], ref.digest(i), kinds[i], vdb[i * ds:(i + 1) * ds]))
+    rk, rd = ref.kinds, ref.digests
+    vk, vd = bytes(kinds), bytes(digests)
+    # the inputs whose kind or digest differs, found at C speed: the non-zero bytes of the XOR
+    # (no numpy: its import alone costs more than a whole pair on small inputs)
+    differ = set(_nonzero_groups(_xor(rk, vk), 1))
+    differ.update(_nonzero_groups(_xor(rd, vd), ds))
+    for i in sorted(differ):
+        if rk[i] == S.OK:  # invalid inputs stay I whatever the variant did
+            a, b = i * ds, i * ds + ds
+            base[i] = ord(S.verdict(rk[i], rd[a:b], vk[i], vd[a:b]))
     return base.decode()
 
 
 # ---------------------------------------------------------------------------- one pair
+class _Digest(threading.Thread):
+    """``inputs_digest(items)`` in a helper thread (``start``) or in this one (``run``)."""
+
+    def __init__(self, items: Sequence[Any]) -> None:
+        super().__init__(name="lcl-fuzz-inputs-digest", daemon=True)
+        self.items = items
+        self.value: str | None = None
+        self.error: BaseException | None = None
+
+    def run(self) -> None:
+        try:
+            self.value = _inputs_digest_yielding(self.items) if self.ident is not None else inputs_digest(self.items)
+        except BaseException as exc:  # noqa: BLE001 - re-raised by join
+            self.error = exc
+
+    def join(self, timeout: float | None = None) -> None:
+        if self.ident is not None:
+            super().join(timeout)
+        if self.error is not None:
+            err, self.error = self.error, None
+            raise err
+
+
 @dataclass
 class PairResult:
     df_score: float
@@ -267,13 +349,14 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
               inputs: Sequence[Any] | None = None, generator: Generator | None = None,
               n: int | None = None, seed: int = 0, settings: S.Settings | None = None,
               network: str | None = None, ref_cache: MutableMapping[str, bytes] | None = None,
-              label: str = "") -> PairResult:
+              label: str = "", inputs_hash: str | None = None) -> PairResult:
     """Algorithm 1 for one (reference, variant) pair.
 
     Give either explicit ``inputs`` (N = their count, or the first ``n``; every run
     re-executes them) or ``generator(seed, n)`` (run r uses ``derive_seed(seed, r)``; N is
-    ``n`` or the level's default). Raises :class:`LoadError`/``UserError`` for bad code or
-    inputs; never raises because of what the variant does at run time.
+    ``n`` or the level's default). ``inputs_hash``: ``inputs_digest`` of the explicit inputs
+    used (after ``n``) when the caller has it already. Raises :class:`LoadError`/``UserError``
+    for bad code or inputs; never raises because of what the variant does at run time.
     """
     s = settings or S.Settings()
     level = "program" if stdin else "function"
@@ -299,7 +382,7 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
             gen = list(generator(seeds[r], count))  # type: ignore[misc]
             per_run.append(check_inputs(gen, level=level, source=f"generator(seed={seeds[r]})"))
         mode = "generator"
-    hashes = [inputs_digest(per_run[0])] * s.runs if mode == "explicit" else [inputs_digest(x) for x in per_run]
+    hashes: list[str | None] = [None] * s.runs  # inputs digests, computed once the variant's workers start
     runs: list[S.RunScore] = []
     load_status = "ok"
     with Executor(var_spec, s, network=network) as ex:
@@ -309,16 +392,38 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
         for r in range(s.runs):
             items = per_run[r]
             if items is not last_inputs:
-                ref = compute_reference(ref_spec, items, s, network=network, ref_cache=ref_cache, label=label,
-                                        inputs_hash=hashes[r])
-                timeouts = [S.input_timeout(c, s) for c in ref.cpu]
+                # the variant's workers fork, load and receive their inputs while the reference
+                # runs in its own workers (before run 0 the variant's fresh directory is empty,
+                # so that run needs no wipe and the load may write there, as it always could)
                 ex.set_inputs(items)
+                if r == 0:
+                    ex.prestart(s.reference_timeout)
+                digest = _Digest(items)
+                if inputs_hash is not None and mode == "explicit":
+                    digest.value = inputs_hash
+                elif ref_cache is not None:
+                    digest.run()  # the reference's cache key needs it
+                    digest.join()
+                else:
+                    digest.start()  # computed while the reference runs (its key is not needed)
+                try:
+                    ref = compute_reference(ref_spec, items, s, network=network, ref_cache=ref_cache, label=label,
+                                            inputs_hash=digest.value, blobs=ex.blobs)
+                finally:
+                    digest.join()  # an error of the digest comes first, as it did when it came first
+                hashes[r] = digest.value
+                if mode == "explicit":
+                    hashes = [digest.value] * s.runs
+                # = [S.input_timeout(c, s) for c in ref.cpu], at C speed
+                timeouts = list(map(min, map(max, map(operator.mul, ref.cpu, repeat(s.timeout_factor)),
+                                             repeat(s.timeout_floor)), repeat(s.timeout_cap)))
                 last_inputs = items
             assert ref is not None
             if load_status == "timeout":  # hangs while loading: every run would, too
                 runs.append(S.score_run(r, seeds[r], S.SKIPPED * len(items), 0.0, True))
                 continue
-            wipe_dir(ex.tmpdir)
+            if r > 0:
+                wipe_dir(ex.tmpdir)
             res = ex.run_pass(timeouts, s.run_budget, s.reference_timeout)
             _raise_load(res.load, "variant", label, entry)
             if res.load.status != "ok":

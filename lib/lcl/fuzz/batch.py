@@ -1,5 +1,6 @@
-"""Many pairs: resolve rows, validate everything up front, fuzz in a local process pool or on
-a Dask cluster, commit each pair to the store as it finishes, write RESULTS.jsonl at the end.
+"""Many pairs: resolve rows, validate everything up front, fuzz with J local threads (each
+driving one pair's sandboxed workers through the shared fork-server) or on a Dask cluster,
+commit each pair to the store as it finishes, write RESULTS.jsonl at the end.
 
 Rows (JSON Lines) come in two shapes:
 
@@ -14,7 +15,7 @@ Rows (JSON Lines) come in two shapes:
 
 A resolver is ``fn(row) -> dict | None`` returning ``{"entry": NAME}`` or ``{"stdin": True}``
 plus ``{"inputs": [...]}`` or ``{"generator": gen, "n": N}`` (``gen(seed, n) -> list``; it
-must be a picklable top-level callable to run in a pool or on Dask). Returning ``None`` means
+must be a picklable top-level callable to run on Dask). Returning ``None`` means
 "not mine"; raising ``KeyError``/``LookupError`` means "unknown task id".
 """
 
@@ -250,7 +251,7 @@ def load_jobs(rows: Iterable[dict[str, Any]], base: Path, settings: S.Settings, 
 # ------------------------------------------------------------------------- job functions
 def _ref_job(job: PairJob, settings: dict[str, Any], network: str | None) -> tuple[str, dict[str, bytes] | str]:
     """Reference outcomes of one task for every input set its runs use (one for explicit
-    inputs, one per run for a generator). Runs in a pool process or on a Dask worker."""
+    inputs, one per run for a generator). Runs in a local thread or on a Dask worker."""
     s = S.Settings.from_dict(settings)
     spec = CodeSpec(job.level, job.reference, job.entry, "reference.py")
     cache_: dict[str, bytes] = {}
@@ -278,7 +279,8 @@ def _pair_job(job: PairJob, settings: dict[str, Any], network: str | None,
     try:
         res = fuzz_pair(job.reference, job.variant, entry=job.entry, stdin=job.stdin, inputs=job.inputs,
                         generator=job.generator, n=job.n, seed=job.seed, settings=s, network=network,
-                        ref_cache=cache_, label=f"pair {job.id}")
+                        ref_cache=cache_, label=f"pair {job.id}",
+                        inputs_hash=job.inputs_hash if job.inputs is not None else None)
         out = res.to_dict()
         out["error"] = None
     except UserError as exc:
@@ -337,12 +339,23 @@ def _executor(jobs: int, scheduler: str | None):
     elif jobs <= 1:
         yield _Inline(), _in_order
     else:
-        import multiprocessing as mp
-        from concurrent.futures import ProcessPoolExecutor
+        # Threads, not processes: the harness never runs user code and spends its time waiting
+        # for its sandboxed workers (select releases the GIL), so J threads keep J pairs' workers
+        # busy. A process pool would pay, per pool process, a Python start, the imports and a
+        # fork-server of its own (about 0.5 s of CPU on the very cores the workers need).
+        import threading
+        from concurrent.futures import ThreadPoolExecutor
 
-        pool = ProcessPoolExecutor(max_workers=jobs, mp_context=mp.get_context("forkserver"))
+        from .sandbox import set_abort_event
+
+        abort = threading.Event()
+        pool = ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="lcl-fuzz", initializer=set_abort_event,
+                                  initargs=(abort,))
         try:
             yield pool, _as_completed_local
+        except BaseException:
+            abort.set()  # e.g. Ctrl-C: the pairs in flight stop within a poll interval
+            raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
 

@@ -81,7 +81,7 @@ def register(subparsers: Any) -> None:
                                     "in the store; rerunning resumes. RESULTS.jsonl is written atomically at the end.")
     pb.add_argument("pairs", type=Path, metavar="PAIRS.jsonl")
     pb.add_argument("--out", required=True, type=Path, metavar="RESULTS.jsonl")
-    pb.add_argument("--jobs", type=int, default=None, help="local worker processes (default $JOBS/$LCL_JOBS or 1)")
+    pb.add_argument("--jobs", type=int, default=None, help="pairs fuzzed concurrently (default $JOBS/$LCL_JOBS or 1)")
     pb.add_argument("--scheduler", metavar="ADDRESS", default=None,
                     help="run on a Dask distributed cluster (default $LCL_DASK_SCHEDULER)")
     pb.add_argument("--store", type=Path, default=None, help="result store (default .cache/fuzz/results.sqlite)")

@@ -76,6 +76,20 @@ class SandboxError(RuntimeError):
     """The sandbox itself failed (not the code under test)."""
 
 
+class Aborted(SandboxError):
+    """The batch this pass belongs to was interrupted (see :func:`set_abort_event`)."""
+
+
+_TLS = threading.local()
+
+
+def set_abort_event(event: threading.Event | None) -> None:
+    """Passes run by this thread stop (raising :class:`Aborted`, workers killed) soon after
+    ``event`` is set: the batch's threads get one, so an interrupted batch does not wait for
+    the pairs in flight."""
+    _TLS.abort = event
+
+
 # ================================================================== worker side
 class _Timeout(BaseException):
     """Raised by the in-worker CPU timer; a BaseException so ``except Exception`` cannot eat it."""
@@ -323,6 +337,9 @@ class _Worker:
         self.fn: Any = None
         self.code: Any = None
         self.blobs: list[bytes] = []
+        self.offset = 0
+        self._limits: list[float] = []
+        self._limits_of: Any = None
         self.rlimit = self.rlimit0 = sys.getrecursionlimit()
         self.int_digits = self.int_digits0 = sys.get_int_max_str_digits()
         self.null_out = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
@@ -446,17 +463,25 @@ class _Worker:
         return {"done": done, "status": status}
 
     def _chunk_function(self, start: int, end: int, timeouts: list[float], budget: float) -> tuple[int, str]:
-        fn, blobs, loads = self.fn, self.blobs, pickle.loads
-        st, shm, pack = _ST, self.shm, CHARGE.pack_into
+        fn, blobs, loads, off = self.fn, self.blobs, pickle.loads, self.offset
+        st, shm, Flat = _ST, self.shm, _Flat
         k0, d0, c0, _ = self.lay
-        clock = time.process_time if self.precise else time.perf_counter
+        dmv = self.mv[d0:c0]  # digests
+        cmv = self.mv[c0:c0 + 8 * self.cfg["slots"]].cast("d")  # charges (native double, as read)
+        wall = time.monotonic  # = perf_counter on Linux (CLOCK_MONOTONIC): one clock read per input
+        clock = time.process_time if self.precise else wall
         out_digest, exc_name, exc_digest = S.output_digest, S.exception_name, S.exception_digest
+        D_TRUE, D_FALSE = S.output_digest(True), S.output_digest(False)
         OK, EXC, TIMEOUT = S.OK, S.EXC, S.TIMEOUT
+        if self._limits_of is not timeouts:  # CPU-tick limits, once per list of timeouts
+            self._limits = [t / TICK for t in timeouts]
+            self._limits_of = timeouts
+        limits = self._limits
         hygiene = self._hygiene
         rl, getrl, tcount, chd = self.rlimit, _getrl, _thread_count, _CHDIR
         nout, nin, digits, SIGPROF = self.null_out, self.null_in, self.int_digits, signal.SIGPROF
         creates = self.creates
-        wall = time.monotonic
+        budget_clock = wall if self.precise else None
         stop_at = budget
         status = "done"
         done = start
@@ -466,16 +491,26 @@ class _Worker:
             j = i + base
             kind, digest = OK, None
             try:
-                args = blobs[i]
+                args = blobs[i - off]
                 if args.__class__ is bytes:
                     args = loads(args)
+                elif args.__class__ is Flat:  # fresh copies of the flat mutable arguments
+                    tpl, idx = args
+                    args = tpl.copy()
+                    if idx.__class__ is int:
+                        args[idx] = args[idx].copy()
+                    else:
+                        for k in idx:
+                            args[k] = args[k].copy()
                 st.fired = False
-                st.limit = timeouts[i] / TICK
+                st.limit = limits[i]
                 st.start = st.ticks
                 try:
                     st.active = True
                     value = fn(*args)
-                    digest = out_digest(value)  # still under the timer: encoding can run user code
+                    # still under the timer: encoding can run user code (bools: output_digest's
+                    # own first case, inlined)
+                    digest = D_TRUE if value is True else D_FALSE if value is False else out_digest(value)
                     st.active = False
                     value = None
                     if st.fired:
@@ -500,9 +535,9 @@ class _Worker:
                 kind, digest = S.CRASH, None
             t = clock()
             if digest is not None:
-                shm[d0 + 16 * j:d0 + 16 * j + 16] = digest
-            pack(shm, c0 + 8 * j, t - t_prev)
-            shm[k0 + j] = kind
+                dmv[16 * j:16 * j + 16] = digest
+            cmv[j] = t - t_prev
+            shm[k0 + j] = kind  # last: a non-zero kind marks the record complete
             t_prev = t
             done = i + 1
             if (getrl() != rl or chd[0] or tcount() or _gettrace() is not None or _getprofile() is not None
@@ -510,13 +545,13 @@ class _Worker:
                     or _getdigits() != digits or _getsignal(SIGPROF) is not _on_tick) and hygiene():
                 status = "restart"
                 break
-            if wall() > stop_at:
+            if (t if budget_clock is None else budget_clock()) > stop_at:
                 status = "budget"
                 break
         return done, status
 
     def _chunk_program(self, start: int, end: int, timeouts: list[float], budget: float) -> tuple[int, str]:
-        code, blobs, loads = self.code, self.blobs, pickle.loads
+        code, blobs, loads, off = self.code, self.blobs, pickle.loads, self.offset
         st, shm, pack = _ST, self.shm, CHARGE.pack_into
         k0, d0, c0, _ = self.lay
         clock = time.process_time if self.precise else time.perf_counter
@@ -537,7 +572,7 @@ class _Worker:
         for i in range(start, end):
             j = i + base
             kind, digest = OK, None
-            data = loads(blobs[i])
+            data = loads(blobs[i - off])
             if isinstance(data, str):
                 data = data.encode("utf-8", "surrogateescape")
             if fds:  # real descriptors: fd 0 reads this input, fd 1 is captured
@@ -639,8 +674,12 @@ class _Worker:
             op = msg["op"]
             if op == "load":
                 reply = self.load(msg)
-            elif op == "inputs":
-                self.blobs = msg["blobs"] if self.level == "program" else [_share_if_immutable(b) for b in msg["blobs"]]
+            elif op == "inputs":  # one shard: input i is blobs[i - offset]
+                self.offset = int(msg.get("offset", 0))
+                if self.level == "program" or not msg.get("prepare", True):
+                    self.blobs = msg["blobs"]  # unpickled by every call
+                else:
+                    self.blobs = [_prepare_args(b) for b in msg["blobs"]]
                 reply = {"status": "ok"}
             elif op == "chunk":
                 if "timeouts" in msg:
@@ -667,11 +706,53 @@ def _immutable(x: Any, depth: int = 0) -> bool:
     return False
 
 
-def _share_if_immutable(blob: bytes) -> Any:
-    """Arguments that cannot be mutated are unpickled once and shared by every call; the
-    others stay pickled and every call gets a fresh copy."""
+_SCALAR_TYPES = frozenset(_IMMUTABLE_SCALARS)
+
+
+def _all_immutable(items: Any) -> bool:
+    return _SCALAR_TYPES.issuperset(map(type, items)) or all(map(_immutable, items))
+
+
+class _Flat(tuple):
+    """(template list of the arguments, index or tuple of indices of the flat mutable ones):
+    every call gets a new list of the arguments with fresh ``.copy()``s of those (see
+    :func:`_prepare_args`)."""
+
+
+def _prepare_args(blob: bytes) -> Any:
+    """Arguments that cannot be mutated are unpickled once and shared by every call. Arguments
+    whose only mutable parts are flat lists/dicts/bytearrays of immutable values (no container
+    given twice) become a :class:`_Flat`: a shallow ``.copy()`` of each container is then exactly
+    as fresh as an unpickled one (same types, values, order; the shared items are immutable)
+    and costs a fraction of ``pickle.loads``. Anything else stays pickled: every call unpickles
+    its own copy."""
     args = pickle.loads(blob)
-    return args if _immutable(args) else blob
+    if type(args) is not tuple:
+        return args if _immutable(args) else blob
+    idx = []
+    scalars = _SCALAR_TYPES
+    for k, a in enumerate(args):
+        t = type(a)
+        if t in scalars:
+            continue
+        if t is list:
+            if not _all_immutable(a):
+                return blob
+        elif t is dict:
+            if not (_all_immutable(a) and _all_immutable(a.values())):
+                return blob
+        elif t is bytearray:
+            pass
+        elif _immutable(a):
+            continue
+        else:
+            return blob
+        idx.append(k)
+    if not idx:
+        return args
+    if len(idx) > 1 and len({id(args[k]) for k in idx}) < len(idx):
+        return blob  # the same container twice: unpickling keeps the aliasing
+    return _Flat((list(args), idx[0] if len(idx) == 1 else tuple(idx)))
 
 
 import _signal  # noqa: E402
@@ -900,6 +981,8 @@ class Worker:
         self.slots = slots
         self.buf = bytearray()
         self.dead = False
+        self._sender: threading.Thread | None = None
+        self._send_failed = False
         self.lay = layout(slots)
         try:
             self.pidfd: int | None = os.pidfd_open(pid)
@@ -907,9 +990,33 @@ class Worker:
             self.pidfd = None
         sock.settimeout(120)
 
-    def send(self, msg: dict[str, Any]) -> None:
+    def send(self, msg: dict[str, Any], background: bool = False) -> None:
+        """``background``: a large message (the inputs) is written by a helper thread, so the
+        harness need not wait while the fresh worker is still starting up and not reading; the
+        next :meth:`sent` (or :meth:`close`) waits for it. Messages stay in order."""
+        self.sent()
         data = pickle.dumps(msg, protocol=pickle.HIGHEST_PROTOCOL)
-        self.sock.sendall(FRAME.pack(len(data)) + data)
+        data = FRAME.pack(len(data)) + data
+        if background and len(data) > 1 << 16:
+            t = threading.Thread(target=self._send_bg, args=(data,), name="lcl-fuzz-send", daemon=True)
+            self._sender = t
+            t.start()
+        else:
+            self.sock.sendall(data)
+
+    def _send_bg(self, data: bytes) -> None:
+        try:
+            self.sock.sendall(data)
+        except OSError:  # the worker died: seen as EOF by the reader
+            self._send_failed = True
+
+    def sent(self) -> bool:
+        """Wait for a background send; False if it failed."""
+        t, self._sender = self._sender, None
+        if t is not None:
+            t.join()
+        failed, self._send_failed = self._send_failed, False
+        return not failed
 
     def recv_blocking(self, timeout: float) -> dict[str, Any] | None:
         """One frame, or None on EOF/timeout (the caller kills the worker)."""
@@ -992,6 +1099,9 @@ class Worker:
 
     def close(self) -> None:
         self.kill()
+        if self._sender is not None:  # the worker is gone, so a background send ends now
+            self._sender.join(10)
+            self._sender = None
         with contextlib.suppress(OSError):
             self.sock.close()
         if self.pidfd is not None:
@@ -1088,8 +1198,11 @@ class Executor:
         self._live: list[Worker] = []
         self.slots = max(1, min(settings.chunk, 4096))
         self.precise = False  # per-input CPU clock (the reference) instead of wall clock
+        self._pre: tuple | None = None  # workers started ahead of the first pass (prestart)
+        self.single_pass = False  # every input runs once (the reference): no per-input preparation
 
     def close(self) -> None:
+        self._drop_prestarted()
         for w in self._live:
             w.close()
         self._live = []
@@ -1101,9 +1214,13 @@ class Executor:
     def __exit__(self, *exc: Any) -> None:
         self.close()
 
-    def set_inputs(self, inputs: list[Any]) -> None:
+    def set_inputs(self, inputs: list[Any], blobs: list[bytes] | None = None) -> None:
+        """The inputs of the next passes; ``blobs``: the same inputs as pickled by this method
+        (another executor's ``blobs`` for the same level), reused instead of pickling again."""
         self._version += 1
-        if self.spec.level == "program":
+        if blobs is not None and len(blobs) == len(inputs):
+            self.blobs = blobs
+        elif self.spec.level == "program":
             self.blobs = [pickle.dumps(x if isinstance(x, (str, bytes)) else str(x)) for x in inputs]
         else:
             self.blobs = [pickle.dumps(tuple(x) if isinstance(x, list) else (x,)) for x in inputs]
@@ -1115,16 +1232,38 @@ class Executor:
         return {"level": self.spec.level, "tmpdir": self.tmpdir, "settings": s.to_dict(), "cpu_seconds": cpu,
                 "slots": 2 * self.slots, "precise": self.precise}
 
-    def _start(self, load_timeout: float, reuse: Worker | None = None) -> tuple[Worker | None, LoadStatus]:
-        """A worker with the code freshly loaded (a new module object) and the inputs.
-        ``reuse`` is a live worker from the previous run of this executor."""
+    def _start(self, load_timeout: float, reuse: Worker | None = None, lo: int = 0,
+               hi: int | None = None) -> tuple[Worker | None, LoadStatus]:
+        """A worker with the code freshly loaded (a new module object) and the inputs
+        ``lo..hi`` (its shard). ``reuse`` is a live worker from the previous run of this executor."""
+        return self._finish_start(self._begin_start(load_timeout, reuse, lo, hi))
+
+    def _begin_start(self, load_timeout: float, reuse: Worker | None, lo: int, hi: int | None) -> tuple:
+        """Send the load (and, pipelined behind it, the shard's inputs) without waiting, so the
+        workers of a pass load in parallel; :meth:`_finish_start` collects the replies."""
+        hi = len(self.blobs) if hi is None else hi
         if reuse is not None and reuse.dead:
             reuse.close()
             reuse = None
         w = reuse if reuse is not None else self.fs.spawn(self._cfg(), 2 * self.slots)
+        tag = (self._version, lo, hi)
+        send_inputs = getattr(w, "inputs_version", None) != tag
         try:
             w.send({"op": "load", "code": self.spec.code, "entry": self.spec.entry,
                     "filename": self.spec.filename, "timeout": load_timeout})
+            if send_inputs:
+                w.send({"op": "inputs", "blobs": self.blobs[lo:hi], "offset": lo, "prepare": not self.single_pass},
+                       background=True)
+        except (OSError, EOFError):
+            w.close()
+            return w, load_timeout, tag, send_inputs, LoadStatus("crash")
+        return w, load_timeout, tag, send_inputs, None
+
+    def _finish_start(self, started: tuple) -> tuple[Worker | None, LoadStatus]:
+        w, load_timeout, tag, send_inputs, failed = started
+        if failed is not None:
+            return None, failed
+        try:
             reply = w.recv_blocking(S.wall_deadline(load_timeout, self.s) + 5)
             if reply is None:
                 st = "crash" if w.dead else "timeout"
@@ -1133,16 +1272,37 @@ class Executor:
             if reply.get("status") != "ok":
                 w.close()
                 return None, LoadStatus(str(reply.get("status")), str(reply.get("detail", ""))[:500])
-            if getattr(w, "inputs_version", None) != self._version:
-                w.send({"op": "inputs", "blobs": self.blobs})
-                if w.recv_blocking(60) is None:
+            if send_inputs:
+                if w.recv_blocking(60) is None or not w.sent():
                     w.close()
                     return None, LoadStatus("crash", "worker died while receiving inputs")
-                w.inputs_version = self._version  # type: ignore[attr-defined]
+                w.inputs_version = tag  # type: ignore[attr-defined]
         except (OSError, EOFError):
             w.close()
             return None, LoadStatus("crash")
         return w, LoadStatus("ok")
+
+    def _bounds(self) -> list[tuple[int, int]]:
+        n = len(self.blobs)
+        nw = max(1, min(self.s.workers, n)) if n else 1
+        return [(k * n // nw, (k + 1) * n // nw) for k in range(nw)]
+
+    def prestart(self, load_timeout: float) -> None:
+        """Fork this executor's workers and send them the load and their shards now, without
+        waiting, so that they get ready while the harness does something else (the pair's
+        reference pass); the next :meth:`run_pass` with the same inputs and load timeout
+        picks them up. Only before the first pass (no live workers)."""
+        if self._live or self._pre is not None or not self.blobs:
+            return
+        bounds = self._bounds()
+        self._pre = (self._version, load_timeout, bounds,
+                     [self._begin_start(load_timeout, None, lo, hi) for lo, hi in bounds])
+
+    def _drop_prestarted(self) -> None:
+        pre, self._pre = self._pre, None
+        if pre is not None:
+            for started in pre[3]:
+                started[0].close()
 
     def run_pass(self, timeouts: list[float], budget: float, load_timeout: float) -> PassResult:
         """Execute every input once. ``timeouts[i]`` is input i's CPU timeout (s)."""
@@ -1150,17 +1310,27 @@ class Executor:
         s = self.s
         self._load_timeout = load_timeout
         res = PassResult(bytearray(n), bytearray(16 * n), array.array("d", bytes(8 * n)))
-        nw = max(1, min(s.workers, n)) if n else 1
-        bounds = [(k * n // nw, (k + 1) * n // nw) for k in range(nw)]
+        bounds = self._bounds()
         shards: list[dict[str, Any]] = []
         live, self._live = self._live, []
+        pre, self._pre = self._pre, None
+        if pre is not None and pre[:3] == (self._version, load_timeout, bounds) and not live:
+            started = pre[3]
+        else:
+            if pre is not None:
+                self._pre = pre
+                self._drop_prestarted()
+            for w in live[len(bounds):]:
+                w.close()
+            started = [self._begin_start(load_timeout, live[k] if k < len(live) else None, lo, hi)
+                       for k, (lo, hi) in enumerate(bounds)]
         for k, (lo, hi) in enumerate(bounds):
-            w, load = self._start(load_timeout, live[k] if k < len(live) else None)
+            w, load = self._finish_start(started[k])
             if w is None:
                 for sh in shards:
                     sh["w"].close()
-                for other in live[k + 1:]:
-                    other.close()
+                for other in started[k + 1:]:
+                    other[0].close()
                 res.load = load
                 return res
             shards.append({"w": w, "lo": lo, "hi": hi, "next": lo})
@@ -1169,8 +1339,11 @@ class Executor:
         for sh in shards:
             sh["q"] = collections.deque()  # chunks sent, oldest first (at most 2: a pipeline)
             sh["half"] = 0
+        abort = getattr(_TLS, "abort", None)
         try:
             while True:
+                if abort is not None and abort.is_set():
+                    raise Aborted("interrupted")
                 now = time.monotonic()
                 res.elapsed = now - t0
                 if res.elapsed > budget or res.exceeded:
@@ -1215,8 +1388,6 @@ class Executor:
                     self._live.append(w)  # reused (with a fresh module) by the next run
                 else:
                     w.close()  # includes workers still busy when the budget ran out
-            for w in live[len(bounds):]:
-                w.close()
         return res
 
     def _dispatch(self, sh: dict[str, Any], timeouts: list[float]) -> None:
@@ -1288,7 +1459,7 @@ class Executor:
         if sh["next"] >= sh["hi"]:
             sh["w"] = _DeadWorker()
             return
-        w, _load = self._start(self._load_timeout)
+        w, _load = self._start(self._load_timeout, None, sh["lo"], sh["hi"])
         res.restarts += 1
         if w is None:
             # it loaded before but not now (e.g. it depends on files it wrote): the rest of
