@@ -148,3 +148,15 @@ def test_ledger_table() -> None:
         {"source": "clones", "stage": "excluded", "what": "CLONE pair: identical code", "count": 1},
     ]
     assert list(dataset.ledger_table({}).columns) == ["source", "stage", "what", "count"]
+
+
+def test_references_lose_their_docstrings_only():
+    from lcl.dataset import strip_docstrings
+
+    code = '"""mod"""\ndef f(x):\n    """doc"""\n    return x\nclass A:\n    """d"""\ndef g():\n    """only"""\n'
+    out = strip_docstrings(code)
+    assert '"""' not in out and "'doc'" not in out and "return x" in out
+    ns: dict = {}
+    exec(compile(out, "t", "exec"), ns)  # trusted snippet
+    assert ns["f"](3) == 3 and ns["g"]() is None
+    assert strip_docstrings("x = 'not a docstring'\ny = 1\n").startswith("x = 'not a docstring'")

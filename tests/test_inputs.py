@@ -218,3 +218,14 @@ def test_probe_survives_a_program_that_closes_stdin():
     prog = "import os\nprint(open(0).read().count('x'))\n"
     q = measure(Task("PIE", "p", "program", prog, None), PROGRAM, n=20, seed=0)
     assert q.validity == 1.0, q.verdicts
+
+
+def test_sorted_sequence_of_unorderable_values_does_not_raise():
+    from lcl.inputs.generate import _sort
+
+    items = ["B", 2, "A", 1]
+    _sort(items, reverse=False)
+    assert items == [1, 2, "A", "B"]
+    nums = [3, 1, 2]
+    _sort(nums, reverse=True)
+    assert nums == [3, 2, 1]

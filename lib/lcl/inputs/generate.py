@@ -146,6 +146,15 @@ def _hashable(v: Any) -> Any:
     return tuple(v) if isinstance(v, list) else v
 
 
+def _sort(items: list[Any], reverse: bool) -> None:
+    """Sort in place; values Python cannot order against each other (an inferred draft may mix
+    ints and strings) are ordered by type name, then by ``repr``, deterministically."""
+    try:
+        items.sort(reverse=reverse)
+    except TypeError:
+        items.sort(key=lambda v: (type(v).__name__, repr(v)), reverse=reverse)
+
+
 def _sequence(node: dict[str, Any], src: ChoiceSource, env: dict[str, int]) -> Any:
     n = _size(node, src, env)
     items: list[Any] = []
@@ -162,10 +171,8 @@ def _sequence(node: dict[str, Any], src: ChoiceSource, env: dict[str, int]) -> A
             seen.add(key)
         items.append(v)
     order = node.get("sorted")
-    if order in ("asc", True):
-        items.sort()
-    elif order == "desc":
-        items.sort(reverse=True)
+    if order in ("asc", True, "desc"):
+        _sort(items, reverse=order == "desc")
     if node["type"] == "tuple":
         return tuple(items)
     if node["type"] == "set":
