@@ -130,12 +130,9 @@ class Function:
 
 
 def _strip_docstrings(tree: ast.AST) -> None:
-    for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Module)):
-            body = node.body
-            if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
-                    and isinstance(body[0].value.value, str):
-                node.body = body[1:] or [ast.Pass()]
+    from .dataset import strip_docstring_nodes
+
+    strip_docstring_nodes(tree)
 
 
 def _bound_names(stmt: ast.stmt) -> set[str]:

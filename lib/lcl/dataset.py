@@ -113,13 +113,18 @@ def strip_docstrings(code: str) -> str:
     docstring), so neither do ours: a prompt's docstring would otherwise dominate SurfaceSim of
     every mutant and every optimised variant. Only ``__doc__`` changes."""
     tree = ast.parse(code)
+    strip_docstring_nodes(tree)
+    return ast.unparse(tree)
+
+
+def strip_docstring_nodes(tree: ast.AST) -> None:
+    """Remove module, class and function docstrings from ``tree`` in place."""
     for node in ast.walk(tree):
         if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)):
             body = node.body
             if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                     and isinstance(body[0].value.value, str):
                 node.body = body[1:] or [ast.Pass()]
-    return ast.unparse(tree)
 
 
 def selected_tasks(profile: Profile) -> list[Task]:
