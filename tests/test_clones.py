@@ -323,7 +323,7 @@ def test_resolver_ignores_other_rows() -> None:
 
 
 # ----------------------------------------------------------------------------- the real collections
-def test_real_collections_extract_and_match() -> None:
+def test_real_collections_extract_and_match(project_data) -> None:  # noqa: ANN001 - fixture fetches the collections
     root = clones.clones_root()
     if not all((root / p).is_dir() for p in clones.PACKAGES):
         pytest.skip("clone collections not fetched (lcl data fetch)")
