@@ -362,6 +362,7 @@ BY_NAME = {r.name: r for r in REWRITES}
 def _apply(name: str, src: str) -> tuple[bool, str]:
     tree = ast.parse(ast.unparse(ast.parse(src)))
     ctx = rewrite._Ctx(tree, "f", random.Random(0), program=False)
+    ctx.renamable = frozenset(n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name != "f")
     changed = BY_NAME[name].fn(tree, ctx)
     ast.fix_missing_locations(tree)
     text = ast.unparse(tree)
@@ -477,10 +478,26 @@ APPLIES = [
                              "sum(map(abs, [a, -b])))", [("1 2",), ("3",), ("x y",), ("1 2 3",)], "[str("),
     ("return_bool", "def f(x: int):\n return (True if x > 3 else False, False if x else True)", [(0,), (5,)],
      "bool(x > 3)"),
+    ("extract_body", "def f(xs: list, k: int):\n t = 0\n for x in xs:\n  t += x * k\n g = lambda k: k + t\n"
+                     " return [g(x) for x in xs]", [([], 2), ([1, 2, 3], -1)], "return _f_impl(xs, k)"),
+    ("rename_parameters", "def g(a, b):\n c = [a for a in range(b)]\n return (a * 2 + b, c)\n"
+                          "def f(x: int):\n return (g(x, 1), g(2, x))", [(0,), (3,)], "def g(lhs, rhs):"),
 ]
 
 # (rewrite, source of f): the rewrite must not fire (its safety conditions fail)
 REFUSES = [
+    ("extract_body", "def f(n: int):\n return 1 if n < 1 else n * f(n - 1)"),  # recursive: doubles stack depth
+    ("extract_body", "def f(x, y=1):\n t = x + y\n return t"),  # a default
+    ("extract_body", "def f(*xs):\n t = len(xs)\n return t"),  # *args
+    ("extract_body", "def f(n: int):\n for i in range(n):\n  yield i"),  # a generator
+    ("extract_body", "def f(n: int):\n m = n + 1\n return locals()"),
+    ("extract_body", "def f(n: int):\n g = lambda n: n + 1\n return g(n=n)"),  # keyword spelled like a parameter  # dynamic scope access
+    ("extract_body", "def f(n: int):\n class C:\n  n = 1\n return C.n + n"),  # class body
+    ("rename_parameters", "def g(a, b):\n return a - b\ndef f(x):\n return g(b=x, a=1)"),  # keyword call
+    ("rename_parameters", "def g(a, b=2):\n return a - b\ndef f(x):\n return g(x)"),  # a default
+    ("rename_parameters", "def g(a):\n return a + 1\ndef f(xs: list):\n return list(map(g, xs))"),  # escapes
+    ("rename_parameters", "def g(a):\n return eval('a')\ndef f(x):\n return g(x)"),  # dynamic
+    ("rename_parameters", "def f(a, b):\n return a - b"),  # the entry point itself (callers may use keywords)
     ("for_to_while", "def f(xs):\n t = 0\n for x in xs:\n  t += 1\n return t"),  # any iterable (dict, set, ...)
     ("for_to_while", "def f(xs: list):\n for x in xs:\n  xs = xs[1:]\n return xs"),  # iterated name rebound
     ("for_to_while", "def f(d: dict):\n for k in d:\n  print(k)"),

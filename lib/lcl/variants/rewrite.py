@@ -600,6 +600,7 @@ class _Ctx:
         self.entry_point = entry_point
         self.rng = rng
         self.program = program
+        self.renamable: frozenset[str] = frozenset()
         self.taken = _all_identifiers(tree) | _BUILTINS
 
     def fresh(self, base: str) -> str:
@@ -1289,6 +1290,117 @@ def rw_wrap_main(tree: ast.Module, ctx: _Ctx) -> bool:
                            body=moved, decorator_list=[], returns=None, type_comment=None)
     tree.body = [*keep, fdef, ast.Expr(ast.Call(func=ast.Name(main, ast.Load()), args=[], keywords=[]))]
     return True
+
+
+def _rename_in(nodes: list[ast.AST], mapping: dict[str, str]) -> None:
+    """Consistently rename identifiers (names, arguments, nonlocals) throughout ``nodes``."""
+    for n in _walk_many(nodes):
+        if isinstance(n, ast.Name) and n.id in mapping:
+            n.id = mapping[n.id]
+        elif isinstance(n, ast.arg) and n.arg in mapping:
+            n.arg = mapping[n.arg]
+        elif isinstance(n, ast.Nonlocal):
+            n.names = [mapping.get(x, x) for x in n.names]
+
+
+def _renamable_body(fn: ast.FunctionDef, old: set[str]) -> bool:
+    """Renaming ``old`` (parameters of ``fn``) consistently inside ``fn``'s body is safe: no class
+    bodies (attribute names), no ``global`` of those names, no keyword argument spelled like one
+    of them, no binding of them by imports,
+    ``except``/``match`` targets or nested defs (those bind other objects under the same name)."""
+    for n in _walk_many(fn.body):
+        if isinstance(n, ast.ClassDef):
+            return False
+        if isinstance(n, ast.Global) and old & set(n.names):
+            return False
+        if isinstance(n, ast.keyword) and n.arg in old:
+            return False  # a nested def/lambda with a same-named parameter, called by keyword
+        if isinstance(n, (*_FUNC, ast.alias, ast.ExceptHandler, ast.MatchAs, ast.MatchStar, ast.MatchMapping)) \
+                and _binding_name(n) in old:
+            return False
+    return not ({"super", "__class__"} & _names(fn.body))
+
+
+def _positional_only_callers(tree: ast.Module, name: str) -> bool:
+    """Every reference to top-level function ``name`` in the module is a direct call without
+    keyword arguments (so its parameter names are unobservable from inside the module)."""
+    parents = _parents(tree)
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Name) and n.id == name:
+            p = parents.get(id(n))
+            if not (isinstance(p, ast.Call) and p.func is n and not p.keywords):
+                return False
+    return True
+
+
+def _simple_params(fn: ast.FunctionDef) -> bool:
+    a = fn.args
+    return not (a.posonlyargs or a.vararg or a.kwonlyargs or a.kwarg or a.defaults or a.kw_defaults)
+
+
+def _recursive(fn: ast.FunctionDef) -> bool:
+    return fn.name in _names(fn.body)
+
+
+def rw_extract_body(tree: ast.Module, ctx: _Ctx) -> bool:
+    """Function mode: move the entry point's body into a module-level helper with freshly named
+    parameters; the entry point (same name, signature, decorators) returns ``helper(params...)``.
+    Only for plain, non-recursive, non-generator functions (recursion would double the stack
+    depth) whose parameters have no defaults, ``*args``/``**kwargs`` or keyword-only forms."""
+    if ctx.program or ctx.entry_point is None or _dynamic(tree):
+        return False
+    for idx, fn in enumerate(tree.body):
+        if not (isinstance(fn, ast.FunctionDef) and fn.name == ctx.entry_point):
+            continue
+        body = fn.body
+        doc = []
+        if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
+                and isinstance(body[0].value.value, str):
+            doc, body = body[:1], body[1:]
+        if not body or not _simple_params(fn) or _recursive(fn):
+            return False
+        if len(body) == 1 and isinstance(body[0], ast.Return) and isinstance(body[0].value, ast.Call):
+            return False  # already a thin wrapper
+        if any(isinstance(n, (ast.Yield, ast.YieldFrom, ast.Await, ast.Nonlocal)) for n in _walk_scope(fn)):
+            return False
+        params = [a.arg for a in fn.args.args]
+        if not _renamable_body(fn, set(params)):
+            return False
+        mapping = {p: ctx.fresh(_new_name(p, ctx.rng)) for p in params}
+        new_body = copy.deepcopy(body)
+        _rename_in(new_body, mapping)
+        helper = ctx.fresh(f"_{fn.name.lstrip('_')}_impl")
+        hdef = ast.FunctionDef(
+            name=helper,
+            args=ast.arguments(posonlyargs=[], args=[ast.arg(mapping[p]) for p in params], vararg=None,
+                               kwonlyargs=[], kw_defaults=[], kwarg=None, defaults=[]),
+            body=new_body, decorator_list=[], returns=None, type_comment=None)
+        fn.body = [*doc, ast.Return(ast.Call(func=ast.Name(helper, ast.Load()),
+                                             args=[ast.Name(p, ast.Load()) for p in params], keywords=[]))]
+        tree.body.insert(idx, hdef)
+        return True
+    return False
+
+
+def rw_rename_params(tree: ast.Module, ctx: _Ctx) -> bool:
+    """Rename the parameters of a top-level function other than the entry point when every call
+    to it in the module is a direct positional call (no defaults, ``*args``, ``**kwargs`` or
+    keyword-only parameters)."""
+    if _dynamic(tree):
+        return False
+    fns = [fn for fn in tree.body if isinstance(fn, ast.FunctionDef) and fn.name != ctx.entry_point
+           and fn.name in ctx.renamable and fn.args.args]
+    ctx.rng.shuffle(fns)
+    for fn in fns:
+        params = {a.arg for a in fn.args.args}
+        if not (_simple_params(fn) and _positional_only_callers(tree, fn.name) and _renamable_body(fn, params)):
+            continue
+        if fn.decorator_list:
+            continue
+        mapping = {p: ctx.fresh(_new_name(p, ctx.rng)) for p in sorted(params)}
+        _rename_in([*fn.args.args, *fn.body], mapping)
+        return True
+    return False
 
 
 def _docstring_nodes(tree: ast.Module) -> Iterator[tuple[ast.AST, ast.Constant]]:
@@ -2659,6 +2771,8 @@ REWRITES: tuple[_Rewrite, ...] = (
     _Rewrite("if_to_conditional_expression", rw_if_to_ifexp, None),
     _Rewrite("conditional_expression_to_if", rw_ifexp_to_if, None),
     _Rewrite("extract_helper", rw_extract_helper, None),
+    _Rewrite("extract_body", rw_extract_body, None),
+    _Rewrite("rename_parameters", rw_rename_params, None),
     _Rewrite("for_to_while", rw_for_to_while, None),
     _Rewrite("augmented_to_plain_assignment", rw_aug_to_plain, None),
     _Rewrite("plain_to_augmented_assignment", rw_plain_to_aug, None),
@@ -2694,11 +2808,24 @@ _LAST_RESORT = (_Rewrite("trim_docstring_examples", rw_trim_docstrings, None),
 
 # ----------------------------------------------------------------------------- driver
 
-def _signatures(tree: ast.Module) -> dict[str, str]:
-    return {n.name: ast.dump(n.args) for n in tree.body if isinstance(n, _FUNC)}
+def _signatures(tree: ast.Module, anonymous: frozenset[str] = frozenset()) -> dict[str, str]:
+    """Top-level function signatures; for functions in ``anonymous`` (parameters renamable) only
+    the shape counts, not the parameter names."""
+    out = {}
+    for n in tree.body:
+        if isinstance(n, _FUNC):
+            args = n.args
+            if n.name in anonymous:
+                args = copy.deepcopy(args)
+                for a in [*args.posonlyargs, *args.args, *args.kwonlyargs, args.vararg, args.kwarg]:
+                    if a is not None:
+                        a.arg = "_"
+            out[n.name] = ast.dump(args)
+    return out
 
 
-def _validated(tree: ast.Module, required: dict[str, str]) -> str | None:
+def _validated(tree: ast.Module, required: dict[str, str],
+               anonymous: frozenset[str] = frozenset()) -> str | None:
     try:
         ast.fix_missing_locations(tree)
         text = ast.unparse(tree)
@@ -2706,7 +2833,7 @@ def _validated(tree: ast.Module, required: dict[str, str]) -> str | None:
         compile(text, "<variant>", "exec", dont_inherit=True)
     except Exception:  # noqa: BLE001 - any failure means the rewrite is rejected
         return None
-    sigs = _signatures(reparsed)
+    sigs = _signatures(reparsed, anonymous)
     if any(sigs.get(name) != sig for name, sig in required.items()):
         return None
     return text
@@ -2729,11 +2856,16 @@ def optimise(code: str, *, entry_point: str | None = None, seed: int = 0, target
         raise UserError(f"reference does not parse: {exc}") from exc
     original = ast.unparse(tree)
     tree = ast.parse(original)
-    required = _signatures(tree)
-    if entry_point is not None and entry_point not in required:
+    if entry_point is not None and entry_point not in _signatures(tree):
         raise UserError(f"entry point {entry_point!r} is not a top-level function of the reference")
+    renamable = frozenset(
+        () if _dynamic(tree) else
+        (n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name != entry_point
+         and _simple_params(n) and _positional_only_callers(tree, n.name)))
+    required = _signatures(tree, renamable)
     rng = random.Random(seed)
     ctx = _Ctx(tree, entry_point, rng, program=entry_point is None)
+    ctx.renamable = renamable
     applied: list[_Rewrite] = []
     rejected: list[str] = []
     cur_text = original
@@ -2749,7 +2881,7 @@ def optimise(code: str, *, entry_point: str | None = None, seed: int = 0, target
         except (RecursionError, AssertionError, AttributeError, TypeError, ValueError, IndexError, KeyError):
             rejected.append(rw.name)
             return None
-        text = _validated(cand, required)
+        text = _validated(cand, required, renamable)
         if text is None:
             rejected.append(rw.name)
         return text
