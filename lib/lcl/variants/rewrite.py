@@ -939,13 +939,10 @@ def rw_comprehension_to_loop(tree: ast.Module, ctx: _Ctx) -> bool:
             targets = set().union(*(_names(g.target) for g in comp.generators))
             if not _only_in(targets, st, scope_node) or r in _Scope(scope_node, tree).declared:
                 continue
-            inner: list[ast.stmt] = [ast.Expr(ast.Call(func=ast.Attribute(ast.Name(r, ast.Load()), "append", ast.Load()),
-                                                         args=[comp.elt], keywords=[]))]
-            for g in reversed(comp.generators):
-                for c in reversed(g.ifs):
-                    inner = [ast.If(test=c, body=inner, orelse=[])]
-                inner = [ast.For(target=g.target, iter=g.iter, body=inner, orelse=[])]
-            stmts[k:k + 1] = [ast.Assign(targets=[ast.Name(r, ast.Store())], value=ast.List([], ast.Load())), *inner]
+            append = ast.Expr(ast.Call(func=ast.Attribute(ast.Name(r, ast.Load()), "append", ast.Load()),
+                                       args=[comp.elt], keywords=[]))
+            stmts[k:k + 1] = [ast.Assign(targets=[ast.Name(r, ast.Store())], value=ast.List([], ast.Load())),
+                              *_nested_loops(comp.generators, [append])]
             changed = True
     return changed
 
