@@ -116,19 +116,15 @@ def _read(tables_dir: str, name: str) -> pd.DataFrame | None:
     return pd.read_csv(path) if os.path.exists(path) else None
 
 
-def _paper_metric(column: str) -> str:
-    from .scoring import paper_name
-
-    return paper_name(column)
-
-
 def _rq_values(tables_dir: str) -> tuple[dict[str, float], dict[str, tuple[float, float]]]:
     """Values (and CIs) of Tables 3-6 and the RQ2-RQ5 text claims, from the regenerated tables."""
+    from .scoring import paper_name
+
     out: dict[str, float] = {}
     cis: dict[str, tuple[float, float]] = {}
     if (t3 := _read(tables_dir, "table3_correlation")) is not None:
         for _, r in t3.iterrows():
-            cid = f"T3.{_paper_metric(r['Metric'])}.rho"
+            cid = f"T3.{paper_name(r['Metric'])}.rho"
             out[cid] = float(r["rho"])
             cis[cid] = (float(r["CI low"]), float(r["CI high"]))
     if (t4 := _read(tables_dir, "table4_distinguishability")) is not None:
@@ -157,7 +153,7 @@ def _rq_values(tables_dir: str) -> tuple[dict[str, float], dict[str, tuple[float
             for col in t5.columns:
                 if col in ("Dataset", "n") or "(paper)" in col or col.startswith("mean score") or pd.isna(r[col]):
                     continue
-                out[f"T5.{r['Dataset']}.{_paper_metric(col)}"] = float(r[col])
+                out[f"T5.{r['Dataset']}.{paper_name(col)}"] = float(r[col])
     if (inc := _read(tables_dir, "rq4_increase")) is not None and len(inc):
         out["RQ4.mean_mae_increase"] = float(inc["increase"].mean())
     if (w := _read(tables_dir, "rq4_worst_cases")) is not None and len(w):

@@ -73,14 +73,13 @@ def score_frame(
         if name in PYTHON_ONLY and lang != "python":
             out[label(name)] = np.nan
             continue
-        opts: dict[str, Any] = {}
         if name == "codescore_style":
             if codescore_model is None:
                 print("note: no CodeScore-style model given; CodeScore column left out")
                 continue
             metric = _codescore(codescore_model)
         else:
-            metric = metrics.get_metric(name, **opts)
+            metric = metrics.get_metric(name)
         out[metric.label] = _score(metric, refs, cands, lang, ids, progress)
     return out
 
