@@ -8,13 +8,14 @@ Prints inputs/s of
     outcomes reused) with 1 and 2 sandboxed workers,
   * a subprocess-per-input harness (the LoCaL artifact's design),
 for a HumanEval-sized function pair and for a stdin program pair, and the ratios against the
-targets. Also: a batch with --jobs 1 vs 2, the wall time of a pair whose variant hangs on
+targets. Also: a batch with --jobs 1 vs 2 (explicit inputs; and the full profile's own candidates
+for a few HumanEval tasks, spec-generated inputs), the wall time of a pair whose variant hangs on
 every input (bounded by R x T), and the harness's memory as N grows.
 
 One "input" is one input executed by both sides in one run (N x R per pair).
 
-    python benchmarks/fuzz_throughput.py            # full (about 2-3 minutes)
-    python benchmarks/fuzz_throughput.py --quick    # about 40 s
+    python benchmarks/fuzz_throughput.py            # full (about 6 minutes)
+    python benchmarks/fuzz_throughput.py --quick    # about 1 minute
 """
 
 from __future__ import annotations
@@ -165,6 +166,35 @@ def batch_speedup(n_pairs: int, n_inputs: int, tmp: Path) -> tuple[float, float]
     return rate(total, times[0]), rate(total, times[1])
 
 
+def real_batch(n_tasks: int, tmp: Path) -> tuple[float, float, int, int] | None:
+    """The workload of `make all`: the first ``n_tasks`` selected HumanEval tasks with *all*
+    their MutPy mutants and their rewriter variant (the full profile's candidates), inputs
+    generated from each task's spec (N = 2000, R = 5, default settings), --jobs 1 vs 2.
+    Returns (pairs/s with 1 job, with 2 jobs, pairs, pairs excluded) or None without HumanEval."""
+    from lcl import dataset, loaders
+    from lcl.fuzz import register_resolver
+    from lcl.inputs.resolve import resolve_published
+    from lcl.inputs.store import tasks_for
+    from lcl.profiles import PROFILES
+
+    if not loaders.benchmark_available("HumanEval"):
+        return None
+    tasks = loaders.select("HumanEval", loaders.LOADERS["HumanEval"]().tasks)[:n_tasks]
+    rows = dataset.candidates(tasks, PROFILES["full"], 0, dataset.Ledger())
+    register_resolver(resolve_published)
+    tasks_for(rows[0]["task"])  # the task index is loaded once per process: not part of the timing
+    batch = [{"id": r["id"], "golden_code": r["reference"], "generated_code": r["variant"], "task": r["task"]}
+             for r in rows]
+    times, scores = [], []
+    for jobs in (1, 2):
+        t = time.perf_counter()
+        res = run_batch(batch, settings=Settings(), seed=0, jobs=jobs, store=ResultStore(tmp / f"real{jobs}.sqlite"),
+                        progress=False, keep_going=True)
+        times.append(time.perf_counter() - t)
+        scores.append([r["df_score"] for r in res])
+    return len(batch) / times[0], len(batch) / times[1], len(batch), sum(1 for x in scores[0] if x == -1.0)
+
+
 def hanging(runs: int, budget: float, n: int) -> float:
     s = Settings(runs=runs, run_budget=budget)
     t = time.perf_counter()
@@ -261,6 +291,13 @@ def _main(a: argparse.Namespace, tmp: Path) -> int:
     print(f"batch of {n_pairs} pairs (distinct tasks), --jobs 1: {r['batch1']:,.0f} inputs/s; "
           f"--jobs 2: {r['batch2']:,.0f} inputs/s (results byte-identical)\n")
 
+    real = real_batch(4 if q else 12, tmp)
+    if real is not None:
+        r["real1"], r["real2"], n_real, n_excl = real
+        print(f"batch of the full profile's candidates for {4 if q else 12} HumanEval tasks ({n_real} pairs: every mutant "
+              f"and the rewriter variant; spec-generated inputs, N=2000, R=5; {n_excl} pairs hang and are excluded):\n"
+              f"  --jobs 1: {r['real1']:.2f} pairs/s; --jobs 2: {r['real2']:.2f} pairs/s\n")
+
     budget = 1.0
     r["hang_wall"] = hanging(runs, budget, n_paper)
     print(f"pair whose variant hangs on every input (N={n_paper}, R={runs}, T={budget:g}s): "
@@ -285,6 +322,7 @@ def _main(a: argparse.Namespace, tmp: Path) -> int:
          max(r["engine_prog1"], r["engine_prog2"]) / r["subproc_prog"], 500),
         ("2 workers >= 1.8x one (pair, long input list)", r["engine2"] / r["engine1"], 1.8),
         ("2 workers >= 1.8x one (batch, --jobs)", r["batch2"] / r["batch1"], 1.8),
+        *([("2 workers >= 1.8x one (make-all batch, --jobs)", r["real2"] / r["real1"], 1.8)] if "real1" in r else []),
         ("hanging pair bounded by R x T (+2 s start-up)", (runs * budget + 2) / r["hang_wall"], 1.0),
     ]
     print("ratios")

@@ -222,6 +222,31 @@ def test_generator_resolver_shares_reference_outcomes(tmp_path: Path, monkeypatc
     assert res[3]["df_score"] == direct.df_score and res[3]["verdict_digest"] == direct.verdict_digest
 
 
+def test_batch_generates_each_input_set_once(tmp_path: Path) -> None:
+    """A task's variants share its generated input sets (one generation per run, not per pair),
+    with results identical to fuzzing each pair on its own."""
+    calls = []
+
+    def gen(seed: int, n: int) -> list:
+        calls.append((seed, n))
+        return _gen(seed, n)
+
+    gen.__qualname__ = "counting_gen"
+    batch.clear_resolvers()
+    batch.register_resolver(lambda row: {"entry": "f", "generator": gen, "n": 40})
+    rows = [{"id": f"T/1_{k}", "golden_code": REF, "generated_code": v} for k, v in enumerate(VARIANTS[:4])]
+    s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
+    try:
+        res = batch.run_batch(rows, None, settings=s, store=ResultStore(tmp_path / "s.sqlite"), progress=False, seed=3,
+                              jobs=2)
+    finally:
+        batch.clear_resolvers()
+    assert len(calls) == 2 and len(set(calls)) == 2  # 2 runs; without sharing: 2 x (1 + 4)
+    for k in range(4):
+        direct = fuzz_pair_direct(VARIANTS[k], s)
+        assert res[k]["df_score"] == direct.df_score and res[k]["verdict_digest"] == direct.verdict_digest
+
+
 def fuzz_pair_direct(variant: str, s: Settings):  # noqa: ANN201
     from lcl.fuzz import fuzz_pair
 

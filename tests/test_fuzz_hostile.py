@@ -74,6 +74,9 @@ HOSTILE = {
     "c_stack_overflow": ("import faulthandler\ndef f(x):\n    faulthandler._stack_overflow()\n", "C"),
     "segfault": ("import faulthandler\ndef f(x):\n    faulthandler._sigsegv()\n", "C"),
     "segfault_via_ctypes": ("import ctypes\ndef f(x):\n    return ctypes.string_at(0)\n", "XC"),
+    # numpy is preloaded by the fork-server (it imports ctypes); reaching ctypes through it is still denied
+    "ctypes_via_preloaded_numpy": ("import numpy\ndef f(x):\n    ct = numpy.ctypeslib.ctypes\n"
+                                   "    return ct.string_at(0)\n", "X"),
     "abort": ("import os\ndef f(x):\n    os.abort()\n", "C"),
     "memory_bomb": ("def f(x):\n    b = bytearray(10**11)\n    return x * 2\n", "X"),
     "memory_bomb_list": ("def f(x):\n    return len([0] * (10**10))\n", "X"),
@@ -279,6 +282,9 @@ PROGRAM_EQUIVALENTS = {
     "fd_write": "import os\na, b = map(int, input().split())\nos.write(1, f'{a + b}\\n'.encode())\n",
     "open_fd1": "a, b = map(int, input().split())\nwith open(1, 'w', closefd=False) as f: f.write(str(a + b))\n",
     "whitespace": "a, b = map(int, input().split())\nprint('\\n  ', a + b, '  \\n\\n')\n",
+    "numpy": "import numpy as np\na = np.array(input().split(), dtype=np.int64)\nprint(int(a.sum()))\n",
+    "numpy_blas": ("import numpy as np\na, b = map(int, input().split())\nm = np.full((200, 200), 1.0)\n"
+                   "print(a + b + int((m @ m)[0, 0]) - 200)\n"),
     "deep_recursion": ("import sys\nsys.setrecursionlimit(10**6)\ndef g(n): return 0 if n == 0 else 1 + g(n - 1)\n"
                        "a, b = map(int, input().split())\nprint(a + b + g(30000) - 30000)\n"),
 }

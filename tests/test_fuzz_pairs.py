@@ -81,6 +81,23 @@ def test_hanging_variant_is_bounded_by_runs_times_budget() -> None:
     assert took < 3 * 0.5 + 3.0, took  # R x T plus start-up, not N x timeout
 
 
+def test_default_budget_adapts_to_the_reference() -> None:
+    """Default settings: T = 3 s + 5 x the reference's CPU (here ~0), so a variant hanging on
+    every input costs about R x 3 s, not R x 30 s; one slow input is a verdict, not an exclusion."""
+    import time
+
+    s = Settings(runs=2)
+    t = time.monotonic()
+    res = fuzz_pair("def f(x):\n    return x\n", "def f(x):\n    while True: pass\n", entry="f",
+                    inputs=[[i] for i in range(500)], settings=s)
+    took = time.monotonic() - t
+    assert res.df_score == -1.0 and all(r.reason == "time budget exceeded" for r in res.runs)
+    assert took < 2 * 3.0 + 3.0, took
+    res = fuzz_pair("def f(x):\n    return x\n", "def f(x):\n    while x == 7: pass\n    return x\n", entry="f",
+                    inputs=[[i] for i in range(20)], settings=s)
+    assert res.df_score == pytest.approx(19 / 20) and res.to_dict()["counts"]["timeouts"] == 2
+
+
 def test_determinism_and_generator_seeds() -> None:
     seen = []
 

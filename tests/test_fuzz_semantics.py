@@ -102,6 +102,12 @@ def test_timeouts_and_seeds() -> None:
     assert S.input_timeout(0.2, s) == pytest.approx(2.0)
     assert S.input_timeout(100.0, s) == s.timeout_cap
     assert S.wall_deadline(1.0, s) == pytest.approx(3.5)
+    # the run budget T: 3 s + 5 x the reference's CPU time on the run, at most run_budget
+    assert S.run_time_budget(0.0, s) == pytest.approx(3.0)
+    assert S.run_time_budget(1.0, s) == pytest.approx(8.0)
+    assert S.run_time_budget(100.0, s) == s.run_budget == 30.0
+    fixed = s.with_(run_budget=7.0, run_budget_floor=7.0, run_budget_factor=0.0)  # `--budget 7`
+    assert S.run_time_budget(0.0, fixed) == S.run_time_budget(50.0, fixed) == 7.0
     seeds = [S.derive_seed(7, r) for r in range(5)]
     assert len(set(seeds)) == 5 and seeds == [S.derive_seed(7, r) for r in range(5)]
     assert all(0 <= x < 2**63 for x in seeds)
@@ -118,3 +124,22 @@ def test_inputs_digest_accepts_dicts_with_unsortable_keys():
     assert a == inputs_digest([[{"a": 2, 1: "x"}]])  # key order does not matter
     assert a != inputs_digest([[{"1": "x", "a": 2}]])  # 1 and "1" differ
     assert inputs_digest([[{"b": 1, "a": 2}]]) == inputs_digest([[{"a": 2, "b": 1}]])
+
+
+@pytest.mark.parametrize("n", [50, 3000])  # below and above the numpy path's threshold
+def test_run_verdicts_agree_with_the_per_input_rule(n: int) -> None:
+    import random
+
+    from lcl.fuzz.algorithm import ReferenceOutcomes, run_verdicts
+
+    rnd = random.Random(n)
+    ds = S.DIGEST_SIZE
+    kinds = [S.NOTRUN, S.OK, S.EXC, S.TIMEOUT, S.CRASH]
+    pool = [bytes([t]) * ds for t in range(4)]  # few distinct digests, so equal ones are common
+    rk = bytes(rnd.choice(kinds[1:]) for _ in range(n))
+    vk = bytes(rnd.choice(kinds) for _ in range(n))
+    rd = b"".join(rnd.choice(pool) for _ in range(n))
+    vd = b"".join(rnd.choice(pool) for _ in range(n))
+    got = run_verdicts(ReferenceOutcomes(rk, rd, [0.0] * n), vk, vd)
+    want = "".join(S.verdict(rk[i], rd[i * ds:(i + 1) * ds], vk[i], vd[i * ds:(i + 1) * ds]) for i in range(n))
+    assert got == want and len(set(got)) >= 5

@@ -12,6 +12,7 @@ import ast
 import warnings
 import hashlib
 import json
+import math
 import operator
 import threading
 import time
@@ -259,9 +260,11 @@ def run_verdicts(ref: ReferenceOutcomes, kinds: bytes | bytearray, digests: byte
     rk, rd = ref.kinds, ref.digests
     vk, vd = bytes(kinds), bytes(digests)
     # the inputs whose kind or digest differs, found at C speed: the non-zero bytes of the XOR
-    # (no numpy: its import alone costs more than a whole pair on small inputs)
+    # (numpy only when many differ: its import alone costs more than a whole small pair)
     differ = set(_nonzero_groups(_xor(rk, vk), 1))
     differ.update(_nonzero_groups(_xor(rd, vd), ds))
+    if len(differ) > _VECTOR_FROM:  # e.g. a mutant differing almost everywhere: numpy, not a Python loop
+        return _verdicts_numpy(rk, rd, vk, vd)
     for i in sorted(differ):
         if rk[i] == S.OK:  # invalid inputs stay I whatever the variant did
             a, b = i * ds, i * ds + ds
@@ -269,7 +272,44 @@ def run_verdicts(ref: ReferenceOutcomes, kinds: bytes | bytearray, digests: byte
     return base.decode()
 
 
+_VECTOR_FROM = 256  # differing inputs from which the numpy path is faster (numpy is imported lazily)
+
+
+def _verdicts_numpy(rk: bytes, rd: bytes, vk: bytes, vd: bytes) -> str:
+    """``semantics.verdict`` for every input at once (same precedence as there)."""
+    import numpy as np
+
+    r_kind, v_kind = np.frombuffer(rk, np.uint8), np.frombuffer(vk, np.uint8)
+    same = (np.frombuffer(rd, np.uint8).reshape(-1, S.DIGEST_SIZE)
+            == np.frombuffer(vd, np.uint8).reshape(-1, S.DIGEST_SIZE)).all(axis=1) & (r_kind == v_kind)
+    out = np.full(len(r_kind), ord(S.MISMATCH), np.uint8)
+    out[same] = ord(S.MATCH)
+    out[v_kind == S.CRASH] = ord(S.VCRASH)
+    out[v_kind == S.TIMEOUT] = ord(S.VTIMEOUT)
+    out[v_kind == S.NOTRUN] = ord(S.SKIPPED)
+    out[r_kind != S.OK] = ord(S.INVALID)
+    return out.tobytes().decode()
+
+
 # ---------------------------------------------------------------------------- one pair
+class InputSet(list):  # type: ignore[type-arg]
+    """One run's generated inputs plus what the harness derives from them (their digest, and
+    their pickled form per level), computed once and reused by every pair given the same set
+    (a batch hands a task's set to its reference and to all its variants)."""
+
+    __slots__ = ("digest", "blobs")
+
+    def __init__(self, items: Any = ()) -> None:
+        super().__init__(items)
+        self.digest: str | None = None
+        self.blobs: dict[str, list[bytes]] = {}
+
+    def inputs_digest(self) -> str:
+        if self.digest is None:
+            self.digest = inputs_digest(self)
+        return self.digest
+
+
 class _Digest(threading.Thread):
     """``inputs_digest(items)`` in a helper thread (``start``) or in this one (``run``)."""
 
@@ -367,6 +407,7 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
     ref_spec = CodeSpec(level, reference, entry, "reference.py")
     var_spec = CodeSpec(level, variant, entry, "variant.py")
     seeds = [S.derive_seed(seed, r) for r in range(s.runs)]
+    shared: dict[int, InputSet] = {}  # runs whose generated set comes with a shared digest / pickles
     if inputs is not None:
         items = check_inputs(inputs, level=level)
         if n is not None:
@@ -379,8 +420,10 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
         count = n or s.n_default(level)
         per_run = []
         for r in range(s.runs):
-            gen = list(generator(seeds[r], count))  # type: ignore[misc]
-            per_run.append(check_inputs(gen, level=level, source=f"generator(seed={seeds[r]})"))
+            raw = generator(seeds[r], count)  # type: ignore[misc]
+            if isinstance(raw, InputSet):
+                shared[r] = raw
+            per_run.append(check_inputs(list(raw), level=level, source=f"generator(seed={seeds[r]})"))
         mode = "generator"
     hashes: list[str | None] = [None] * s.runs  # inputs digests, computed once the variant's workers start
     runs: list[S.RunScore] = []
@@ -395,12 +438,17 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
                 # the variant's workers fork, load and receive their inputs while the reference
                 # runs in its own workers (before run 0 the variant's fresh directory is empty,
                 # so that run needs no wipe and the load may write there, as it always could)
-                ex.set_inputs(items)
+                known = shared.get(r)
+                ex.set_inputs(items, blobs=known.blobs.get(level) if known is not None else None)
+                if known is not None:
+                    known.blobs.setdefault(level, ex.blobs)
                 if r == 0:
                     ex.prestart(s.reference_timeout)
                 digest = _Digest(items)
                 if inputs_hash is not None and mode == "explicit":
                     digest.value = inputs_hash
+                elif known is not None:
+                    digest.value = known.inputs_digest()
                 elif ref_cache is not None:
                     digest.run()  # the reference's cache key needs it
                     digest.join()
@@ -424,7 +472,7 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
                 continue
             if r > 0:
                 wipe_dir(ex.tmpdir)
-            res = ex.run_pass(timeouts, s.run_budget, s.reference_timeout)
+            res = ex.run_pass(timeouts, S.run_time_budget(math.fsum(ref.cpu), s), s.reference_timeout)
             _raise_load(res.load, "variant", label, entry)
             if res.load.status != "ok":
                 load_status = res.load.status

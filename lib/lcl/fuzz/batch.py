@@ -36,7 +36,7 @@ from .. import cache
 from ..errors import UserError
 from ..io import read_jsonl, write_jsonl
 from . import semantics as S
-from .algorithm import check_code, check_inputs, code_digest, compute_reference, fuzz_pair, inputs_digest
+from .algorithm import InputSet, check_code, check_inputs, code_digest, compute_reference, fuzz_pair, inputs_digest
 from .sandbox import CodeSpec
 
 Resolver = Callable[[dict[str, Any]], "dict[str, Any] | None"]
@@ -183,6 +183,108 @@ def _generator_name(gen: Any) -> str:
     return f"{getattr(gen, '__module__', '?')}.{getattr(gen, '__qualname__', repr(gen))}"
 
 
+class _GeneratorMemo:
+    """Generated input sets shared by the pairs of a batch (a task's reference and all its
+    variants use the same ``gen(seed, n)`` per run): each set is generated once, not once per
+    pair. A small LRU: pairs of one task are adjacent in a batch. Thread-safe."""
+
+    def __init__(self, size: int) -> None:
+        import threading
+        from collections import OrderedDict
+
+        self.size, self.items, self.lock = size, OrderedDict(), threading.Lock()
+        self.hits = self.misses = 0
+
+    def get(self, key: tuple[Any, ...], make: Callable[[], list[Any]]) -> InputSet:
+        from concurrent.futures import Future
+
+        with self.lock:
+            got = self.items.get(key)
+            if got is not None:
+                self.items.move_to_end(key)
+                self.hits += 1
+            else:
+                self.misses += 1
+                self.items[key] = Future()
+                while len(self.items) > self.size:
+                    self.items.popitem(last=False)
+        if got is not None:  # made, or being made by another thread
+            return got.result() if not isinstance(got, InputSet) else got
+        fut = self.items.get(key)
+        try:
+            value = InputSet(make())
+        except BaseException as exc:
+            if isinstance(fut, Future):
+                fut.set_exception(exc)
+            with self.lock:
+                self.items.pop(key, None)
+            raise
+        with self.lock:
+            if key in self.items:
+                self.items[key] = value
+        if isinstance(fut, Future):
+            fut.set_result(value)
+        return value
+
+
+def _generate(gen: Any, seed: int, n: int) -> list[Any]:
+    return list(gen(seed, n))
+
+
+class _GenerationProcess:
+    """Input generation in one spawned helper process, so that on a thread pool it runs on
+    its own core instead of holding the harness's GIL while the other threads' sandboxed
+    workers wait for their next request. Started on first use, shut down with the batch."""
+
+    def __init__(self) -> None:
+        self.pool: Any = None
+        self.failed = False
+
+    def generate(self, gen: Any, seed: int, n: int) -> list[Any]:
+        if not self.failed:
+            try:
+                if self.pool is None:
+                    import multiprocessing
+                    from concurrent.futures import ProcessPoolExecutor
+
+                    self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+                return self.pool.submit(_generate, gen, seed, n).result()
+            except (pickle.PicklingError, AttributeError, TypeError):  # e.g. a lambda or a closure
+                self.failed = True
+        return list(gen(seed, n))
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
+class _SharedGenerator:
+    """``gen`` whose outputs come from a :class:`_GeneratorMemo` (same name, so same cache keys)."""
+
+    def __init__(self, gen: Any, memo: _GeneratorMemo, process: _GenerationProcess | None = None) -> None:
+        self.gen, self.memo, self.process = gen, memo, process
+        self.name = _generator_name(gen)
+        self.__qualname__ = getattr(gen, "__qualname__", repr(gen))
+        self.__module__ = getattr(gen, "__module__", "?")
+
+    def __call__(self, seed: int, n: int) -> list[Any]:
+        if self.process is not None:
+            return self.memo.get((self.name, int(seed), int(n)), lambda: self.process.generate(self.gen, seed, n))
+        return self.memo.get((self.name, int(seed), int(n)), lambda: self.gen(seed, n))
+
+
+def share_generators(jobs: list[PairJob], runs: int, parallel: int,
+                     process: _GenerationProcess | None = None) -> _GeneratorMemo:
+    """Wrap every job's generator so a task's input sets are generated once per batch (in
+    ``process`` when given)."""
+    memo = _GeneratorMemo(size=runs * CHUNK_TASKS * (3 + max(1, parallel)))
+    for j in jobs:
+        if j.generator is not None and not isinstance(j.generator, _SharedGenerator):
+            j.generator = _SharedGenerator(j.generator, memo, process)
+    return memo
+
+
 def job_keys(job: PairJob, settings: S.Settings) -> None:
     if job.inputs is not None:
         job.inputs_hash = inputs_digest(job.inputs if job.n is None else job.inputs[: job.n])
@@ -263,9 +365,12 @@ def _ref_job(job: PairJob, settings: dict[str, Any], network: str | None) -> tup
         else:
             n = job.n or s.n_default(job.level)
             for r in range(s.runs):
-                items = check_inputs(list(job.generator(S.derive_seed(job.seed, r), n)), level=job.level,
-                                     source=f"pair {job.id}: generator")
-                compute_reference(spec, items, s, network=network, ref_cache=cache_, label=f"pair {job.id}")
+                raw = job.generator(S.derive_seed(job.seed, r), n)
+                items = check_inputs(list(raw), level=job.level, source=f"pair {job.id}: generator")
+                known = raw if isinstance(raw, InputSet) else None
+                compute_reference(spec, items, s, network=network, ref_cache=cache_, label=f"pair {job.id}",
+                                  inputs_hash=known.inputs_digest() if known is not None else None,
+                                  blobs=known.blobs.get(job.level) if known is not None else None)
     except UserError as exc:
         return job.ref_key, str(exc)
     return job.ref_key, cache_
@@ -368,6 +473,120 @@ def default_jobs() -> int:
     return 1
 
 
+#: tasks per chunk of a local batch (their generated input sets are kept in memory meanwhile)
+CHUNK_TASKS = 2
+
+
+def _task_chunks(pending: list[PairJob], size: int) -> Iterable[list[PairJob]]:
+    """``pending`` split into runs of consecutive jobs covering at most ``size`` reference keys
+    (jobs keep their order; a key that reappears later joins the chunk it reappears in)."""
+    chunk: list[PairJob] = []
+    keys: set[str] = set()
+    for j in pending:
+        if j.ref_key not in keys and len(keys) >= size:
+            yield chunk
+            chunk, keys = [], set()
+        keys.add(j.ref_key)
+        chunk.append(j)
+    if chunk:
+        yield chunk
+
+
+class _Chunk:
+    """One chunk's reference step (phase 1) and pair step (phase 2)."""
+
+    def __init__(self, jobs: list[PairJob], refs: Any) -> None:
+        self.jobs = jobs
+        need: dict[str, PairJob] = {}
+        for j in jobs:
+            need.setdefault(j.ref_key, j)
+        self.ref_blobs: dict[str, dict[str, bytes]] = {}
+        self.ref_errors: dict[str, str] = {}
+        self.missing = []
+        for k, j in need.items():
+            blob = refs.get(k)
+            if blob is None:
+                self.missing.append(j)
+            else:
+                self.ref_blobs[k] = pickle.loads(blob)  # written by this module (below)
+
+    def ref_done(self, got: tuple[str, Any], refs: Any) -> None:
+        k, value = got
+        if isinstance(value, str):
+            self.ref_errors[k] = value
+        else:
+            self.ref_blobs[k] = value
+            refs[k] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+
+    def submit_pairs(self, ex: Any, st: Any, settings_d: dict[str, Any], network: str | None, bar: Any) -> list[Any]:
+        futs = []
+        for j in self.jobs:
+            if j.ref_key in self.ref_errors:
+                st.put(j.key, j.id, {"df_score": None, "error": self.ref_errors[j.ref_key], "settings": settings_d,
+                                     "engine_version": S.ENGINE_VERSION, "base_seed": j.seed})
+                bar.update(1)
+                continue
+            futs.append(ex.submit(_pair_job, j, settings_d, network, self.ref_blobs.get(j.ref_key)))
+        return futs
+
+
+def _run_chunks(chunks: list[list[PairJob]], ex: Any, completed: Callable[[list[Any]], Iterable[Any]], refs: Any,
+                st: Any, settings_d: dict[str, Any], network: str | None, ref_bar: Any, bar: Any) -> None:
+    """Chunk by chunk: its references (phase 1), then its pairs (phase 2, each stored as it
+    finishes). Sequential executors (``--jobs 1``, Dask) run the phases one after the other."""
+    names = {j.key: j.id for c in chunks for j in c}
+    for jobs in chunks:
+        c = _Chunk(jobs, refs)
+        for f in completed([ex.submit(_ref_job, j, settings_d, network) for j in c.missing]):
+            c.ref_done(f.result(), refs)
+            ref_bar.update(1)
+        for f in completed(c.submit_pairs(ex, st, settings_d, network, bar)):
+            key, result = f.result()
+            st.put(key, names[key], result)
+            bar.update(1)
+
+
+def _run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: Any, settings_d: dict[str, Any],
+                          network: str | None, ref_bar: Any, bar: Any) -> None:
+    """Like :func:`_run_chunks` on a thread pool, but chunk k+1's references (input generation
+    holds the GIL) are computed while chunk k's pairs run in their sandboxed workers, and no
+    chunk waits for the previous chunk's pairs to finish: only for its own references."""
+    from concurrent.futures import FIRST_COMPLETED, wait
+
+    names = {j.key: j.id for c in chunks for j in c}
+    pair_futs: set[Any] = set()
+
+    def harvest(done: set[Any]) -> None:
+        for f in done:
+            key, result = f.result()
+            st.put(key, names[key], result)
+            bar.update(1)
+
+    def submit_refs(c: _Chunk) -> dict[Any, None]:
+        return {ex.submit(_ref_job, j, settings_d, network): None for j in c.missing}
+
+    staged = [_Chunk(chunks[0], refs)]
+    ref_futs = submit_refs(staged[0])
+    for k in range(len(chunks)):
+        cur = staged[k]
+        while ref_futs:  # wait for this chunk's references, storing finished pairs meanwhile
+            done, _ = wait(set(ref_futs) | pair_futs, return_when=FIRST_COMPLETED)
+            for f in done & set(ref_futs):
+                cur.ref_done(f.result(), refs)
+                ref_bar.update(1)
+                del ref_futs[f]
+            harvest(done & pair_futs)
+            pair_futs -= done
+        if k + 1 < len(chunks):  # queued ahead of this chunk's pairs: overlaps them
+            staged.append(_Chunk(chunks[k + 1], refs))
+            ref_futs = submit_refs(staged[k + 1])
+        pair_futs |= set(cur.submit_pairs(ex, st, settings_d, network, bar))
+        staged[k] = None  # type: ignore[call-overload]  # its reference outcomes are no longer needed here
+    while pair_futs:
+        done, pair_futs = wait(pair_futs, return_when=FIRST_COMPLETED)
+        harvest(done)
+
+
 def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None = None, *,
               settings: S.Settings | None = None, seed: int = 0, jobs: int | None = None,
               scheduler: str | None = None, store: Any = None, network: str | None = None,
@@ -396,6 +615,11 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
     job_list = load_jobs(rows, base_dir, s, seed, keep_going=keep_going)
     scheduler = scheduler or os.environ.get("LCL_DASK_SCHEDULER") or None
     jobs = jobs or default_jobs()
+    # in-process executors share generated input sets (Dask jobs are pickled); a thread pool
+    # generates them in a helper process
+    gen_process = _GenerationProcess() if not scheduler and jobs > 1 else None
+    if not scheduler:
+        share_generators(job_list, s.runs, jobs, gen_process)
     own_store = store is None
     st = ResultStore() if own_store else store
     try:
@@ -404,47 +628,19 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
         refs = st.refs()
         settings_d = s.to_dict()
         with _executor(jobs, scheduler) as (ex, completed):
-            # phase 1: reference outcomes, once per task and input set(s), shared by its variants
-            need: dict[str, PairJob] = {}
-            for j in pending:
-                need.setdefault(j.ref_key, j)
-            ref_blobs: dict[str, dict[str, bytes]] = {}
-            ref_errors: dict[str, str] = {}
-            missing = []
-            for k, j in need.items():
-                blob = refs.get(k)
-                if blob is None:
-                    missing.append(j)
-                else:
-                    ref_blobs[k] = pickle.loads(blob)  # written by this module (below)
-            if missing:
-                futs = [ex.submit(_ref_job, j, settings_d, network) for j in missing]
-                bar = tqdm(total=len(futs), desc="fuzz references", unit="task", disable=not progress, file=sys.stderr)
-                for f in completed(futs):
-                    k, got = f.result()
-                    if isinstance(got, str):
-                        ref_errors[k] = got
-                    else:
-                        ref_blobs[k] = got
-                        refs[k] = pickle.dumps(got, protocol=pickle.HIGHEST_PROTOCOL)
-                    bar.update(1)
-                bar.close()
-            # phase 2: the pairs
+            ref_bar = tqdm(total=len({j.ref_key for j in pending if j.ref_key not in refs}), desc="fuzz references",
+                           unit="task", disable=not progress, file=sys.stderr)
             bar = tqdm(total=len(job_list), initial=len(job_list) - len(pending), desc="fuzz pairs", unit="pair",
                        disable=not progress, file=sys.stderr)
-            futs = []
-            for j in pending:
-                if j.ref_key in ref_errors:
-                    st.put(j.key, j.id, {"df_score": None, "error": ref_errors[j.ref_key], "settings": settings_d,
-                                         "engine_version": S.ENGINE_VERSION, "base_seed": j.seed})
-                    bar.update(1)
-                    continue
-                futs.append(ex.submit(_pair_job, j, settings_d, network, ref_blobs.get(j.ref_key)))
-            by_key = {j.key: j for j in pending}
-            for f in completed(futs):
-                key, result = f.result()
-                st.put(key, by_key[key].id, result)
-                bar.update(1)
+            # tasks in chunks (a few tasks' references, then their pairs), so a task's generated
+            # input sets are still in the generator memo when its variants run
+            if pending:
+                chunks = list(_task_chunks(pending, CHUNK_TASKS if not scheduler else len(pending)))
+                if scheduler or jobs <= 1:
+                    _run_chunks(chunks, ex, completed, refs, st, settings_d, network, ref_bar, bar)
+                else:
+                    _run_chunks_pipelined(chunks, ex, refs, st, settings_d, network, ref_bar, bar)
+            ref_bar.close()
             bar.close()
         results = []
         for j in job_list:
@@ -456,6 +652,8 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
             assert r is not None
             results.append({"id": j.id, "key": j.key, **r})
     finally:
+        if gen_process is not None:
+            gen_process.close()
         if own_store:
             st.close()
     if out is not None:

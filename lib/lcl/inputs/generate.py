@@ -19,6 +19,7 @@ import ast
 import operator
 import random
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any, Protocol
 
 from .spec import Spec
@@ -68,7 +69,13 @@ def bound(value: Any, env: dict[str, int]) -> Any:
     """Evaluate a bound: a number, a bound name (``"N"``) or a small expression (``"N-1"``)."""
     if not isinstance(value, str):
         return value
-    return _eval(ast.parse(value, mode="eval").body, env)
+    return _eval(_parse_bound(value), env)
+
+
+@lru_cache(maxsize=4096)
+def _parse_bound(text: str) -> ast.expr:
+    """The parsed bound expression (parsed once: generation evaluates it for every input)."""
+    return ast.parse(text, mode="eval").body
 
 
 def _eval(node: ast.AST, env: dict[str, int]) -> Any:
