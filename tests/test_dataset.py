@@ -160,3 +160,24 @@ def test_references_lose_their_docstrings_only():
     exec(compile(out, "t", "exec"), ns)  # trusted snippet
     assert ns["f"](3) == 3 and ns["g"]() is None
     assert strip_docstrings("x = 'not a docstring'\ny = 1\n").startswith("x = 'not a docstring'")
+
+
+@pytest.mark.skipif(not loaders.benchmark_available("HumanEval"), reason="HumanEval not fetched")
+def test_cli_variants_label_fills_the_store_the_notebook_uses(capsys: pytest.CaptureFixture) -> None:
+    from lcl.cli import main
+    from lcl.fuzz.store import ResultStore
+    from lcl.profiles import PROFILES
+
+    assert main(["variants", "label", "--profile", "smoke", "--no-progress", "HumanEval"]) == 0
+    out = capsys.readouterr().out
+    assert "candidates of 2 tasks labelled" in out and "HumanEval  OPT" in out
+    # the notebook's own call (same rows, seed and settings) is answered from the store
+    profile = PROFILES["smoke"]
+    tasks = [t for t in dataset.selected_tasks(profile) if t.benchmark == "HumanEval"]
+    rows = dataset.candidates(tasks, profile, 20250101, dataset.Ledger())
+    before = len(ResultStore())
+    results = dataset.label(rows, profile, 20250101, jobs=1, progress=False)
+    assert len(ResultStore()) == before and len(results) == len(rows)
+    assert main(["variants", "label", "--profile", "nope"]) == 2
+    assert main(["variants", "label", "--profile", "smoke", "Nope"]) == 2
+    assert "unknown benchmark" in capsys.readouterr().err

@@ -24,6 +24,7 @@ COMMAND_MODULES: list[str] = [
     "lcl.verify",  # lcl verify
     "lcl.inputs.cli",  # lcl inputs draft|sample|check|status
     "lcl.fuzz.cli",  # lcl fuzz pair|batch
+    "lcl.dataset",  # lcl variants label
     "lcl.metrics.cli",  # lcl score, lcl codescore-train
 ]
 

@@ -457,3 +457,55 @@ def load_published() -> list[dict[str, Any]]:
 
     path = published_path()
     return read_jsonl(path) if path.exists() else []
+
+
+# ----------------------------------------------------------------------------- CLI
+def _cmd_label(args: Any) -> int:
+    """``lcl variants label``: Step III for a profile's candidates, outside the notebook."""
+    from .errors import UserError
+    from .profiles import PROFILES
+
+    if args.profile not in PROFILES:
+        raise UserError(f"unknown profile {args.profile!r}; choose from {', '.join(PROFILES)}")
+    unknown = [b for b in args.benchmark if b not in loaders.BENCHMARKS]
+    if unknown:
+        raise UserError(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(loaders.BENCHMARKS)}")
+    profile = PROFILES[args.profile]
+    tasks = [t for t in selected_tasks(profile) if not args.benchmark or t.benchmark in args.benchmark]
+    if not tasks:
+        raise UserError("no selected task is available (see `lcl data status`)")
+    ledger = Ledger()
+    rows = candidates(tasks, profile, args.seed, ledger)
+    results = label(rows, profile, args.seed, args.jobs, progress=not args.no_progress)
+    summary: Counter = Counter()
+    for row, res in zip(rows, results):
+        df = res.get("df_score")
+        what = ("cannot be fuzzed" if res.get("error") or df is None else "excluded (df = -1)" if df < 0
+                else "df = 1" if df >= 1 else "df = 0" if df == 0 else "0 < df < 1")
+        summary[(row["benchmark"], row["variant_type"], what)] += 1
+    print(f"{len(rows)} candidates of {len(tasks)} tasks labelled (profile {profile.name}, seed {args.seed}); "
+          "the 02_variants notebook finds them in the result store")
+    for (bench, vtype, what), n in sorted(summary.items()):
+        print(f"  {bench:<10} {vtype:<4} {what:<20} {n:>6}")
+    return 0
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser("variants", help="generate and label the LoCaL candidates (Steps I and III)",
+                       description="Generate and label the LoCaL candidates of a profile.")
+    s = p.add_subparsers(dest="variants_command", metavar="SUBCOMMAND")
+    q = s.add_parser("label", help="label a profile's MUT/OPT candidates with Algorithm 1 (resumable)",
+                     description="Generate a profile's MUT/OPT candidates and label every one with Algorithm 1, "
+                                 "exactly as the 02_variants notebook does (same ids, seeds and settings), so the "
+                                 "notebook then finds every result in the fuzz result store. Finished pairs are "
+                                 "stored one by one: interrupt it and rerun it freely, e.g. to spread the full "
+                                 "profile (hours on 2 cores) over several sittings.",
+                     epilog="example: lcl variants label --profile full --jobs 2 HumanEval MBPP")
+    q.add_argument("benchmark", nargs="*", metavar="BENCHMARK",
+                   help=f"only these benchmarks ({', '.join(loaders.BENCHMARKS)}; default: all available)")
+    q.add_argument("--profile", default="full", help="full | quick | smoke (default: %(default)s)")
+    q.add_argument("--seed", type=int, default=20250101, help="base seed, as the notebooks' (default: %(default)s)")
+    q.add_argument("--jobs", type=int, default=2, help="pairs fuzzed at a time (default: %(default)s)")
+    q.add_argument("--no-progress", action="store_true", help="no progress bars")
+    q.set_defaults(func=_cmd_label)
+    p.set_defaults(func=lambda _args: p.print_help() or 2)
