@@ -162,8 +162,8 @@ def test_references_lose_their_docstrings_only():
     assert strip_docstrings("x = 'not a docstring'\ny = 1\n").startswith("x = 'not a docstring'")
 
 
-@pytest.mark.skipif(not loaders.benchmark_available("HumanEval"), reason="HumanEval not fetched")
-def test_cli_variants_label_fills_the_store_the_notebook_uses(capsys: pytest.CaptureFixture) -> None:
+def test_cli_variants_label_fills_the_store_the_notebook_uses(project_data: dict,
+                                                              capsys: pytest.CaptureFixture) -> None:
     from lcl.cli import main
     from lcl.fuzz.store import ResultStore
     from lcl.profiles import PROFILES
