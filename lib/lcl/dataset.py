@@ -462,15 +462,16 @@ def load_published() -> list[dict[str, Any]]:
 # ----------------------------------------------------------------------------- CLI
 def _cmd_label(args: Any) -> int:
     """``lcl variants label``: Step III for a profile's candidates, outside the notebook."""
+    from . import profiles
     from .errors import UserError
-    from .profiles import PROFILES
 
-    if args.profile not in PROFILES:
-        raise UserError(f"unknown profile {args.profile!r}; choose from {', '.join(PROFILES)}")
+    try:
+        profile = profiles.get(args.profile)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
     unknown = [b for b in args.benchmark if b not in loaders.BENCHMARKS]
     if unknown:
         raise UserError(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(loaders.BENCHMARKS)}")
-    profile = PROFILES[args.profile]
     tasks = [t for t in selected_tasks(profile) if not args.benchmark or t.benchmark in args.benchmark]
     if not tasks:
         raise UserError("no selected task is available (see `lcl data status`)")

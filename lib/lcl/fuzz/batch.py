@@ -186,45 +186,37 @@ def _generator_name(gen: Any) -> str:
 class _GeneratorMemo:
     """Generated input sets shared by the pairs of a batch (a task's reference and all its
     variants use the same ``gen(seed, n)`` per run): each set is generated once, not once per
-    pair. A small LRU: pairs of one task are adjacent in a batch. Thread-safe."""
+    pair, by the first thread asking for it (the others wait for it). A small LRU: pairs of
+    one task are adjacent in a batch."""
 
     def __init__(self, size: int) -> None:
         import threading
         from collections import OrderedDict
 
         self.size, self.items, self.lock = size, OrderedDict(), threading.Lock()
-        self.hits = self.misses = 0
 
     def get(self, key: tuple[Any, ...], make: Callable[[], list[Any]]) -> InputSet:
         from concurrent.futures import Future
 
         with self.lock:
-            got = self.items.get(key)
-            if got is not None:
-                self.items.move_to_end(key)
-                self.hits += 1
-            else:
-                self.misses += 1
-                self.items[key] = Future()
+            fut = self.items.get(key)
+            mine = fut is None
+            if mine:
+                fut = self.items[key] = Future()
                 while len(self.items) > self.size:
                     self.items.popitem(last=False)
-        if got is not None:  # made, or being made by another thread
-            return got.result() if not isinstance(got, InputSet) else got
-        fut = self.items.get(key)
-        try:
-            value = InputSet(make())
-        except BaseException as exc:
-            if isinstance(fut, Future):
+            else:
+                self.items.move_to_end(key)
+        if mine:
+            try:
+                fut.set_result(InputSet(make()))
+            except BaseException as exc:
                 fut.set_exception(exc)
-            with self.lock:
-                self.items.pop(key, None)
-            raise
-        with self.lock:
-            if key in self.items:
-                self.items[key] = value
-        if isinstance(fut, Future):
-            fut.set_result(value)
-        return value
+                with self.lock:
+                    if self.items.get(key) is fut:
+                        del self.items[key]
+                raise
+        return fut.result()
 
 
 def _generate(gen: Any, seed: int, n: int) -> list[Any]:
@@ -234,7 +226,8 @@ def _generate(gen: Any, seed: int, n: int) -> list[Any]:
 class _GenerationProcess:
     """Input generation in one spawned helper process, so that on a thread pool it runs on
     its own core instead of holding the harness's GIL while the other threads' sandboxed
-    workers wait for their next request. Started on first use, shut down with the batch."""
+    workers wait for their next request. Started on first use, shut down with the batch;
+    a generator that cannot be pickled (a lambda, a closure) is run in-process instead."""
 
     def __init__(self) -> None:
         self.pool: Any = None
@@ -249,9 +242,9 @@ class _GenerationProcess:
 
                     self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
                 return self.pool.submit(_generate, gen, seed, n).result()
-            except (pickle.PicklingError, AttributeError, TypeError):  # e.g. a lambda or a closure
+            except (pickle.PicklingError, AttributeError, TypeError):
                 self.failed = True
-        return list(gen(seed, n))
+        return _generate(gen, seed, n)
 
     def close(self) -> None:
         if self.pool is not None:
@@ -263,15 +256,14 @@ class _SharedGenerator:
     """``gen`` whose outputs come from a :class:`_GeneratorMemo` (same name, so same cache keys)."""
 
     def __init__(self, gen: Any, memo: _GeneratorMemo, process: _GenerationProcess | None = None) -> None:
-        self.gen, self.memo, self.process = gen, memo, process
+        self.gen, self.memo = gen, memo
+        self.make = process.generate if process is not None else _generate
         self.name = _generator_name(gen)
         self.__qualname__ = getattr(gen, "__qualname__", repr(gen))
         self.__module__ = getattr(gen, "__module__", "?")
 
-    def __call__(self, seed: int, n: int) -> list[Any]:
-        if self.process is not None:
-            return self.memo.get((self.name, int(seed), int(n)), lambda: self.process.generate(self.gen, seed, n))
-        return self.memo.get((self.name, int(seed), int(n)), lambda: self.gen(seed, n))
+    def __call__(self, seed: int, n: int) -> InputSet:
+        return self.memo.get((self.name, int(seed), int(n)), lambda: self.make(self.gen, seed, n))
 
 
 def share_generators(jobs: list[PairJob], runs: int, parallel: int,
@@ -562,26 +554,25 @@ def _run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: A
             st.put(key, names[key], result)
             bar.update(1)
 
-    def submit_refs(c: _Chunk) -> dict[Any, None]:
-        return {ex.submit(_ref_job, j, settings_d, network): None for j in c.missing}
+    def submit_refs(c: _Chunk) -> set[Any]:
+        return {ex.submit(_ref_job, j, settings_d, network) for j in c.missing}
 
-    staged = [_Chunk(chunks[0], refs)]
-    ref_futs = submit_refs(staged[0])
+    cur = _Chunk(chunks[0], refs)
+    ref_futs = submit_refs(cur)
     for k in range(len(chunks)):
-        cur = staged[k]
         while ref_futs:  # wait for this chunk's references, storing finished pairs meanwhile
-            done, _ = wait(set(ref_futs) | pair_futs, return_when=FIRST_COMPLETED)
-            for f in done & set(ref_futs):
+            done, _ = wait(ref_futs | pair_futs, return_when=FIRST_COMPLETED)
+            for f in done & ref_futs:
                 cur.ref_done(f.result(), refs)
                 ref_bar.update(1)
-                del ref_futs[f]
+            ref_futs -= done
             harvest(done & pair_futs)
             pair_futs -= done
-        if k + 1 < len(chunks):  # queued ahead of this chunk's pairs: overlaps them
-            staged.append(_Chunk(chunks[k + 1], refs))
-            ref_futs = submit_refs(staged[k + 1])
+        nxt = _Chunk(chunks[k + 1], refs) if k + 1 < len(chunks) else None
+        if nxt is not None:  # queued ahead of this chunk's pairs: overlaps them
+            ref_futs = submit_refs(nxt)
         pair_futs |= set(cur.submit_pairs(ex, st, settings_d, network, bar))
-        staged[k] = None  # type: ignore[call-overload]  # its reference outcomes are no longer needed here
+        cur = nxt  # type: ignore[assignment]
     while pair_futs:
         done, pair_futs = wait(pair_futs, return_when=FIRST_COMPLETED)
         harvest(done)

@@ -17,8 +17,9 @@ def _settings_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--runs", type=int, metavar="R", help="repetitions R (default 5)")
     g.add_argument("--seed", type=int, default=int(os.environ.get("LCL_SEED", "0") or 0),
                    help="base seed; run r uses a seed derived from it (default $LCL_SEED or 0)")
-    g.add_argument("--budget", type=float, metavar="T", help="a fixed time budget per run, seconds (default: adaptive, 3 s + 5 x the reference's CPU time on the "
-                   "run's inputs, at most 30 s)")
+    g.add_argument("--budget", type=float, metavar="T",
+                   help="a fixed time budget per run, seconds (default: adaptive, 3 s + 5 x the reference's CPU "
+                        "time on the run's inputs, at most 30 s)")
     g.add_argument("--timeout-floor", type=float, metavar="S", help="minimum per-input timeout (default 0.1)")
     g.add_argument("--memory", type=int, metavar="MIB", help="memory limit per worker, MiB (default 2048)")
     g.add_argument("--workers", type=int, metavar="W", help="sandboxed workers per pair (default 1)")
@@ -37,7 +38,7 @@ def _settings(args: argparse.Namespace) -> Any:
     if args.runs is not None:
         kw["runs"] = args.runs
     if args.budget is not None:
-        kw.update(run_budget=args.budget, run_budget_floor=args.budget, run_budget_factor=0.0)
+        kw["run_budget"] = args.budget
     if args.timeout_floor is not None:
         kw["timeout_floor"] = args.timeout_floor
     if args.memory is not None:
@@ -49,8 +50,10 @@ def _settings(args: argparse.Namespace) -> Any:
     if getattr(args, "n_program", None) is not None:
         kw["n_program"] = args.n_program
     for k, v in kw.items():
-        if isinstance(v, (int, float)) and v <= 0 and k != "run_budget_factor":
+        if isinstance(v, (int, float)) and v <= 0:
             raise UserError(f"--{k.replace('_', '-')}: must be positive")
+    if args.budget is not None:  # a fixed T: floor = cap, nothing adaptive
+        kw.update(run_budget_floor=args.budget, run_budget_factor=0.0)
     return Settings(**kw)
 
 

@@ -58,8 +58,9 @@ Run budget T
     run stays within T while its per-input timeouts add up to less than about 3 s (30
     timeouts of the 0.1 s floor, 1.5 % of N = 2000); more than that and it is excluded, as
     the paper excluded timed-out runs (it lost 15 % of CodeScore_test and 19 % of the
-    training pairs to timeouts, a budget evidently far shorter than 30 s). Per-input timeouts are CPU time, so the verdicts themselves do not
-    depend on the machine's load; only a run close to T can flip between kept and excluded.
+    training pairs to timeouts, a budget evidently far shorter than 30 s). Per-input timeouts
+    are CPU time, so the verdicts themselves do not depend on the machine's load; only a run
+    close to T can flip between kept and excluded.
 
 Arguments and state
     Each side receives its own fresh copy of every input (unpickled from bytes), so mutation
