@@ -247,6 +247,29 @@ def test_batch_generates_each_input_set_once(tmp_path: Path) -> None:
         assert res[k]["df_score"] == direct.df_score and res[k]["verdict_digest"] == direct.verdict_digest
 
 
+def test_rows_sharing_an_inputs_file_read_it_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Rows naming the same inputs file share one InputSet (one read, digest and pickling; one
+    reference pass), with results identical to the same inputs given inline."""
+    inputs = [[i, i % 4] for i in range(12)]
+    (tmp_path / "in.jsonl").write_text("".join(json.dumps(x) + "\n" for x in inputs))
+    reads = []
+    real = batch.read_inputs_file
+    monkeypatch.setattr(batch, "read_inputs_file", lambda *a, **k: reads.append(a) or real(*a, **k))
+    rows = [{"id": f"f{k}", "reference": REF, "variant": v, "entry": "f", "inputs_file": "in.jsonl" if k % 2 else
+             str(tmp_path / "in.jsonl")} for k, v in enumerate(VARIANTS[:4])]
+    jobs = batch.load_jobs(rows, tmp_path, Settings(), 0)
+    assert len(reads) == 1 and all(j.inputs is jobs[0].inputs for j in jobs)
+    assert len({j.ref_key for j in jobs}) == 1
+    s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
+    res = batch.run_batch(rows, None, settings=s, store=ResultStore(tmp_path / "a.sqlite"), progress=False, base=tmp_path)
+    inline = [{**r, "inputs": inputs} for r in rows]
+    for r in inline:
+        del r["inputs_file"]
+    res2 = batch.run_batch(inline, None, settings=s, store=ResultStore(tmp_path / "b.sqlite"), progress=False)
+    assert [(r["df_score"], r["verdict_digest"], r["key"]) for r in res] == \
+        [(r["df_score"], r["verdict_digest"], r["key"]) for r in res2]
+
+
 def fuzz_pair_direct(variant: str, s: Settings):  # noqa: ANN201
     from lcl.fuzz import fuzz_pair
 

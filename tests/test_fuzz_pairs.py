@@ -98,6 +98,18 @@ def test_default_budget_adapts_to_the_reference() -> None:
     assert res.df_score == pytest.approx(19 / 20) and res.to_dict()["counts"]["timeouts"] == 2
 
 
+def test_slow_reference_does_not_exclude_an_identical_variant() -> None:
+    """A reference needing more CPU per run than the cap leaves the variant room (T >= 2 C):
+    with T capped at 0.4 s, an identical variant of a 0.45 s reference was always excluded."""
+    slow = ("import time\ndef f(x):\n    t = time.process_time()\n"
+            "    while time.process_time() - t < 0.15:\n        pass\n    return x\n")
+    s = Settings(runs=2, run_budget=0.4, run_budget_floor=0.05, run_budget_factor=0.0, timeout_floor=1.0)
+    res = fuzz_pair(slow, slow, entry="f", inputs=[[1], [2], [3]], settings=s)
+    assert res.df_score == 1.0 and not any(r.excluded for r in res.runs)
+    res = fuzz_pair(slow, slow, entry="f", inputs=[[1], [2], [3]], settings=s.with_(run_budget_ref_factor=0.0))
+    assert res.df_score == -1.0  # the old rule: T = 0.4 s < the reference's own 0.45 s
+
+
 def test_determinism_and_generator_seeds() -> None:
     seen = []
 

@@ -105,8 +105,12 @@ def test_timeouts_and_seeds() -> None:
     # the run budget T: 3 s + 5 x the reference's CPU time on the run, at most run_budget
     assert S.run_time_budget(0.0, s) == pytest.approx(3.0)
     assert S.run_time_budget(1.0, s) == pytest.approx(8.0)
-    assert S.run_time_budget(100.0, s) == s.run_budget == 30.0
-    fixed = s.with_(run_budget=7.0, run_budget_floor=7.0, run_budget_factor=0.0)  # `--budget 7`
+    assert S.run_time_budget(10.0, s) == s.run_budget == 30.0
+    # a slow reference: T is at least 2 x its CPU time (a variant as fast as it fits), at most 2 x the cap
+    assert S.run_time_budget(20.0, s) == pytest.approx(40.0)
+    assert S.run_time_budget(100.0, s) == 2 * s.run_budget == 60.0
+    assert all(S.run_time_budget(c, s) >= min(2 * c, 60.0) for c in (0.0, 0.5, 5.0, 14.0, 16.0, 29.0, 31.0))
+    fixed = s.with_(run_budget=7.0, run_budget_floor=7.0, run_budget_factor=0.0, run_budget_ref_factor=0.0)  # `--budget 7`
     assert S.run_time_budget(0.0, fixed) == S.run_time_budget(50.0, fixed) == 7.0
     seeds = [S.derive_seed(7, r) for r in range(5)]
     assert len(set(seeds)) == 5 and seeds == [S.derive_seed(7, r) for r in range(5)]

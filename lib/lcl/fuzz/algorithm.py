@@ -195,10 +195,15 @@ def compute_reference(spec: CodeSpec, inputs: Sequence[Any], settings: S.Setting
         if blob is not None:
             return ReferenceOutcomes.from_blob(blob)
     s = settings  # with workers > 1 the reference is sharded the same way as the variant
+    known = inputs if isinstance(inputs, InputSet) else None
+    if blobs is None and known is not None:
+        blobs = known.blobs.get(spec.level)
     with Executor(spec, s, network=network) as ex:
         ex.precise = True
         ex.single_pass = True  # each input runs once: plain unpickling, no per-input preparation
         ex.set_inputs(list(inputs), blobs=blobs)
+        if known is not None:  # the variants of this input set reuse the pickles
+            known.blobs.setdefault(spec.level, ex.blobs)
         res = ex.run_pass([s.reference_timeout] * len(inputs), float("inf"), s.reference_timeout)
     _raise_load(res.load, "reference", label, spec.entry)
     digests = bytearray(res.digests)
@@ -414,6 +419,9 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
             if n < 1 or n > len(items):
                 raise UserError(f"--n {n}: must be between 1 and the number of inputs ({len(items)})")
             items = items[:n]
+        if isinstance(inputs, InputSet) and len(items) == len(inputs):  # e.g. a batch row's inputs
+            items = inputs
+            shared = dict.fromkeys(range(s.runs), inputs)
         per_run = [items] * s.runs
         mode = "explicit"
     else:

@@ -122,7 +122,11 @@ def read_inputs_file(path: str | Path, *, level: str) -> list[Any]:
     return check_inputs(rows, level=level, source=str(p))
 
 
-def resolve_row(row: dict[str, Any], base: Path, default_seed: int) -> PairJob:
+def resolve_row(row: dict[str, Any], base: Path, default_seed: int,
+                files: dict[tuple[str, str], InputSet] | None = None) -> PairJob:
+    """One pairs-file row -> a job. ``files``: inputs files already read in this batch, by
+    (resolved path, level): rows naming the same file share one :class:`InputSet` (read,
+    digested and pickled once; their task's reference runs once)."""
     if not isinstance(row, dict):
         raise UserError(f"pairs file: every line must be a JSON object, got {str(row)[:60]!r}")
     rid = row.get("id")
@@ -143,10 +147,17 @@ def resolve_row(row: dict[str, Any], base: Path, default_seed: int) -> PairJob:
             inputs = check_inputs(row["inputs"], level=level, source=f"pair {rid}: inputs")
         elif isinstance(row.get("inputs_file"), str):
             f = row["inputs_file"]
-            inputs = read_inputs_file(base / f if not os.path.isabs(f) else f, level=level)
+            path = os.path.realpath(base / f if not os.path.isabs(f) else f)
+            known = files.get((path, level)) if files is not None else None
+            if known is None:
+                known = InputSet(read_inputs_file(path, level=level))
+                if files is not None:
+                    files[(path, level)] = known
+            return PairJob(rid, ref, var, entry, stdin, known, None, n, seed)
         else:
             raise UserError(f"pair {rid}: missing 'inputs' (a list) or 'inputs_file'")
-        return PairJob(rid, ref, var, entry, stdin, inputs, None, n, seed)
+        # an InputSet: the row's reference pass and its pair share one digest and one pickling
+        return PairJob(rid, ref, var, entry, stdin, InputSet(inputs), None, n, seed)
     ref, var = row.get("golden_code"), row.get("generated_code")
     if not isinstance(ref, str) or not isinstance(var, str):
         raise UserError(f"pair {rid}: published rows need string 'golden_code' and 'generated_code'")
@@ -279,7 +290,8 @@ def share_generators(jobs: list[PairJob], runs: int, parallel: int,
 
 def job_keys(job: PairJob, settings: S.Settings) -> None:
     if job.inputs is not None:
-        job.inputs_hash = inputs_digest(job.inputs if job.n is None else job.inputs[: job.n])
+        job.inputs_hash = (job.inputs.inputs_digest() if job.n is None and isinstance(job.inputs, InputSet)
+                           else inputs_digest(job.inputs if job.n is None else job.inputs[: job.n]))
         inputs_part: Any = job.inputs_hash
     else:
         inputs_part = ["generator", _generator_name(job.generator), job.n]
@@ -298,10 +310,11 @@ def load_jobs(rows: Iterable[dict[str, Any]], base: Path, settings: S.Settings, 
     jobs: list[PairJob] = []
     seen: set[str] = set()
     dup: dict[str, int] = {}
+    files: dict[tuple[str, str], InputSet] = {}
     for row in rows:
         published = isinstance(row, dict) and ("golden_code" in row or "generated_code" in row)
         try:
-            job = resolve_row(row, base, seed)
+            job = resolve_row(row, base, seed, files)
         except UserError as exc:
             if not published or not isinstance(row.get("id"), (str, int)):
                 raise

@@ -19,7 +19,7 @@ def _settings_args(p: argparse.ArgumentParser) -> None:
                    help="base seed; run r uses a seed derived from it (default $LCL_SEED or 0)")
     g.add_argument("--budget", type=float, metavar="T",
                    help="a fixed time budget per run, seconds (default: adaptive, 3 s + 5 x the reference's CPU "
-                        "time on the run's inputs, at most 30 s)")
+                        "time on the run's inputs, at most 30 s; at least 2 x that time, at most 60 s)")
     g.add_argument("--timeout-floor", type=float, metavar="S", help="minimum per-input timeout (default 0.1)")
     g.add_argument("--memory", type=int, metavar="MIB", help="memory limit per worker, MiB (default 2048)")
     g.add_argument("--workers", type=int, metavar="W", help="sandboxed workers per pair (default 1)")
@@ -53,7 +53,7 @@ def _settings(args: argparse.Namespace) -> Any:
         if isinstance(v, (int, float)) and v <= 0:
             raise UserError(f"--{k.replace('_', '-')}: must be positive")
     if args.budget is not None:  # a fixed T: floor = cap, nothing adaptive
-        kw.update(run_budget_floor=args.budget, run_budget_factor=0.0)
+        kw.update(run_budget_floor=args.budget, run_budget_factor=0.0, run_budget_ref_factor=0.0)
     return Settings(**kw)
 
 

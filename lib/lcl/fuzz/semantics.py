@@ -52,7 +52,11 @@ Run budget T
     its workers are ready until its last input is done. The paper leaves T open; here it is
     adaptive, like the per-input timeout: ``T = min(run_budget, run_budget_floor +
     run_budget_factor * C)`` where ``C`` is the reference's own CPU time on the run's inputs
-    (:func:`run_time_budget`; 3 s + 5 C, at most 30 s). A run exceeding T is stopped at once
+    (:func:`run_time_budget`; 3 s + 5 C, at most 30 s). A slow reference raises T to 2 C
+    (at most 60 s): a reference whose inputs take 20 s of CPU would otherwise leave a variant
+    as fast as itself too little of a 30 s budget, and every run of every variant of that task
+    would be excluded (df_score -1) for the reference's slowness, not the variant's. A
+    run exceeding T is stopped at once
     (busy workers are killed) and excluded, so a variant that hangs on every input costs about
     R x T: 15 s for a HumanEval-sized pair instead of the 150 s a fixed 30 s budget cost. A
     run stays within T while its per-input timeouts add up to less than about 3 s (30
@@ -89,7 +93,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 #: bump when a change alters any outcome, verdict or score (it invalidates stored results)
-ENGINE_VERSION = "2"  # 2: numpy preloaded (PIE numpy programs were all-invalid), adaptive run budget
+ENGINE_VERSION = "3"  # 3: T never below 2 x the reference's CPU (slow references gave -1); 2: numpy preloaded (PIE numpy programs were all-invalid), adaptive run budget
 
 # ---------------------------------------------------------------------------- outcome kinds
 NOTRUN, OK, EXC, TIMEOUT, CRASH = 0, 1, 2, 3, 4
@@ -110,9 +114,10 @@ class Settings:
     runs: int = 5  # R
     n_function: int = 2000  # N for functions when inputs come from a generator
     n_program: int = 1000  # N for programs when inputs come from a generator
-    run_budget: float = 30.0  # cap of T, wall-clock seconds per run
+    run_budget: float = 30.0  # cap of T, wall-clock seconds per run (see run_time_budget)
     run_budget_floor: float = 3.0  # T = min(run_budget, floor + factor * reference CPU of the run)
     run_budget_factor: float = 5.0
+    run_budget_ref_factor: float = 2.0  # ... but never below ref_factor * that CPU (at most 2 x run_budget)
     timeout_floor: float = 0.1  # per-input timeout: clamp(factor * ref_cpu, floor, cap)
     timeout_factor: float = 10.0
     timeout_cap: float = 5.0
@@ -163,8 +168,14 @@ def input_timeout(ref_cpu: float, s: Settings) -> float:
 
 
 def run_time_budget(ref_cpu_total: float, s: Settings) -> float:
-    """T of one run (Algorithm 1), adaptive from the reference's CPU time on the run's inputs."""
-    return min(s.run_budget, s.run_budget_floor + s.run_budget_factor * max(0.0, ref_cpu_total))
+    """T of one run (Algorithm 1), adaptive from the reference's CPU time ``C`` on the run's
+    inputs: ``min(cap, floor + factor * C)``, raised to ``ref_factor * C`` (at most 2 x cap)
+    when the reference alone is slow, so that a variant as fast as its reference is never
+    excluded for the reference's own slowness (a run of a worker reused for R runs then
+    stays within its RLIMIT_CPU of 2 x R x cap)."""
+    c = max(0.0, ref_cpu_total)
+    adaptive = min(s.run_budget, s.run_budget_floor + s.run_budget_factor * c)
+    return max(adaptive, min(2 * s.run_budget, s.run_budget_ref_factor * c))
 
 
 def wall_deadline(timeout: float, s: Settings) -> float:
