@@ -77,6 +77,8 @@ HOSTILE = {
     # numpy is preloaded by the fork-server (it imports ctypes); reaching ctypes through it is still denied
     "ctypes_via_preloaded_numpy": ("import numpy\ndef f(x):\n    ct = numpy.ctypeslib.ctypes\n"
                                    "    return ct.string_at(0)\n", "X"),
+    "ctypes_via_preloaded_scipy": ("import scipy._lib._ccallback as cb\ndef f(x):\n    return cb.ctypes.string_at(0)\n",
+                                   "X"),
     "abort": ("import os\ndef f(x):\n    os.abort()\n", "C"),
     "memory_bomb": ("def f(x):\n    b = bytearray(10**11)\n    return x * 2\n", "X"),
     "memory_bomb_list": ("def f(x):\n    return len([0] * (10**10))\n", "X"),
@@ -285,6 +287,10 @@ PROGRAM_EQUIVALENTS = {
     "numpy": "import numpy as np\na = np.array(input().split(), dtype=np.int64)\nprint(int(a.sum()))\n",
     "numpy_blas": ("import numpy as np\na, b = map(int, input().split())\nm = np.full((200, 200), 1.0)\n"
                    "print(a + b + int((m @ m)[0, 0]) - 200)\n"),
+    "scipy_csgraph": ("from scipy.sparse import csr_matrix\nfrom scipy.sparse.csgraph import shortest_path\n"
+                      "a, b = map(int, input().split())\n"
+                      "d = shortest_path(csr_matrix([[0, abs(a) + 1], [0, 0]]), directed=True)\n"
+                      "print(a + b + int(d[0, 1]) - abs(a) - 1)\n"),
     "deep_recursion": ("import sys\nsys.setrecursionlimit(10**6)\ndef g(n): return 0 if n == 0 else 1 + g(n - 1)\n"
                        "a, b = map(int, input().split())\nprint(a + b + g(30000) - 30000)\n"),
 }
