@@ -394,3 +394,39 @@ def test_published_rows_duplicates_and_unfuzzable_rows(tmp_path):
         assert by_id["U9"]["df_score"] is None and "unknown task" in by_id["U9"]["error"]
     finally:
         B.clear_resolvers()
+
+
+def test_pool_splits_generated_pairs_into_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a thread pool, each run of a generated pair is a job of its own (the runs of a pair
+    that hangs spread over the threads); results are byte-identical to ``--jobs 1``, also for
+    a variant that leaves state in an imported module."""
+    from lcl.fuzz import algorithm
+
+    leaky = ("import math\ndef f(x, y):\n    math.lcl_n = getattr(math, 'lcl_n', 0) + 1\n"
+             "    return x + y if math.lcl_n <= 25 else 0\n")
+    parts: list[object] = []
+    orig = algorithm.fuzz_pair
+
+    def counting(*a, **k):  # noqa: ANN002, ANN003, ANN202
+        parts.append(k.get("only_runs"))
+        return orig(*a, **k)
+
+    monkeypatch.setattr(batch, "fuzz_pair", counting)
+    batch.clear_resolvers()
+    batch.register_resolver(lambda row: {"entry": "f", "generator": _gen, "n": 40})
+    rows = [{"id": f"T/1_{k}", "golden_code": REF, "generated_code": v} for k, v in enumerate([*VARIANTS[:3], leaky])]
+    s = Settings(runs=3, run_budget=5, timeout_floor=0.2)
+    out = {}
+    try:
+        for jobs in (1, 2):
+            parts.clear()
+            batch.run_batch(rows, tmp_path / f"o{jobs}.jsonl", settings=s, store=ResultStore(tmp_path / f"{jobs}.sqlite"),
+                            progress=False, seed=3, jobs=jobs)
+            out[jobs] = (tmp_path / f"o{jobs}.jsonl").read_text()
+            assert sorted(map(str, parts)) == (["None"] * 4 if jobs == 1 else sorted([f"[{r}]" for r in range(3)] * 4))
+    finally:
+        batch.clear_resolvers()
+    assert out[1] == out[2]
+    leaky_row = json.loads(out[2].splitlines()[3])
+    # every run starts with a fresh counter: 25 inputs answered (a reused worker would answer 0 in runs 1, 2)
+    assert min(leaky_row["run_scores"]) >= 25 / 40 and leaky_row["error"] is None

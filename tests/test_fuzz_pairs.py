@@ -185,3 +185,63 @@ def test_variant_failing_at_import_is_a_verdict() -> None:
     res = fuzz_pair("def f(x):\n  return x\n", "while True: pass\ndef f(x):\n  return x\n", entry="f",
                     inputs=[[1]], settings=S3.with_(reference_timeout=0.3, watchdog_grace=0.2))
     assert res.df_score == -1.0 and res.variant_load == "timeout"
+
+
+# state a variant leaves in an imported module (here: a counter on ``math``) would carry over
+# from one run to the next in a reused worker; every generated run starts in fresh workers
+LEAKY = ("import math\ndef f(x):\n    math.lcl_calls = getattr(math, 'lcl_calls', 0) + 1\n"
+         "    return x % 7 if math.lcl_calls <= 30 else -1\n")
+
+
+def _gen40(seed: int, n: int) -> list:
+    import random
+
+    rnd = random.Random(seed)
+    return [[rnd.randint(-50, 50)] for _ in range(n)]
+
+
+def test_generated_runs_are_independent_and_mergeable() -> None:
+    from lcl.fuzz.algorithm import merge_runs
+
+    ref = "def f(x):\n    return x % 7\n"
+    whole = fuzz_pair(ref, LEAKY, entry="f", generator=_gen40, n=40, seed=5, settings=S3)
+    # 30 of 40 inputs match in every run: no run inherits the previous run's counter
+    assert [r.score for r in whole.runs] == [pytest.approx(0.75)] * 3
+    parts = [fuzz_pair(ref, LEAKY, entry="f", generator=_gen40, n=40, seed=5, settings=S3, only_runs=[r])
+             for r in (2, 0, 1)]
+    assert merge_runs(parts).to_dict() == whole.to_dict()
+    with pytest.raises(ValueError, match="one part per run"):
+        merge_runs(parts[:2])
+    with pytest.raises(UserError, match="only_runs"):
+        fuzz_pair(ref, ref, entry="f", inputs=[[1]], settings=S3, only_runs=[0])
+    # a variant whose load hangs: later runs are skipped, in parts as in one call
+    hang = "while True: pass\ndef f(x):\n  return x\n"
+    s = S3.with_(reference_timeout=0.3, watchdog_grace=0.2)
+    whole = fuzz_pair(ref, hang, entry="f", generator=_gen40, n=5, seed=5, settings=s)
+    parts = [fuzz_pair(ref, hang, entry="f", generator=_gen40, n=5, seed=5, settings=s, only_runs=[r])
+             for r in range(3)]
+    assert merge_runs(parts).to_dict() == whole.to_dict()
+    assert whole.variant_load == "timeout" and whole.df_score == -1.0
+
+
+def test_unseeded_random_is_deterministic_across_fork_servers() -> None:
+    from lcl.fuzz.sandbox import shutdown_forkservers
+
+    spec = CodeSpec("function", "import random\ndef f(x):\n    return random.random() + x\n", "f")
+    a = compute_reference(spec, [[1], [2], [3]], S3)
+    shutdown_forkservers()  # the next fork-server seeds its own random state from os.urandom
+    b = compute_reference(spec, [[1], [2], [3]], S3)
+    assert a.kinds == b.kinds == bytes([1, 1, 1]) and a.digests == b.digests
+
+
+def test_stdlib_code_runs_in_the_lean_fork_server() -> None:
+    from lcl.fuzz.sandbox import needs_heavy
+
+    assert not needs_heavy("import math, os.path\nfrom collections import deque\nfrom . import x\n")
+    for code in ("import numpy as np\n", "from scipy.sparse import csgraph\n", "import pandas\n",
+                 "np = __import__('numpy')\n", "import importlib\n", "def f(:\n"):
+        assert needs_heavy(code), code
+    # a stdlib-only side and a numpy side of one pair, each in its own fork-server
+    res = fuzz_pair("def f(x):\n    return x * 2\n", "import numpy as np\ndef f(x):\n    return int(np.int64(x) * 2)\n",
+                    entry="f", inputs=[[1], [2], [3]], settings=S3)
+    assert res.df_score == 1.0

@@ -394,7 +394,7 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
               inputs: Sequence[Any] | None = None, generator: Generator | None = None,
               n: int | None = None, seed: int = 0, settings: S.Settings | None = None,
               network: str | None = None, ref_cache: MutableMapping[str, bytes] | None = None,
-              label: str = "", inputs_hash: str | None = None) -> PairResult:
+              label: str = "", inputs_hash: str | None = None, only_runs: Sequence[int] | None = None) -> PairResult:
     """Algorithm 1 for one (reference, variant) pair.
 
     Give either explicit ``inputs`` (N = their count, or the first ``n``; every run
@@ -402,6 +402,11 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
     ``n`` or the level's default). ``inputs_hash``: ``inputs_digest`` of the explicit inputs
     used (after ``n``) when the caller has it already. Raises :class:`LoadError`/``UserError``
     for bad code or inputs; never raises because of what the variant does at run time.
+
+    Generator runs are independent (each in fresh workers, like a fresh fuzzing process per
+    run), so ``only_runs`` may execute a subset of them, e.g. one run per thread of a batch;
+    :func:`merge_runs` joins such parts into the result of the whole pair, identical to
+    running all runs here.
     """
     s = settings or S.Settings()
     level = "program" if stdin else "function"
@@ -412,6 +417,9 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
     ref_spec = CodeSpec(level, reference, entry, "reference.py")
     var_spec = CodeSpec(level, variant, entry, "variant.py")
     seeds = [S.derive_seed(seed, r) for r in range(s.runs)]
+    order = list(range(s.runs)) if only_runs is None else sorted(set(only_runs))
+    if only_runs is not None and (inputs is not None or not order or not set(order) <= set(range(s.runs))):
+        raise UserError("only_runs: a non-empty subset of range(runs), with a generator")
     shared: dict[int, InputSet] = {}  # runs whose generated set comes with a shared digest / pickles
     if inputs is not None:
         items = check_inputs(inputs, level=level)
@@ -426,12 +434,12 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
         mode = "explicit"
     else:
         count = n or s.n_default(level)
-        per_run = []
-        for r in range(s.runs):
+        per_run = [[]] * s.runs
+        for r in order:
             raw = generator(seeds[r], count)  # type: ignore[misc]
             if isinstance(raw, InputSet):
                 shared[r] = raw
-            per_run.append(check_inputs(list(raw), level=level, source=f"generator(seed={seeds[r]})"))
+            per_run[r] = check_inputs(list(raw), level=level, source=f"generator(seed={seeds[r]})")
         mode = "generator"
     hashes: list[str | None] = [None] * s.runs  # inputs digests, computed once the variant's workers start
     runs: list[S.RunScore] = []
@@ -440,17 +448,19 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
         last_inputs: Any = None
         ref: ReferenceOutcomes | None = None
         timeouts: list[float] = []
-        for r in range(s.runs):
+        for r in order:
             items = per_run[r]
             if items is not last_inputs:
-                # the variant's workers fork, load and receive their inputs while the reference
-                # runs in its own workers (before run 0 the variant's fresh directory is empty,
-                # so that run needs no wipe and the load may write there, as it always could)
+                # a generated run starts in fresh workers; the variant's workers fork, load and
+                # receive their inputs while the reference runs in its own workers
+                if last_inputs is not None:
+                    ex.drop_workers()
+                    wipe_dir(ex.tmpdir)
                 known = shared.get(r)
                 ex.set_inputs(items, blobs=known.blobs.get(level) if known is not None else None)
                 if known is not None:
                     known.blobs.setdefault(level, ex.blobs)
-                if r == 0:
+                if load_status != "timeout":
                     ex.prestart(s.reference_timeout)
                 digest = _Digest(items)
                 if inputs_hash is not None and mode == "explicit":
@@ -478,7 +488,7 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
             if load_status == "timeout":  # hangs while loading: every run would, too
                 runs.append(S.score_run(r, seeds[r], S.SKIPPED * len(items), 0.0, True))
                 continue
-            if r > 0:
+            if r > order[0] and mode == "explicit":
                 wipe_dir(ex.tmpdir)
             res = ex.run_pass(timeouts, S.run_time_budget(math.fsum(ref.cpu), s), s.reference_timeout)
             _raise_load(res.load, "variant", label, entry)
@@ -493,5 +503,26 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
                 continue
             verdicts = run_verdicts(ref, res.kinds, res.digests)
             runs.append(S.score_run(r, seeds[r], verdicts, 0.0, False))
-    return PairResult(S.df_score(runs), runs, len(per_run[0]), level, entry, int(seed), s, load_status, mode,
-                      hashes if mode == "generator" else hashes[:1])
+    return PairResult(S.df_score(runs), runs, len(per_run[order[0]]), level, entry, int(seed), s, load_status, mode,
+                      [hashes[r] for r in order] if mode == "generator" else hashes[:1])  # type: ignore[misc]
+
+
+def merge_runs(parts: Sequence[PairResult]) -> PairResult:
+    """One pair's result from parts computed with ``fuzz_pair(..., only_runs=[r])`` (one per run,
+    in any order): the result ``fuzz_pair`` gives for all runs at once.
+    As there, a variant whose load hangs has every later run skipped."""
+    by_run = sorted(((run, p, i) for p in parts for i, run in enumerate(p.runs)), key=lambda x: x[0].run)
+    first = parts[0]
+    if [x[0].run for x in by_run] != list(range(first.settings.runs)) or any(len(p.runs) != 1 for p in parts):
+        raise ValueError("merge_runs: one part per run, covering every run")
+    runs: list[S.RunScore] = []
+    load_status = "ok"
+    for run, part, _ in by_run:
+        if load_status == "timeout":
+            run = S.score_run(run.run, run.seed, S.SKIPPED * part.n, 0.0, True)
+        elif part.variant_load != "ok":
+            load_status = part.variant_load
+        runs.append(run)
+    hashes = [part.inputs_digests[i] for _, part, i in by_run]
+    return PairResult(S.df_score(runs), runs, first.n, first.level, first.entry, first.base_seed, first.settings,
+                      load_status, first.inputs_mode, hashes)

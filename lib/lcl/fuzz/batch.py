@@ -36,7 +36,8 @@ from .. import cache
 from ..errors import UserError
 from ..io import read_jsonl, write_jsonl
 from . import semantics as S
-from .algorithm import InputSet, check_code, check_inputs, code_digest, compute_reference, fuzz_pair, inputs_digest
+from .algorithm import (InputSet, PairResult, check_code, check_inputs, code_digest, compute_reference, fuzz_pair,
+                        inputs_digest, merge_runs)
 from .sandbox import CodeSpec
 
 Resolver = Callable[[dict[str, Any]], "dict[str, Any] | None"]
@@ -394,9 +395,46 @@ def _pair_job(job: PairJob, settings: dict[str, Any], network: str | None,
         out = res.to_dict()
         out["error"] = None
     except UserError as exc:
-        out = {"df_score": None, "error": str(exc), "settings": s.to_dict(), "engine_version": S.ENGINE_VERSION,
-               "base_seed": job.seed}
+        out = _error_result(s, job, str(exc))
     return job.key, out
+
+
+def _error_result(s: S.Settings, job: PairJob, msg: str) -> dict[str, Any]:
+    return {"df_score": None, "error": msg, "settings": s.to_dict(), "engine_version": S.ENGINE_VERSION,
+            "base_seed": job.seed}
+
+
+def _run_part_job(job: PairJob, run: int, settings: dict[str, Any], network: str | None,
+                  ref_blobs: dict[str, bytes] | None) -> tuple[str, int, PairResult | dict[str, Any]]:
+    """Run ``run`` of a generator pair -> (key, run, its one-run result, or an error dict)."""
+    s = S.Settings.from_dict(settings)
+    try:
+        return job.key, run, fuzz_pair(job.reference, job.variant, entry=job.entry, stdin=job.stdin,
+                                       generator=job.generator, n=job.n, seed=job.seed, settings=s, network=network,
+                                       ref_cache=dict(ref_blobs or {}), label=f"pair {job.id}", only_runs=[run])
+    except UserError as exc:
+        return job.key, run, _error_result(s, job, str(exc))
+
+
+class _Parts:
+    """Collects the one-run parts of split pairs; a pair is complete when all its runs are."""
+
+    def __init__(self, runs: int) -> None:
+        self.runs = runs
+        self.got: dict[str, dict[int, Any]] = {}
+
+    def add(self, key: str, run: int, part: PairResult | dict[str, Any]) -> dict[str, Any] | None:
+        have = self.got.setdefault(key, {})
+        have[run] = part
+        if len(have) < self.runs:
+            return None
+        del self.got[key]
+        errors = [have[r] for r in sorted(have) if isinstance(have[r], dict)]
+        if errors:  # the error of the first failing run, as running the runs in order raises it
+            return errors[0]
+        out = merge_runs(list(have.values())).to_dict()
+        out["error"] = None
+        return out
 
 
 # ------------------------------------------------------------------------- executors
@@ -523,7 +561,10 @@ class _Chunk:
             self.ref_blobs[k] = value
             refs[k] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
 
-    def submit_pairs(self, ex: Any, st: Any, settings_d: dict[str, Any], network: str | None, bar: Any) -> list[Any]:
+    def submit_pairs(self, ex: Any, st: Any, settings_d: dict[str, Any], network: str | None, bar: Any,
+                     split: bool = False) -> list[Any]:
+        """One job per pair; with ``split``, one job per run of a generator pair (its runs are
+        independent), so that the runs of a slow pair spread over the pool's threads."""
         futs = []
         for j in self.jobs:
             if j.ref_key in self.ref_errors:
@@ -531,7 +572,12 @@ class _Chunk:
                                      "engine_version": S.ENGINE_VERSION, "base_seed": j.seed})
                 bar.update(1)
                 continue
-            futs.append(ex.submit(_pair_job, j, settings_d, network, self.ref_blobs.get(j.ref_key)))
+            blobs = self.ref_blobs.get(j.ref_key)
+            if split and j.generator is not None:
+                futs += [ex.submit(_run_part_job, j, r, settings_d, network, blobs)
+                         for r in range(int(settings_d["runs"]))]
+            else:
+                futs.append(ex.submit(_pair_job, j, settings_d, network, blobs))
         return futs
 
 
@@ -560,12 +606,15 @@ def _run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: A
 
     names = {j.key: j.id for c in chunks for j in c}
     pair_futs: set[Any] = set()
+    parts = _Parts(int(settings_d["runs"]))
 
     def harvest(done: set[Any]) -> None:
         for f in done:
-            key, result = f.result()
-            st.put(key, names[key], result)
-            bar.update(1)
+            got = f.result()
+            key, result = (got[0], parts.add(*got)) if len(got) == 3 else got
+            if result is not None:
+                st.put(key, names[key], result)
+                bar.update(1)
 
     def submit_refs(c: _Chunk) -> set[Any]:
         return {ex.submit(_ref_job, j, settings_d, network) for j in c.missing}
@@ -584,7 +633,7 @@ def _run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: A
         nxt = _Chunk(chunks[k + 1], refs) if k + 1 < len(chunks) else None
         if nxt is not None:  # queued ahead of this chunk's pairs: overlaps them
             ref_futs = submit_refs(nxt)
-        pair_futs |= set(cur.submit_pairs(ex, st, settings_d, network, bar))
+        pair_futs |= set(cur.submit_pairs(ex, st, settings_d, network, bar, split=True))
         cur = nxt  # type: ignore[assignment]
     while pair_futs:
         done, pair_futs = wait(pair_futs, return_when=FIRST_COMPLETED)

@@ -71,7 +71,10 @@ Arguments and state
     of arguments by the callee cannot leak into the other side or a later run. A function
     module is loaded afresh (a new module object) at the start of every run, as by a fresh
     fuzzing script, so module state persists across the inputs of one run, in input order,
-    and never across runs. After a crash or a watchdog kill the worker is re-forked, the module
+    and never across runs. A generated run also starts in fresh workers, so state left in an
+    imported module never reaches the next run either: runs are independent and a batch may
+    run them in parallel (``fuzz_pair(only_runs=...)``, ``merge_runs``); explicit runs reuse
+    their workers. ``random`` and ``numpy.random`` are seeded with 0 at every load. After a crash or a watchdog kill the worker is re-forked, the module
     reloaded and the run continues with the next input. Before every input the worker restores
     the recursion limit and int-string digits limit (to what the module set at import time),
     trace/profile hooks, standard streams, working directory and its timer's signal handler;
@@ -93,7 +96,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 #: bump when a change alters any outcome, verdict or score (it invalidates stored results)
-ENGINE_VERSION = "3"  # 3: T never below 2 x the reference's CPU (slow references gave -1), scipy preloaded; 2: numpy preloaded (PIE numpy programs were all-invalid), adaptive run budget
+ENGINE_VERSION = "4"  # 4: every generated run starts in fresh workers (runs independent; a batch may run them in parallel), random seeded per load, lean fork-server for stdlib-only code; 3: T never below 2 x the reference's CPU (slow references gave -1), scipy preloaded; 2: numpy preloaded (PIE numpy programs were all-invalid), adaptive run budget
 
 # ---------------------------------------------------------------------------- outcome kinds
 NOTRUN, OK, EXC, TIMEOUT, CRASH = 0, 1, 2, 3, 4
