@@ -80,6 +80,17 @@ display(t2)
 display(Markdown("\n".join(f"- {n}" for n in notes)))
 
 # %% [markdown]
+# The issue's DFS target (mean SurfaceSim <= 0.70 with mean df_score >= 0.98) is set for the offline
+# rewriter's variants; the Optimized row above also holds PIE's own fast programs (human-written,
+# often small edits of the slow program). Each source on its own:
+
+# %%
+obg = dataset.opt_by_generator(pairs)
+outputs.save_table(obg, "opt_by_generator", profile=profile, seed=seed, directory=tables_out,
+                   title="Kept optimised variants per benchmark and generator (rewriter, PIE fast programs)")
+display(obg)
+
+# %% [markdown]
 # ## Diagnostic fingerprint of the mutants (Code2Bench-style)
 
 # %%
@@ -213,7 +224,8 @@ display(lt)
 # %%
 opt = t2.set_index("Variant Type").loc["Optimized"]
 mut = t2.set_index("Variant Type").loc["Mutated"]
-dfs_ok = opt["Total"] > 0 and opt["Avg. SurfaceSim"] <= 0.70 and opt["Avg. df_score"] >= 0.98
+dfs = dataset.dfs_target(pairs)  # the issue's target is set for the rewriter's variants
+dfs_ok = dfs["met"]
 clones_dfs_ok = bool(cs["pairs"]) and cs["mean_surface_sim"] <= 0.70 and cs["mean_df_score"] >= 0.98
 
 
@@ -226,7 +238,10 @@ display(Markdown("\n".join([
     f"{mut['Avg. df_score']}; paper {mut['Avg. SurfaceSim (paper)']}, {mut['Avg. df_score (paper)']}) and "
     f"{int(opt['Total'])} optimised variants ({opt['Avg. SurfaceSim']}, {opt['Avg. df_score']}; paper "
     f"{opt['Avg. SurfaceSim (paper)']}, {opt['Avg. df_score (paper)']}).",
-    f"- DFS target (mean SurfaceSim <= 0.70 with mean df_score >= 0.98): **{'met' if dfs_ok else 'not met'}**. "
+    f"- DFS target (mean SurfaceSim <= {dataset.DFS_MAX_SURFACE_SIM} with mean df_score >= {dataset.DFS_MIN_DF}) "
+    f"for the rewriter's {dfs['pairs']} variants: {fmt(dfs['mean_surface_sim'])} and {fmt(dfs['mean_df_score'])}, "
+    f"**{'met' if dfs_ok else 'not met'}** (Table 2's Optimized row also holds PIE's own fast programs; "
+    "`opt_by_generator` shows each source). "
     "The rewriter composes semantics-preserving rewrites until Eq. 1 falls below 0.65 or none applies; it reaches "
     "further on annotated HumanEval references than on MBPP and APPS, whose untyped parameters block the "
     "type-dependent rewrites (docs/VARIANTS.md). References carry no docstrings, as the authors' do not.",

@@ -135,6 +135,21 @@ def test_table2_sources() -> None:
     assert list(t0["Total"]) == [0, 0, 0] and t0["Avg. SurfaceSim"].isna().all()
 
 
+def test_dfs_target_is_the_rewriters_and_sources_are_shown_apart() -> None:
+    pie = {**OPT, "id": "LCL_PIE_p1_OPT_1", "benchmark": "PIE", "surface_sim": 0.99, "generator": "pie_fast"}
+    near = {**OPT, "id": "LCL_APPS_2_OPT_1", "surface_sim": 0.78}
+    d = dataset.dfs_target([MUT, OPT, pie])
+    assert d == {"generator": "rewriter", "pairs": 1, "mean_surface_sim": 0.6, "mean_df_score": 1.0, "met": True}
+    assert dataset.dfs_target([OPT, near])["mean_surface_sim"] == pytest.approx(0.69)
+    assert dataset.dfs_target([OPT, near])["met"]  # 0.69 <= 0.70
+    assert dataset.dfs_target([near])["met"] is False and dataset.dfs_target([MUT])["met"] is False
+    t = dataset.opt_by_generator([MUT, OPT, near, pie])
+    assert t.to_dict("records") == [
+        {"benchmark": "APPS", "generator": "rewriter", "pairs": 2, "mean SurfaceSim": 0.69, "mean df_score": 1.0},
+        {"benchmark": "PIE", "generator": "pie_fast", "pairs": 1, "mean SurfaceSim": 0.99, "mean df_score": 1.0}]
+    assert dataset.opt_by_generator([MUT]).empty
+
+
 def test_ledger_table() -> None:
     a, b = dataset.Ledger(), dataset.Ledger()
     a.generated["MUT candidates"] += 3
@@ -178,6 +193,9 @@ def test_cli_variants_label_fills_the_store_the_notebook_uses(project_data: dict
     before = len(ResultStore())
     results = dataset.label(rows, profile, 20250101, jobs=1, progress=False)
     assert len(ResultStore()) == before and len(results) == len(rows)
+    assert main(["variants", "label", "--profile", "smoke", "--no-progress", "--kind", "OPT", "HumanEval"]) == 0
+    out = capsys.readouterr().out
+    assert "HumanEval  MUT" not in out and "HumanEval  OPT" in out and "DFS target for the rewriter's" in out
     assert main(["variants", "label", "--profile", "nope"]) == 2
     assert main(["variants", "label", "--profile", "smoke", "Nope"]) == 2
     assert "unknown benchmark" in capsys.readouterr().err

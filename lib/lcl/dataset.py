@@ -229,6 +229,34 @@ def assemble(rows: list[dict[str, Any]], results: list[dict[str, Any]], ledger: 
     return out
 
 
+#: the issue's DFS target for the offline rewriter's variants (item 2): mean SurfaceSim at most
+#: this, with mean df_score at least DFS_MIN_DF (paper: 0.644 and 0.985 for GPT-4's variants)
+DFS_MAX_SURFACE_SIM = 0.70
+DFS_MIN_DF = 0.98
+
+
+def dfs_target(pairs: list[dict[str, Any]], generator: str = "rewriter") -> dict[str, Any]:
+    """The DFS target on the kept optimised variants of ``generator`` (the target is set for the
+    rewriter's pairs; PIE's own fast programs, generator ``pie_fast``, are reported beside it)."""
+    g = [p for p in pairs if p["variant_type"] == "OPT" and p.get("generator") == generator]
+    sim = sum(p["surface_sim"] for p in g) / len(g) if g else None
+    df = sum(p["df_score"] for p in g) / len(g) if g else None
+    met = bool(g) and sim <= DFS_MAX_SURFACE_SIM and df >= DFS_MIN_DF  # type: ignore[operator]
+    return {"generator": generator, "pairs": len(g), "mean_surface_sim": sim, "mean_df_score": df, "met": met}
+
+
+def opt_by_generator(pairs: list[dict[str, Any]]) -> Any:
+    """Kept optimised variants per benchmark and generator: count, mean SurfaceSim, mean df_score."""
+    import pandas as pd
+
+    o = pd.DataFrame([p for p in pairs if p["variant_type"] == "OPT"])
+    if o.empty:
+        return pd.DataFrame(columns=["benchmark", "generator", "pairs", "mean SurfaceSim", "mean df_score"])
+    g = o.groupby(["benchmark", "generator"], sort=True)
+    return pd.DataFrame({"pairs": g.size(), "mean SurfaceSim": g.surface_sim.mean().round(3),
+                         "mean df_score": g.df_score.mean().round(3)}).reset_index()
+
+
 def table2(pairs: list[dict[str, Any]]) -> Any:
     """Table 2: counts per variant type and level, mean SurfaceSim and mean df_score."""
     import pandas as pd
@@ -477,6 +505,8 @@ def _cmd_label(args: Any) -> int:
         raise UserError("no selected task is available (see `lcl data status`)")
     ledger = Ledger()
     rows = candidates(tasks, profile, args.seed, ledger)
+    if args.kind:
+        rows = [r for r in rows if r["variant_type"] == args.kind]
     results = label(rows, profile, args.seed, args.jobs, progress=not args.no_progress)
     summary: Counter = Counter()
     for row, res in zip(rows, results):
@@ -488,6 +518,15 @@ def _cmd_label(args: Any) -> int:
           "the 02_variants notebook finds them in the result store")
     for (bench, vtype, what), n in sorted(summary.items()):
         print(f"  {bench:<10} {vtype:<4} {what:<20} {n:>6}")
+    kept = assemble(rows, results, Ledger())
+    if any(p["variant_type"] == "OPT" for p in kept):
+        print("kept optimised variants (df_score = 1):")
+        print(opt_by_generator(kept).to_string(index=False))
+        d = dfs_target(kept)
+        if d["pairs"]:
+            print(f"DFS target for the rewriter's variants (mean SurfaceSim <= {DFS_MAX_SURFACE_SIM} with mean "
+                  f"df_score >= {DFS_MIN_DF}): {d['pairs']} pairs, {d['mean_surface_sim']:.3f} and "
+                  f"{d['mean_df_score']:.3f}: {'met' if d['met'] else 'not met'}")
     return 0
 
 
@@ -507,6 +546,8 @@ def register(sub: Any) -> None:
     q.add_argument("--profile", default="full", help="full | quick | smoke (default: %(default)s)")
     q.add_argument("--seed", type=int, default=20250101, help="base seed, as the notebooks' (default: %(default)s)")
     q.add_argument("--jobs", type=int, default=2, help="pairs fuzzed at a time (default: %(default)s)")
+    q.add_argument("--kind", choices=("MUT", "OPT"), help="only mutants or only optimised variants (the OPT "
+                   "pairs are few: label them first to check the DFS target at full scale)")
     q.add_argument("--no-progress", action="store_true", help="no progress bars")
     q.set_defaults(func=_cmd_label)
     p.set_defaults(func=lambda _args: p.print_help() or 2)
