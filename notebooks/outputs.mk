@@ -16,6 +16,7 @@ NB_01_inputs_OUT := tables/inputs_spec_status.csv tables/inputs_quality.csv tabl
 
 NB_02_variants_IN  := $(wildcard data/constraints/*/*.json)
 NB_02_variants_OUT := tables/table2_variants.csv tables/table2_variants.md tables/variants_fingerprint.csv \
+                      tables/opt_by_generator.csv tables/opt_by_generator.md \
                       figures/variants_scatter.png figures/variants_scatter.pdf \
                       tables/clone_clusters.csv tables/clone_clusters.md figures/clone_scatter.png figures/clone_scatter.pdf \
                       tables/published_table2.csv tables/published_table2.md tables/dataset_ledger.csv tables/dataset_ledger.md
