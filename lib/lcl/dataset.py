@@ -518,8 +518,8 @@ def _cmd_label(args: Any) -> int:
           "the 02_variants notebook finds them in the result store")
     for (bench, vtype, what), n in sorted(summary.items()):
         print(f"  {bench:<10} {vtype:<4} {what:<20} {n:>6}")
-    kept = assemble(rows, results, Ledger())
-    if any(p["variant_type"] == "OPT" for p in kept):
+    kept = assemble([r for r in rows if r["variant_type"] == "OPT"], results, Ledger())  # SurfaceSim of OPT only
+    if kept:
         print("kept optimised variants (df_score = 1):")
         print(opt_by_generator(kept).to_string(index=False))
         d = dfs_target(kept)

@@ -860,10 +860,6 @@ def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1") -> None:
             importlib.import_module(name)
     with contextlib.suppress(Exception):
         _libc()
-    import gc
-
-    gc.collect()
-    gc.freeze()  # the preloaded objects are never traversed by a worker's collector (no copy-on-write faults)
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     ctl.send(pickle.dumps({"netns": netns, "pid": os.getpid(), "error": None if netns or network != "netns" else "unshare(CLONE_NEWNET) failed"}))
     # children are reaped only here, so an unreaped child's pid (= its process group, after
