@@ -177,12 +177,18 @@ def test_references_lose_their_docstrings_only():
     assert strip_docstrings("x = 'not a docstring'\ny = 1\n").startswith("x = 'not a docstring'")
 
 
-def test_cli_variants_label_fills_the_store_the_notebook_uses(project_data: dict,
+def test_cli_variants_label_fills_the_store_the_notebook_uses(project_data: dict, tmp_path: Path,
+                                                              monkeypatch: pytest.MonkeyPatch,
                                                               capsys: pytest.CaptureFixture) -> None:
     from lcl.cli import main
     from lcl.fuzz.store import ResultStore
     from lcl.profiles import PROFILES
 
+    monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache"))  # an empty result store
+    assert main(["variants", "label", "--profile", "smoke", "--status", "HumanEval"]) == 0
+    out = capsys.readouterr().out
+    assert "0 labelled (0.0%)" in out and "to fuzz: lcl variants label --profile smoke" in out
+    assert len(ResultStore()) == 0  # --status fuzzes nothing
     assert main(["variants", "label", "--profile", "smoke", "--no-progress", "HumanEval"]) == 0
     out = capsys.readouterr().out
     assert "candidates of 2 tasks labelled" in out and "HumanEval  OPT" in out
@@ -196,6 +202,36 @@ def test_cli_variants_label_fills_the_store_the_notebook_uses(project_data: dict
     assert main(["variants", "label", "--profile", "smoke", "--no-progress", "--kind", "OPT", "HumanEval"]) == 0
     out = capsys.readouterr().out
     assert "HumanEval  MUT" not in out and "HumanEval  OPT" in out and "DFS target for the rewriter's" in out
+    assert main(["variants", "label", "--profile", "smoke", "--status", "HumanEval"]) == 0
+    out = capsys.readouterr().out
+    assert f"{len(rows)} candidates of 2 tasks, {len(rows)} labelled (100.0%)" in out and "nothing left to fuzz" in out
     assert main(["variants", "label", "--profile", "nope"]) == 2
     assert main(["variants", "label", "--profile", "smoke", "Nope"]) == 2
     assert "unknown benchmark" in capsys.readouterr().err
+
+
+def test_candidates_are_cached_per_task_and_keyed_by_what_they_depend_on(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    from dataclasses import replace
+
+    from lcl.profiles import PROFILES
+    from lcl.records import Task
+
+    monkeypatch.setenv("LCL_CACHE", str(tmp_path))
+    ref = "def f(xs):\n    total = 0\n    for x in xs:\n        if x > 0:\n            total += x\n    return total\n"
+    tasks = [Task("HumanEval", "HumanEval/9990", "function", ref, "f"),
+             Task("HumanEval", "HumanEval/9991", "function", ref.replace("x > 0", "x > 1"), "f")]
+    profile = PROFILES["smoke"]
+    first, second = dataset.Ledger(), dataset.Ledger()
+    rows = dataset.candidates(tasks, profile, 7, first)
+    assert rows and {r["task"] for r in rows} == {"HumanEval/9990", "HumanEval/9991"}
+    calls: list[str] = []
+    real = dataset._task_candidates
+    monkeypatch.setattr(dataset, "_task_candidates", lambda task, *a: calls.append(task.task_id) or real(task, *a))
+    assert dataset.candidates(tasks, profile, 7, second) == rows and not calls  # all from the cache
+    assert second.generated == first.generated and second.dropped == first.dropped
+    # a changed reference, seed or cap is generated anew
+    dataset.candidates([replace(tasks[0], reference=ref.replace("total", "t"))], profile, 7, dataset.Ledger())
+    dataset.candidates(tasks[:1], profile, 8, dataset.Ledger())
+    dataset.candidates(tasks[:1], replace(profile, mutants_per_function=1), 7, dataset.Ledger())
+    assert calls == ["HumanEval/9990"] * 3

@@ -385,8 +385,13 @@ def test_published_rows_duplicates_and_unfuzzable_rows(tmp_path):
         assert not (tmp_path / "out.jsonl").exists()
         from lcl.fuzz.store import ResultStore
 
+        assert B.batch_status(rows, store=ResultStore(tmp_path / "s2.sqlite")) == {
+            "T1": False, "T1#2": False, "T2": None, "U9": None}
         res = B.run_batch(rows, tmp_path / "out.jsonl", store=ResultStore(tmp_path / "s2.sqlite"), progress=False,
                           keep_going=True)
+        assert B.batch_status(rows, store=ResultStore(tmp_path / "s2.sqlite")) == {
+            "T1": True, "T1#2": True, "T2": None, "U9": None}
+        assert B.batch_status(rows, store=ResultStore(tmp_path / "s2.sqlite"), seed=1)["T1"] is False  # other key
         by_id = {r["id"]: r for r in res}
         assert list(by_id) == ["T1", "T1#2", "T2", "U9"]
         assert by_id["T1"]["df_score"] == 1.0 and by_id["T1#2"]["df_score"] == 0.0

@@ -17,9 +17,10 @@ import ast
 import random
 from collections import Counter
 from dataclasses import dataclass, field
+from functools import lru_cache, partial
 from typing import Any
 
-from . import loaders
+from . import cache, loaders
 from .profiles import Profile
 from .records import Task
 
@@ -138,55 +139,89 @@ def selected_tasks(profile: Profile) -> list[Task]:
 
 
 def candidates(tasks: list[Task], profile: Profile, seed: int, ledger: Ledger) -> list[dict[str, Any]]:
-    """MUT and OPT candidate rows (not yet labelled)."""
-    from .inputs.store import spec_uid
-    from .variants import MutationStats, generate_mutants, optimise
+    """MUT and OPT candidate rows (not yet labelled), every drop counted in ``ledger``.
 
+    Generated per task and cached, keyed by everything a task's candidates depend on (its
+    reference, PIE fast program, ids, seed, the per-task cap, the generators' source and the
+    MutPy version), so notebook 02, ``lcl variants label`` and the RQ2 pool regenerate nothing
+    twice."""
+    from .inputs.store import spec_uid
+
+    code = _generator_version()
     rows: list[dict[str, Any]] = []
     for task in tasks:
-        try:
-            ref = strip_docstrings(task.reference)
-        except (SyntaxError, ValueError) as exc:
-            ledger.drop("reference", f"cannot unparse ({type(exc).__name__})")
-            continue
-        base = {"benchmark": task.benchmark, "task": spec_uid(task), "level": task.level, "reference": ref,
-                "entry": task.entry_point, "stdin": task.level == "program"}
-        stem = f"LCL_{task.benchmark}_{task.task_id.replace('/', '_')}"
-        stats = MutationStats()
-        mutants = generate_mutants(ref, stats=stats)
-        ledger.generated["MUT candidates"] += stats.generated
-        ledger.drop("MUT", "duplicate", stats.duplicates)
-        ledger.drop("MUT", "identical to the original", stats.identical_to_original)
-        ledger.drop("MUT", "does not compile", stats.not_compiling + stats.unparse_errors)
         cap = profile.mutants_per_function if task.level == "function" else profile.mutants_per_program
-        if cap is not None and len(mutants) > cap:
-            ledger.drop("MUT", f"over the per-task cap ({cap}, seeded sample)", len(mutants) - cap)
-            keep = sorted(random.Random(f"{seed}:{task.uid}").sample(range(len(mutants)), cap))
-            mutants = [mutants[i] for i in keep]
-        for m in mutants:
-            rows.append({**base, "id": f"{stem}_MUT_{m.index}", "variant_type": "MUT", "variant": m.code,
-                         "operator": m.operator, "lineno": m.lineno, "generator": "mutpy"})
-        ledger.generated["OPT candidates"] += 1
-        if task.benchmark == "PIE":
-            fast = task.extra.get("fast") or ""
-            try:
-                rows.append({**base, "id": f"{stem}_OPT_1", "variant_type": "OPT", "variant": _unparse(fast),
-                             "strategies": [], "rewrites": [], "generator": "pie_fast"})
-            except (SyntaxError, ValueError):
-                ledger.drop("OPT", "PIE fast program does not parse")
-            continue
-        v = optimise(ref, entry_point=task.entry_point, seed=seed)
-        if v.code.strip() == ref.strip():
-            ledger.drop("OPT", "no rewrite applies")
-            continue
-        rows.append({**base, "id": f"{stem}_OPT_1", "variant_type": "OPT", "variant": v.code,
-                     "strategies": list(v.strategies), "rewrites": list(v.rewrites), "generator": "rewriter"})
+        uid = spec_uid(task)
+        k = cache.key("lcl-candidates", code, task.benchmark, task.task_id, task.uid, uid, task.level,
+                      task.entry_point, task.reference, task.extra.get("fast") if task.benchmark == "PIE" else None,
+                      seed, cap)
+        task_rows, generated, dropped = cache.cached("candidates", k, partial(_task_candidates, task, uid, cap, seed))
+        rows += task_rows
+        ledger.generated.update(generated)
+        ledger.dropped.update(dropped)
     return rows
 
 
-def label(rows: list[dict[str, Any]], profile: Profile, seed: int, jobs: int, progress: bool = True) -> list[dict[str, Any]]:
-    """Algorithm 1 for every candidate (published-style rows + our task id), resumable."""
-    from .fuzz import Settings, register_resolver, run_batch
+@lru_cache(maxsize=1)
+def _generator_version() -> str:
+    """Digest of the candidate generators' source (this module, ``lcl.variants``) and MutPy's version."""
+    from importlib.metadata import version
+    from pathlib import Path
+
+    here = Path(__file__).parent
+    files = [here / "dataset.py", *sorted((here / "variants").glob("*.py"))]
+    return cache.key(version("mutpy-pynguin"), *(f.read_bytes() for f in files))
+
+
+def _task_candidates(task: Task, uid: str, cap: int | None, seed: int) -> tuple[list[dict[str, Any]], Counter, Counter]:
+    """One task's candidates (Step I) and what was generated / dropped."""
+    from .variants import MutationStats, generate_mutants, optimise
+
+    ledger = Ledger()
+    rows: list[dict[str, Any]] = []
+    try:
+        ref = strip_docstrings(task.reference)
+    except (SyntaxError, ValueError) as exc:
+        ledger.drop("reference", f"cannot unparse ({type(exc).__name__})")
+        return rows, ledger.generated, ledger.dropped
+    base = {"benchmark": task.benchmark, "task": uid, "level": task.level, "reference": ref,
+            "entry": task.entry_point, "stdin": task.level == "program"}
+    stem = f"LCL_{task.benchmark}_{task.task_id.replace('/', '_')}"
+    stats = MutationStats()
+    mutants = generate_mutants(ref, stats=stats)
+    ledger.generated["MUT candidates"] += stats.generated
+    ledger.drop("MUT", "duplicate", stats.duplicates)
+    ledger.drop("MUT", "identical to the original", stats.identical_to_original)
+    ledger.drop("MUT", "does not compile", stats.not_compiling + stats.unparse_errors)
+    if cap is not None and len(mutants) > cap:
+        ledger.drop("MUT", f"over the per-task cap ({cap}, seeded sample)", len(mutants) - cap)
+        keep = sorted(random.Random(f"{seed}:{task.uid}").sample(range(len(mutants)), cap))
+        mutants = [mutants[i] for i in keep]
+    for m in mutants:
+        rows.append({**base, "id": f"{stem}_MUT_{m.index}", "variant_type": "MUT", "variant": m.code,
+                     "operator": m.operator, "lineno": m.lineno, "generator": "mutpy"})
+    ledger.generated["OPT candidates"] += 1
+    if task.benchmark == "PIE":
+        fast = task.extra.get("fast") or ""
+        try:
+            rows.append({**base, "id": f"{stem}_OPT_1", "variant_type": "OPT", "variant": _unparse(fast),
+                         "strategies": [], "rewrites": [], "generator": "pie_fast"})
+        except (SyntaxError, ValueError):
+            ledger.drop("OPT", "PIE fast program does not parse")
+        return rows, ledger.generated, ledger.dropped
+    v = optimise(ref, entry_point=task.entry_point, seed=seed)
+    if v.code.strip() == ref.strip():
+        ledger.drop("OPT", "no rewrite applies")
+        return rows, ledger.generated, ledger.dropped
+    rows.append({**base, "id": f"{stem}_OPT_1", "variant_type": "OPT", "variant": v.code,
+                 "strategies": list(v.strategies), "rewrites": list(v.rewrites), "generator": "rewriter"})
+    return rows, ledger.generated, ledger.dropped
+
+
+def _fuzz_batch(rows: list[dict[str, Any]], profile: Profile) -> tuple[list[dict[str, Any]], Any]:
+    """The candidates as a fuzz batch (published-style rows + our task id) and the profile's
+    Algorithm 1 settings (N, R)."""
+    from .fuzz import Settings, register_resolver
     from .inputs.resolve import resolve_published
 
     register_resolver(resolve_published)
@@ -194,7 +229,24 @@ def label(rows: list[dict[str, Any]], profile: Profile, seed: int, jobs: int, pr
                                 n_program=profile.fuzz_inputs_program)
     batch = [{"id": r["id"], "golden_code": r["reference"], "generated_code": r["variant"], "task": r["task"]}
              for r in rows]
+    return batch, settings
+
+
+def label(rows: list[dict[str, Any]], profile: Profile, seed: int, jobs: int, progress: bool = True) -> list[dict[str, Any]]:
+    """Algorithm 1 for every candidate, resumable (finished pairs come from the result store)."""
+    from .fuzz import run_batch
+
+    batch, settings = _fuzz_batch(rows, profile)
     return run_batch(batch, settings=settings, seed=seed, jobs=jobs, progress=progress, keep_going=True) if batch else []
+
+
+def label_status(rows: list[dict[str, Any]], profile: Profile, seed: int) -> dict[str, bool | None]:
+    """Which candidates :func:`label` would find in the result store (id -> True), still has to
+    fuzz (False) or cannot fuzz (None); runs nothing."""
+    from .fuzz import batch_status
+
+    batch, settings = _fuzz_batch(rows, profile)
+    return batch_status(batch, settings=settings, seed=seed) if batch else {}
 
 
 def assemble(rows: list[dict[str, Any]], results: list[dict[str, Any]], ledger: Ledger) -> list[dict[str, Any]]:
@@ -507,6 +559,8 @@ def _cmd_label(args: Any) -> int:
     rows = candidates(tasks, profile, args.seed, ledger)
     if args.kind:
         rows = [r for r in rows if r["variant_type"] == args.kind]
+    if args.status:
+        return _print_status(rows, label_status(rows, profile, args.seed), profile.name, len(tasks))
     results = label(rows, profile, args.seed, args.jobs, progress=not args.no_progress)
     summary: Counter = Counter()
     for row, res in zip(rows, results):
@@ -530,6 +584,34 @@ def _cmd_label(args: Any) -> int:
     return 0
 
 
+def _print_status(rows: list[dict[str, Any]], status: dict[str, bool | None], profile: str, n_tasks: int) -> int:
+    """``lcl variants label --status``: labelled / to fuzz / cannot be fuzzed, per benchmark and kind."""
+    import pandas as pd
+
+    what = {True: "labelled", False: "to fuzz", None: "cannot be fuzzed"}
+    t = pd.DataFrame([{"benchmark": r["benchmark"], "kind": r["variant_type"], "state": what[status[r["id"]]]}
+                      for r in rows])
+    table = t.groupby(["benchmark", "kind", "state"]).size().unstack("state", fill_value=0)
+    table = table.reindex(columns=[c for c in what.values() if c in table.columns] or list(what.values()),
+                          fill_value=0)
+    table["candidates"] = table.sum(axis=1)
+    table.loc[("all", ""), :] = table.sum()
+    done = int(table.loc[("all", ""), "labelled"]) if "labelled" in table.columns else 0
+    print(f"profile {profile}: {len(rows)} candidates of {n_tasks} tasks, {done} labelled "
+          f"({100 * done / max(1, len(rows)):.1f}%) in {store_path()}")
+    print(table.astype(int).to_string())
+    todo = int(table.loc[("all", ""), "to fuzz"]) if "to fuzz" in table.columns else 0
+    print("nothing left to fuzz" if not todo else
+          f"{todo} to fuzz: lcl variants label --profile {profile} (resumable; interrupt it freely)")
+    return 0
+
+
+def store_path() -> Any:
+    from .fuzz.store import default_path
+
+    return default_path()
+
+
 def register(sub: Any) -> None:
     p = sub.add_parser("variants", help="generate and label the LoCaL candidates (Steps I and III)",
                        description="Generate and label the LoCaL candidates of a profile.")
@@ -549,5 +631,7 @@ def register(sub: Any) -> None:
     q.add_argument("--kind", choices=("MUT", "OPT"), help="only mutants or only optimised variants (the OPT "
                    "pairs are few: label them first to check the DFS target at full scale)")
     q.add_argument("--no-progress", action="store_true", help="no progress bars")
+    q.add_argument("--status", action="store_true", help="fuzz nothing: count the candidates already labelled "
+                   "in the result store and those still to fuzz, per benchmark and kind")
     q.set_defaults(func=_cmd_label)
     p.set_defaults(func=lambda _args: p.print_help() or 2)

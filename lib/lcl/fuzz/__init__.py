@@ -24,6 +24,7 @@ _EXPORTS = {
     "LoadError": "algorithm",
     "CodeSpec": "sandbox",
     "run_batch": "batch",
+    "batch_status": "batch",
     "register_resolver": "batch",
     "ResultStore": "store",
 }

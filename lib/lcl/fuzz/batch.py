@@ -640,6 +640,27 @@ def _run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: A
         harvest(done)
 
 
+def batch_status(pairs: list[dict[str, Any]], *, settings: S.Settings | None = None, seed: int = 0,
+                 store: Any = None, base: str | Path | None = None) -> dict[str, bool | None]:
+    """Which pairs of a batch already have a result in ``store``, without running anything:
+    pair id -> True (stored), False (still to fuzz) or None (cannot be fuzzed: an error row).
+    Same resolution and keys as :func:`run_batch`, so "stored" means run_batch will not fuzz it."""
+    from .store import ResultStore
+
+    s = settings or S.Settings()
+    spec = os.environ.get("LCL_FUZZ_RESOLVER")
+    if spec:
+        load_resolver(spec)
+    job_list = load_jobs(list(pairs), Path(base) if base else Path.cwd(), s, seed, keep_going=True)
+    st = ResultStore() if store is None else store
+    try:
+        done = st.has_many([j.key for j in job_list if j.error is None])
+    finally:
+        if store is None:
+            st.close()
+    return {j.id: (None if j.error is not None else j.key in done) for j in job_list}
+
+
 def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None = None, *,
               settings: S.Settings | None = None, seed: int = 0, jobs: int | None = None,
               scheduler: str | None = None, store: Any = None, network: str | None = None,
