@@ -173,6 +173,34 @@ def test_published_ids_resolve_to_spec_generators(project_data):
     assert len(xs) == 50 and xs == gen(1, 50) and "SpecGenerator[HumanEval/0" in gen.__qualname__
 
 
+
+def test_et_seeds_false_keeps_only_the_benchmarks_own_seed_inputs(project_data):
+    from lcl.inputs import dumps
+    from lcl.inputs.generate import task_seeds
+    from lcl.inputs.resolve import resolve_published
+    from lcl.inputs.store import spec_for, tasks_for
+    from lcl.records import Task
+
+    base = {"task": "MBPP/1", "level": "function", "args": [{"type": "int", "min": 0, "max": 9}]}
+    on, off = Spec.from_dict(base), Spec.from_dict({**base, "et_seeds": False})
+    assert on.et_seeds and "et_seeds" not in dumps(on)  # every other spec's digest is unchanged
+    assert Spec.from_dict(__import__("json").loads(dumps(off))).et_seeds is False
+    with pytest.raises(UserError, match="et_seeds"):
+        Spec.from_dict({**base, "et_seeds": "no"})
+    t = Task("MBPP", "1", "function", "def f(x):\n    return x\n", "f", seed_inputs=([1], [2], [7], [8]),
+             extra={"n_own_seeds": 2})
+    assert task_seeds(t, on) == [[1], [2], [7], [8]] and task_seeds(t, off) == [[1], [2]]
+    # MBPP/123 (reviewed et_seeds: false): its three asserts open every run, none of the 53 ET inputs
+    task, spec = tasks_for("MBPP/123")[0], spec_for("MBPP/123")
+    if task.extra.get("n_et_tests"):
+        assert spec.et_seeds is False and task.extra["n_own_seeds"] == 3 and len(task.seed_inputs) > 50
+        gen = resolve_published({"id": "x", "task": "MBPP/123", "golden_code": "", "generated_code": ""})["generator"]
+        xs = gen(5, 20)
+        assert xs[:3] == [[999], [9999], [99]] and all(1 <= x[0] <= 1000 for x in xs[3:])
+    he = tasks_for("HumanEval/0")[0]
+    assert task_seeds(he, spec_for("HumanEval/0")) == list(he.seed_inputs)  # default: ET inputs kept
+
+
 def test_lets_bind_a_shared_width_and_join_renders_words():
     spec = Spec.from_dict({"task": "t", "level": "function",
                            "lets": [{"type": "int", "min": 1, "max": 4, "bind": "W"}],

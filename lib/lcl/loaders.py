@@ -178,7 +178,7 @@ def load_humaneval() -> LoadResult:
             reference=row["prompt"] + row["canonical_solution"], entry_point=entry,
             description=_docstring(row["prompt"], entry), seed_inputs=_unique(seeds + extended),
             n_tests=count_asserts(row["test"]), source_file=str(path), source_line=lineno,
-            extra={"n_et_tests": len(et.get(row["task_id"], []))},
+            extra={"n_et_tests": len(et.get(row["task_id"], [])), "n_own_seeds": len(_unique(seeds))},
         )
         if (t := _accept(task, rejected)) is not None:
             tasks.append(t)
@@ -224,12 +224,14 @@ def load_mbpp() -> LoadResult:
             rejected.append(Rejected("MBPP", tid, str(path), lineno, "no entry point found in test_list"))
             continue
         et_tests = list(et.get(tid, {}).get("test_list") or [])
-        seeds = [a for t in tests + et_tests for a in calls_to(t, entry)]
+        own = [a for t in tests for a in calls_to(t, entry)]
+        seeds = own + [a for t in et_tests for a in calls_to(t, entry)]
         tasks.append(Task(
             benchmark="MBPP", task_id=tid, level="function",
             reference=code, entry_point=entry, description=row["text"], seed_inputs=_unique(seeds),
             n_tests=len(row["test_list"]), source_file=str(path), source_line=lineno,
-            extra={"n_et_tests": len(et_tests), "test_setup_code": row.get("test_setup_code") or ""},
+            extra={"n_et_tests": len(et_tests), "n_own_seeds": len(_unique(own)),
+                   "test_setup_code": row.get("test_setup_code") or ""},
         ))
     return LoadResult(tasks, rejected)
 

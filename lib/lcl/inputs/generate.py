@@ -20,9 +20,12 @@ import operator
 import random
 from collections.abc import Callable
 from functools import lru_cache
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from .spec import Spec
+
+if TYPE_CHECKING:
+    from ..records import Task
 
 DEFAULT_INT = (-100, 100)
 DEFAULT_LEN = (0, 8)
@@ -258,6 +261,14 @@ def generate(spec: Spec, n: int, seed: int, n_bytes: int = 4096) -> list[Any]:
         data = random.Random(f"{seed}:{i}").randbytes(n_bytes)
         out.append(decode_bytes(spec, data))
     return out
+
+
+def task_seeds(task: Task, spec: Spec) -> list[Any]:
+    """The seed inputs of ``task`` under ``spec``: the benchmark's own test inputs, then the
+    extended tests' (MBPP-ET / HumanEval-ET) unless the spec says ``et_seeds: false``."""
+    if spec.et_seeds:
+        return list(task.seed_inputs)
+    return list(task.seed_inputs[: task.extra.get("n_own_seeds", len(task.seed_inputs))])
 
 
 def with_seeds(seed_inputs: list[Any], generated: list[Any], n: int) -> list[Any]:

@@ -16,7 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from ..records import Task
-from .generate import generate, with_seeds
+from .generate import generate, task_seeds, with_seeds
 from .spec import Spec
 
 VALIDITY_TARGET = 0.95
@@ -70,8 +70,9 @@ def probe(code: str, entry: str | None, inputs: list[Any], *, timeout: float = 1
 def measure(task: Task, spec: Spec, n: int = 200, seed: int = 0, timeout: float | None = None) -> Quality:
     """Validity, distinctness and coverage of ``n`` inputs (seed inputs first) for ``task``."""
     generated = generate(spec, n, seed) if (spec.args or spec.grammar) else []
-    inputs = with_seeds(list(task.seed_inputs), generated, n)
-    n_seed = min(len(task.seed_inputs), len(inputs))
+    seeds = task_seeds(task, spec)
+    inputs = with_seeds(seeds, generated, n)
+    n_seed = min(len(seeds), len(inputs))
     timeout = timeout or (1.0 if task.level == "function" else 2.0)
     out = probe(task.reference, task.entry_point, inputs, timeout=timeout)
     all_verdicts = out.get("verdicts", [])

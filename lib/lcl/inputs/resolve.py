@@ -15,7 +15,7 @@ from functools import lru_cache
 from typing import Any
 
 from .. import loaders
-from .generate import generate, with_seeds
+from .generate import generate, task_seeds, with_seeds
 from .spec import Spec, dumps
 from .store import spec_for, spec_uid, tasks_for
 
@@ -85,6 +85,6 @@ def resolve_published(row: dict[str, Any]) -> dict[str, Any] | None:
         return None
     task = tasks_for(uid)[0]  # raises UserError for an unknown task
     spec = spec_for(spec_uid(task))
-    seeds = [s for t in tasks_for(uid) for s in t.seed_inputs]
+    seeds = [s for t in tasks_for(uid) for s in task_seeds(t, spec)]
     return {"entry": task.entry_point, "stdin": task.level == "program", "generator": SpecGenerator(spec, seeds),
             "spec_origin": spec.origin, "spec_verified": spec.verified}

@@ -43,6 +43,10 @@ computes a hidden value, ``{"repeat": [lo, hi], ...}`` draws one). Tokens that r
 
 Fields ``verified`` (true only after a human-style review of the task's statement and
 reference), ``origin`` (``inferred`` draft or ``reviewed``) and ``notes`` record review status.
+``et_seeds`` (default true; written only when false): whether the extended tests' inputs
+(MBPP-ET / HumanEval-ET) join the benchmark's own test inputs as seed inputs. A reviewed
+``false`` keeps only the benchmark's own, e.g. when the ET inputs lie far outside the spec's
+domain and make the reference alone exceed Algorithm 1's run budget (reason in ``notes``).
 """
 
 from __future__ import annotations
@@ -70,10 +74,15 @@ class Spec:
     verified: bool = False
     origin: str = "inferred"
     notes: str = ""
+    #: whether the extended tests' inputs (MBPP-ET / HumanEval-ET) join the benchmark's own test
+    #: inputs as seed inputs; a reviewed ``false`` (reason in ``notes``) keeps only the latter
+    et_seeds: bool = True
 
     def to_dict(self) -> dict[str, Any]:
         d: dict[str, Any] = {"task": self.task, "level": self.level, "verified": self.verified,
                              "origin": self.origin, "notes": self.notes}
+        if not self.et_seeds:  # written only when set, so every other spec (and its digest) is unchanged
+            d["et_seeds"] = False
         if self.lets:
             d["lets"] = self.lets
         if self.level == "function":
@@ -88,7 +97,8 @@ class Spec:
                    relations=list(d.get("relations", [])), grammar=list(d.get("grammar", [])),
                    lets=list(d.get("lets", [])),
                    entry_point=d.get("entry_point"), verified=bool(d.get("verified", False)),
-                   origin=d.get("origin", "inferred"), notes=d.get("notes", ""))
+                   origin=d.get("origin", "inferred"), notes=d.get("notes", ""),
+                   et_seeds=d.get("et_seeds", True))
         validate(spec)
         return spec
 
@@ -128,6 +138,8 @@ def _check_lines(lines: Any, where: str) -> None:
 
 def validate(spec: Spec) -> None:
     """Raise :class:`UserError` naming the offending node when the spec is malformed."""
+    if not isinstance(spec.et_seeds, bool):
+        raise UserError(f"{spec.task}: 'et_seeds' must be true or false, got {spec.et_seeds!r}")
     for i, node in enumerate(spec.lets):
         _check_node(node, f"{spec.task}: lets[{i}]")
         if "bind" not in node:
