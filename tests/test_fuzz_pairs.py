@@ -7,6 +7,7 @@ import pytest
 
 from lcl.errors import UserError
 from lcl.fuzz import LoadError, Settings, derive_seed, fuzz_pair
+from lcl.fuzz import semantics as S
 from lcl.fuzz.algorithm import compute_reference
 from lcl.fuzz.sandbox import CodeSpec
 
@@ -108,6 +109,25 @@ def test_slow_reference_does_not_exclude_an_identical_variant() -> None:
     assert res.df_score == 1.0 and not any(r.excluded for r in res.runs)
     res = fuzz_pair(slow, slow, entry="f", inputs=[[1], [2], [3]], settings=s.with_(run_budget_ref_factor=0.0))
     assert res.df_score == -1.0  # the old rule: T = 0.4 s < the reference's own 0.45 s
+
+
+
+def test_reference_alone_over_the_budget_excludes_the_run_without_running_the_variant() -> None:
+    """Algorithm 1 times both programs with one clock: when the reference alone needs more than
+    T (here 0.45 s of CPU against T = 2 x run_budget = 0.2 s), the run times out whatever the
+    variant does, even a fast one, and the variant is not run at all."""
+    slow = ("import time\ndef f(x):\n    t = time.process_time()\n"
+            "    while time.process_time() - t < 0.15:\n        pass\n    return x\n")
+    s = Settings(runs=2, run_budget=0.1, run_budget_floor=0.05, run_budget_factor=0.0, timeout_floor=1.0)
+    res = fuzz_pair(slow, "def f(x):\n    return x\n", entry="f", inputs=[[1], [2], [3]], settings=s)
+    assert res.df_score == -1.0
+    assert all(r.excluded and r.reason == "reference alone exceeds the time budget" for r in res.runs)
+    assert all(set(r.verdicts) == {S.SKIPPED} for r in res.runs)  # the variant never ran
+    assert res.to_dict()["runs"][0]["counts"] is None
+    # with room for the reference (T = 2 x 0.45 s), the fast variant is labelled as before
+    res = fuzz_pair(slow, "def f(x):\n    return x\n", entry="f", inputs=[[1], [2], [3]],
+                    settings=s.with_(run_budget=0.5))
+    assert res.df_score == 1.0 and not any(r.excluded for r in res.runs)
 
 
 def test_determinism_and_generator_seeds() -> None:

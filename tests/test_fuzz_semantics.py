@@ -110,6 +110,9 @@ def test_timeouts_and_seeds() -> None:
     assert S.run_time_budget(20.0, s) == pytest.approx(40.0)
     assert S.run_time_budget(100.0, s) == 2 * s.run_budget == 60.0
     assert all(S.run_time_budget(c, s) >= min(2 * c, 60.0) for c in (0.0, 0.5, 5.0, 14.0, 16.0, 29.0, 31.0))
+    # the reference alone over T (Algorithm 1's clock covers both programs): only beyond 2 x the cap
+    assert not any(S.reference_over_budget(c, s) for c in (0.0, 5.0, 29.0, 45.0, 60.0))
+    assert S.reference_over_budget(60.5, s) and S.reference_over_budget(150.0, s)
     fixed = s.with_(run_budget=7.0, run_budget_floor=7.0, run_budget_factor=0.0, run_budget_ref_factor=0.0)  # `--budget 7`
     assert S.run_time_budget(0.0, fixed) == S.run_time_budget(50.0, fixed) == 7.0
     seeds = [S.derive_seed(7, r) for r in range(5)]

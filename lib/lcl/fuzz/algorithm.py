@@ -371,7 +371,7 @@ class PairResult:
             "run_scores": [r.score for r in self.runs],
             "runs": [
                 {"run": r.run, "seed": r.seed, "score": r.score, "excluded": r.excluded, "reason": r.reason,
-                 "counts": None if r.reason == "time budget exceeded" else r.counts}
+                 "counts": None if r.reason in (S.OVER_BUDGET, S.REFERENCE_OVER_BUDGET) else r.counts}
                 for r in self.runs
             ],
             "counts": self.counts(),
@@ -487,6 +487,9 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
             assert ref is not None
             if load_status == "timeout":  # hangs while loading: every run would, too
                 runs.append(S.score_run(r, seeds[r], S.SKIPPED * len(items), 0.0, True))
+                continue
+            if S.reference_over_budget(math.fsum(ref.cpu), s):  # times out whatever the variant does
+                runs.append(S.score_run(r, seeds[r], S.SKIPPED * len(items), 0.0, True, S.REFERENCE_OVER_BUDGET))
                 continue
             if r > order[0] and mode == "explicit":
                 wipe_dir(ex.tmpdir)

@@ -55,7 +55,10 @@ Run budget T
     (:func:`run_time_budget`; 3 s + 5 C, at most 30 s). A slow reference raises T to 2 C
     (at most 60 s): a reference whose inputs take 20 s of CPU would otherwise leave a variant
     as fast as itself too little of a 30 s budget, and every run of every variant of that task
-    would be excluded (df_score -1) for the reference's slowness, not the variant's. A
+    would be excluded (df_score -1) for the reference's slowness, not the variant's. Beyond
+    that, when the reference alone needs more than T (C > 2 x run_budget), the run is excluded
+    without running the variant (:func:`reference_over_budget`): Algorithm 1's one clock covers
+    both programs, so the run times out whatever the variant does. A
     run exceeding T is stopped at once
     (busy workers are killed) and excluded, so a variant that hangs on every input costs about
     R x T: 15 s for a HumanEval-sized pair instead of the 150 s a fixed 30 s budget cost. A
@@ -96,7 +99,7 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 #: bump when a change alters any outcome, verdict or score (it invalidates stored results)
-ENGINE_VERSION = "4"  # 4: every generated run starts in fresh workers (runs independent; a batch may run them in parallel), random seeded per load, lean fork-server for stdlib-only code; 3: T never below 2 x the reference's CPU (slow references gave -1), scipy preloaded; 2: numpy preloaded (PIE numpy programs were all-invalid), adaptive run budget
+ENGINE_VERSION = "4"  # 4 (+ 2026-12-01, not bumped: a run whose reference alone needs more than 2 x run_budget of CPU is excluded without running the variant; it alters no result in the project's store: every task labelled before it has a reference needing at most 38 s per run at full N, measured with benchmarks/reference_time.py, and the 7 PIE references that need more had not been labelled at full N); 4: every generated run starts in fresh workers (runs independent; a batch may run them in parallel), random seeded per load, lean fork-server for stdlib-only code; 3: T never below 2 x the reference's CPU (slow references gave -1), scipy preloaded; 2: numpy preloaded (PIE numpy programs were all-invalid), adaptive run budget
 
 # ---------------------------------------------------------------------------- outcome kinds
 NOTRUN, OK, EXC, TIMEOUT, CRASH = 0, 1, 2, 3, 4
@@ -444,11 +447,26 @@ class RunScore:
     counts: dict[str, int] = field(default_factory=dict)
 
 
-def score_run(run: int, seed: int, verdicts: str, charged: float, budget_exceeded: bool) -> RunScore:
+#: reasons of runs excluded for time (their per-input counts are not part of a result)
+OVER_BUDGET = "time budget exceeded"
+REFERENCE_OVER_BUDGET = "reference alone exceeds the time budget"
+
+
+def reference_over_budget(ref_cpu_total: float, s: Settings) -> bool:
+    """Whether the reference alone needs more CPU on a run's inputs than the run's T. Algorithm 1
+    times both programs with one clock (``now() - t0 > T`` around ``code_ori(x)`` and
+    ``code_var(x)``), so such a run times out whatever the variant does: it is excluded without
+    running the variant. T is at least 2 C up to 2 x ``run_budget``, so only a reference
+    needing more than that (60 s by default) is concerned."""
+    return ref_cpu_total > run_time_budget(ref_cpu_total, s)
+
+
+def score_run(run: int, seed: int, verdicts: str, charged: float, budget_exceeded: bool,
+              reason: str = OVER_BUDGET) -> RunScore:
     counts = summary_counts(verdicts)
     valid = len(verdicts) - counts["invalid"]
     if budget_exceeded:
-        return RunScore(run, seed, verdicts, charged, True, "time budget exceeded", None, counts)
+        return RunScore(run, seed, verdicts, charged, True, reason, None, counts)
     if valid == 0:
         return RunScore(run, seed, verdicts, charged, True, "no valid input", None, counts)
     return RunScore(run, seed, verdicts, charged, False, None, counts["matches"] / valid, counts)
