@@ -159,26 +159,40 @@ def test_mutant_pool_keeps_exact_zero_and_stops_at_target(monkeypatch: pytest.Mo
     rows = [{"id": f"M{i:02d}", "variant_type": "MUT", "task": "PIE/p1", "reference": "x = 1",
              "variant": f"x = {i}", "operator": "AOR"} for i in range(30)]
     dfs = {f"M{i:02d}": (0.0 if i % 3 == 0 else [0.5, 1.0, -1.0, 1e-9][i % 4]) for i in range(30)}
+    # the first run alone: M03, M06 and M09 still score 0 there (df > 0 comes from later runs)
+    first = {k: (0.0 if k in ("M01", "M05", "M07") else v) for k, v in dfs.items()}
     labelled: list[str] = []
+    screened: list[str] = []
 
     def fake_label(chunk, profile, seed, jobs, progress=True):  # noqa: ANN001, ANN202
-        labelled.extend(r["id"] for r in chunk)
-        return [{"id": r["id"], "df_score": dfs[r["id"]], "error": None, "counts": {}, "runs": []} for r in chunk]
+        (screened if profile.fuzz_runs == 1 else labelled).extend(r["id"] for r in chunk)
+        df = first if profile.fuzz_runs == 1 else dfs
+        return [{"id": r["id"], "df_score": df[r["id"]], "error": None, "counts": {}, "runs": []} for r in chunk]
 
     monkeypatch.setattr(D, "pool_programs", lambda profile, seed: ([], Counter()))
     monkeypatch.setattr(dataset, "candidates", lambda tasks, profile, seed, ledger: rows)
     monkeypatch.setattr(dataset, "label", fake_label)
-    P = get("quick")
+    stored = {"M00", "M02"}  # full labels already in the store: used as they are, not screened
+    monkeypatch.setattr(dataset, "label_status", lambda chunk, profile, seed: {r["id"]: r["id"] in stored
+                                                                                  for r in chunk})
+    P = get("full")  # R = 5: screened (R = 2 is not: the screen would save nothing there)
     everything, c = D.mutant_pool(P, 1, 1, progress=False)
     assert {r["id"] for r in everything} == {k for k, v in dfs.items() if v == 0.0}  # 1e-9 is not 0
     assert c["kept: df_score = 0"] == 10 and c["mutants fuzzed"] == 30
-    assert c["excluded: differs on some inputs only (0 < df_score < 1)"] >= 1
+    assert sorted(screened) == sorted(set(dfs) - stored)
+    out = {k for k in dfs if k not in stored and first[k] > 0}  # the first run shows df > 0: no full label
+    assert out and not out & set(labelled) and set(labelled) == set(dfs) - out
+    assert c["excluded: its first run already matches on some input (df_score > 0; screened, R = 1)"] == len(out)
+    assert c["excluded: differs on some inputs only (0 < df_score < 1)"] >= 1  # M01, M05, M07
     small = {b: D.mutant_pool(P, 1, 1, progress=False, target=4, batch=b)[0] for b in (1, 5, 30)}
     assert all(len(v) == 4 for v in small.values())
     assert small[1] == small[5] == small[30]  # the pool does not depend on the batch size
+    screened.clear()
+    assert D.mutant_pool(get("quick"), 1, 1, progress=False)[0] == everything and not screened
     labelled.clear()
     _, c = D.mutant_pool(P, 1, 1, progress=False, target=4, batch=5)
-    assert c["mutants fuzzed"] == len(labelled) < 30 and c["not fuzzed: pool target reached"] == 30 - len(labelled)
+    seen = set(labelled) | set(screened)
+    assert c["mutants fuzzed"] == len(seen) < 30 and c["not fuzzed: pool target reached"] == 30 - len(seen)
 
 
 def test_empty_inputs_give_empty_tables() -> None:
