@@ -25,6 +25,7 @@ run: the extrapolation assumes a run's inputs cost what the sample's did on aver
 
     python benchmarks/reference_time.py --jobs 2                      # every selected task
     python benchmarks/reference_time.py --benchmark PIE --limit 10 --n 20
+    python benchmarks/reference_time.py --scope labels --out build/reference_time_labels.csv
 """
 
 from __future__ import annotations
@@ -82,6 +83,27 @@ def measure(task: object, n: int, seed: int) -> dict:
             "max_input_s": round(max([*ok, *(c for kk, c in zip(k, cpu) if kk == S.OK)]), 2)}
 
 
+def label_tasks() -> list:
+    """One task per spec id referenced by the published LoCaL pairs or CodeScore_test (sorted)."""
+    from lcl import loaders
+    from lcl.inputs.resolve import task_uid_for_row
+    from lcl.inputs.store import tasks_for
+
+    uids: set[str] = set()
+    for ds in ("LoCaL_published", "CodeScore_test"):
+        for p in loaders.PAIR_LOADERS[ds]():
+            uid = task_uid_for_row({"id": p.id, "golden_code": p.reference})
+            if uid:
+                uids.add(uid)
+    out = []
+    for uid in sorted(uids):
+        try:
+            out.append(tasks_for(uid)[0])
+        except Exception:  # noqa: BLE001 - a task missing from our copy (counted by notebook 01)
+            continue
+    return out
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
                                  formatter_class=argparse.RawDescriptionHelpFormatter,
@@ -92,6 +114,9 @@ def main() -> int:
     ap.add_argument("--seed", type=int, default=SEED)
     ap.add_argument("--benchmark", action="append", choices=("HumanEval", "MBPP", "APPS", "PIE"),
                     help="only this benchmark (repeatable; default: all available)")
+    ap.add_argument("--scope", choices=("selected", "labels"), default="selected",
+                    help="selected: the tasks LoCaL pairs come from (default); labels: the tasks of the published "
+                         "LoCaL pairs and CodeScore_test, whose labels notebook 01 re-derives")
     ap.add_argument("--out", default=str(ROOT / "build" / "reference_time.csv"))
     a = ap.parse_args()
     if a.n < 1 or a.jobs < 1:
@@ -105,7 +130,14 @@ def main() -> int:
     if missing or not benches:
         print(f"not available: {', '.join(missing) or 'any benchmark'} (run `lcl data fetch` first)", file=sys.stderr)
         return 2
-    tasks = [t for b in benches for t in loaders.select(b, loaders.LOADERS[b]().tasks)[: a.limit]]
+    if a.scope == "labels":
+        tasks = [t for t in label_tasks() if t.benchmark in benches]
+        by: dict[str, list] = {}
+        for t in tasks:
+            by.setdefault(t.benchmark, []).append(t)
+        tasks = [t for b in benches for t in by.get(b, [])[: a.limit]]
+    else:
+        tasks = [t for b in benches for t in loaders.select(b, loaders.LOADERS[b]().tasks)[: a.limit]]
     with ThreadPoolExecutor(a.jobs) as ex:
         rows = list(tqdm(ex.map(lambda t: measure(t, a.n, a.seed), tasks), total=len(tasks),
                          desc="references", unit="task", file=sys.stderr))
@@ -120,7 +152,7 @@ def main() -> int:
     from collections import Counter
 
     counts = Counter(r["status"] for r in rows)
-    print(f"{len(rows)} selected tasks ({', '.join(benches)}), {a.n} inputs each, extrapolated to N = "
+    print(f"{len(rows)} {'selected' if a.scope == 'selected' else 'label-set'} tasks ({', '.join(benches)}), {a.n} inputs each, extrapolated to N = "
           f"{N_PAPER['function']} (functions) / {N_PAPER['program']} (programs) per run:")
     for k in ("ok", "tight", "too slow", "no valid input", "cannot run"):
         print(f"  {k:15s} {counts.get(k, 0):4d}")
