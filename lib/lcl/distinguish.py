@@ -217,7 +217,7 @@ def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *
     runs give, so the candidate is left out without its other R - 1 runs; the rest get the full
     label. Survivors pay their first run twice, so with a share s screened out the screen saves
     s (R - 1) - (1 - s) runs per candidate: nothing at R = 2 (quick profile: s = 19/36, so it is
-    off there), about 30 % of the runs at R = 5 (full profile).
+    off there), a quarter to a third of the runs at R = 5 (full profile).
 
     Returned rows (sorted by id) carry ``reference`` (ast.unparse of the slow program),
     ``candidate`` (the mutant), ``task`` (``PIE/<problem>``), ``operator`` and ``df_score`` (0.0).
