@@ -435,3 +435,26 @@ def test_pool_splits_generated_pairs_into_runs(tmp_path: Path, monkeypatch: pyte
     leaky_row = json.loads(out[2].splitlines()[3])
     # every run starts with a fresh counter: 25 inputs answered (a reused worker would answer 0 in runs 1, 2)
     assert min(leaky_row["run_scores"]) >= 25 / 40 and leaky_row["error"] is None
+
+
+def test_results_of_engine_4_carry_over_unless_a_run_was_excluded_for_time(tmp_path: Path) -> None:
+    """Version 5 charges T in CPU time: a version-4 result without a run excluded for time is
+    what version 5 computes (stored under the new key, not fuzzed again); one with such a run is
+    fuzzed again."""
+    from lcl.fuzz import semantics as S
+
+    rows = [{"id": "a", "reference": REF, "variant": VARIANTS[2], "entry": "f", "inputs": [[1, 2], [3, 0]]},
+            {"id": "b", "reference": REF, "variant": VARIANTS[1], "entry": "f", "inputs": [[1, 2], [3, 0]]}]
+    s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
+    jobs = batch.load_jobs(rows, tmp_path, s, 0)
+    assert S.CARRY_OVER == ("4",) and all(len(j.legacy_keys) == 1 and j.legacy_keys[0] != j.key for j in jobs)
+    fake = {"df_score": 0.25, "runs": [{"run": 0, "excluded": False, "reason": None}], "engine_version": "4"}
+    timed = {"df_score": 1.0, "runs": [{"run": 0, "excluded": True, "reason": "time budget exceeded"}],
+             "engine_version": "4"}
+    with ResultStore(tmp_path / "s.sqlite") as st:
+        st.put(jobs[0].legacy_keys[0], "a", fake)
+        st.put(jobs[1].legacy_keys[0], "b", timed)
+        assert batch.batch_status(rows, settings=s, store=st, base=tmp_path) == {"a": True, "b": False}
+        res = {r["id"]: r for r in batch.run_batch(rows, settings=s, store=st, progress=False, jobs=1, base=tmp_path)}
+    assert res["a"]["df_score"] == 0.25 and res["a"]["engine_version"] == S.ENGINE_VERSION == "5"  # carried over
+    assert res["b"]["df_score"] == 1.0 and len(res["b"]["runs"]) == 2  # fuzzed anew (the fake had one run)

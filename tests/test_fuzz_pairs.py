@@ -93,7 +93,9 @@ def test_default_budget_adapts_to_the_reference() -> None:
                     inputs=[[i] for i in range(500)], settings=s)
     took = time.monotonic() - t
     assert res.df_score == -1.0 and all(r.reason == "time budget exceeded" for r in res.runs)
-    assert took < 2 * 3.0 + 3.0, took
+    # T = 3 s of the worker's CPU; on a busy machine a run takes longer in wall time, never more
+    # than the wall cap (3 x T + 0.5 s); a fixed 30 s budget would take 60 s
+    assert took < 2 * (3 * 3.0 + 0.5) + 3.0, took
     res = fuzz_pair("def f(x):\n    return x\n", "def f(x):\n    while x == 7: pass\n    return x\n", entry="f",
                     inputs=[[i] for i in range(20)], settings=s)
     assert res.df_score == pytest.approx(19 / 20) and res.to_dict()["counts"]["timeouts"] == 2
@@ -110,6 +112,22 @@ def test_slow_reference_does_not_exclude_an_identical_variant() -> None:
     res = fuzz_pair(slow, slow, entry="f", inputs=[[1], [2], [3]], settings=s.with_(run_budget_ref_factor=0.0))
     assert res.df_score == -1.0  # the old rule: T = 0.4 s < the reference's own 0.45 s
 
+
+
+def test_run_budget_is_cpu_time_with_a_wall_clock_cap() -> None:
+    """T is charged in the variant's CPU time, so a run that waits (here sleeps 20 ms per input,
+    0.6 s of wall time) is kept under T = 0.3 s; one that sleeps past the wall cap (3 x T +
+    0.5 s = 1.4 s) is still stopped and excluded."""
+    s = Settings(runs=1, run_budget=0.3, run_budget_floor=0.3, run_budget_factor=0.0, run_budget_ref_factor=0.0)
+    ref = "def f(x):\n    return x\n"
+    nap = "import time\ndef f(x):\n    time.sleep(0.02)\n    return x\n"
+    res = fuzz_pair(ref, nap, entry="f", inputs=[[i] for i in range(30)], settings=s)
+    assert res.df_score == 1.0 and not res.runs[0].excluded
+    res = fuzz_pair(ref, nap.replace("0.02", "0.2"), entry="f", inputs=[[i] for i in range(30)], settings=s)
+    assert res.df_score == -1.0 and res.runs[0].reason == "time budget exceeded"
+    spin = "def f(x):\n    while True:\n        pass\n"  # CPU-bound: stopped by T itself
+    res = fuzz_pair(ref, spin, entry="f", inputs=[[i] for i in range(30)], settings=s.with_(timeout_floor=0.2))
+    assert res.df_score == -1.0 and res.runs[0].reason == "time budget exceeded"
 
 
 def test_reference_alone_over_the_budget_excludes_the_run_without_running_the_variant() -> None:

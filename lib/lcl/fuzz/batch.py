@@ -84,6 +84,7 @@ class PairJob:
     ref_key: str = ""
     inputs_hash: str | None = None
     error: str | None = None  # published rows whose code cannot be fuzzed: recorded, not fatal
+    legacy_keys: tuple[str, ...] = ()  # the same pair's keys under engine versions it may carry over from
 
     @property
     def level(self) -> str:
@@ -296,8 +297,12 @@ def job_keys(job: PairJob, settings: S.Settings) -> None:
         inputs_part: Any = job.inputs_hash
     else:
         inputs_part = ["generator", _generator_name(job.generator), job.n]
-    job.key = cache.key("lcl-fuzz-result", S.ENGINE_VERSION, job.level, job.entry, code_digest(job.reference),
-                        code_digest(job.variant), inputs_part, job.seed, settings.result_relevant())
+    def result_key(version: str) -> str:
+        return cache.key("lcl-fuzz-result", version, job.level, job.entry, code_digest(job.reference),
+                         code_digest(job.variant), inputs_part, job.seed, settings.result_relevant())
+
+    job.key = result_key(S.ENGINE_VERSION)
+    job.legacy_keys = tuple(result_key(v) for v in S.CARRY_OVER)
     # one reference computation per task, inputs (or generator, seed and n) and settings
     job.ref_key = cache.key("lcl-fuzz-ref", S.ENGINE_VERSION, job.level, job.entry, code_digest(job.reference),
                             inputs_part, None if job.inputs is not None else job.seed, settings.result_relevant())
@@ -640,6 +645,23 @@ def _run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: A
         harvest(done)
 
 
+def carry_over(jobs: list[PairJob], st: Any) -> set[str]:
+    """Store, under its current key, every result of an older engine version that the current
+    one would compute identically (:func:`lcl.fuzz.semantics.carries_over`); their keys."""
+    legacy = st.has_many([k for j in jobs for k in j.legacy_keys])
+    moved: set[str] = set()
+    for j in jobs:
+        for k in j.legacy_keys:
+            if k not in legacy:
+                continue
+            old = st.get(k)
+            if old is not None and S.carries_over(old):
+                st.put(j.key, j.id, {**old, "engine_version": S.ENGINE_VERSION})
+                moved.add(j.key)
+                break
+    return moved
+
+
 def batch_status(pairs: list[dict[str, Any]], *, settings: S.Settings | None = None, seed: int = 0,
                  store: Any = None, base: str | Path | None = None) -> dict[str, bool | None]:
     """Which pairs of a batch already have a result in ``store``, without running anything:
@@ -654,11 +676,14 @@ def batch_status(pairs: list[dict[str, Any]], *, settings: S.Settings | None = N
     job_list = load_jobs(list(pairs), Path(base) if base else Path.cwd(), s, seed, keep_going=True)
     st = ResultStore() if store is None else store
     try:
-        done = st.has_many([j.key for j in job_list if j.error is None])
+        keys = [k for j in job_list if j.error is None for k in (j.key, *j.legacy_keys)]
+        done = st.has_many(keys)
+        moved = {j.key for j in job_list if j.error is None and j.key not in done and any(
+            k in done and S.carries_over(st.get(k) or {}) for k in j.legacy_keys)}
     finally:
         if store is None:
             st.close()
-    return {j.id: (None if j.error is not None else j.key in done) for j in job_list}
+    return {j.id: (None if j.error is not None else j.key in done or j.key in moved) for j in job_list}
 
 
 def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None = None, *,
@@ -698,6 +723,7 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
     st = ResultStore() if own_store else store
     try:
         done = st.has_many([j.key for j in job_list if j.error is None])
+        done |= carry_over([j for j in job_list if j.key not in done and j.error is None], st)
         pending = [j for j in job_list if j.key not in done and j.error is None]
         refs = st.refs()
         settings_d = s.to_dict()

@@ -67,6 +67,20 @@ CHARGE = struct.Struct("<d")
 FRAME = struct.Struct("<I")
 MAX_FRAME = 1 << 16  # cap on anything a worker sends
 POLL = 0.05  # watchdog poll interval (s)
+_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def proc_cpu(pid: int) -> float | None:
+    """CPU seconds (user + system) that process ``pid`` has used so far, from Linux's
+    ``/proc/<pid>/stat`` (a forked worker is not our child, so ``getrusage`` cannot see it);
+    None where that is not available."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+        fields = data[data.rindex(b")") + 2:].split()
+        return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+    except (OSError, ValueError, IndexError):
+        return None
 TICK = 0.02  # in-worker CPU timer tick (s)
 CLONE_NEWNET = 0x40000000
 PR_SET_PDEATHSIG = 1
@@ -1221,7 +1235,8 @@ class PassResult:
     digests: bytearray  # 16 bytes per input (meaningful for OK and EXC)
     charges: array.array  # seconds per input (CPU for the reference, wall for a variant)
     exceeded: bool = False
-    elapsed: float = 0.0  # wall-clock seconds of executing the inputs (compared with the budget)
+    elapsed: float = 0.0  # wall-clock seconds of executing the inputs (compared with the wall cap)
+    cpu: float = 0.0  # CPU seconds the workers used executing them (compared with the budget T)
     load: LoadStatus = field(default_factory=lambda: LoadStatus("ok"))
     restarts: int = 0
     watchdog_kills: int = 0
@@ -1396,10 +1411,14 @@ class Executor:
                 return res
             shards.append({"w": w, "lo": lo, "hi": hi, "next": lo})
         t0 = time.monotonic()  # Algorithm 1's t0: the run's workers are ready
-        self._deadline = t0 + budget
+        wall_cap = S.run_wall_cap(budget, s)
+        self._deadline = t0 + wall_cap
         for sh in shards:
             sh["q"] = collections.deque()  # chunks sent, oldest first (at most 2: a pipeline)
             sh["half"] = 0
+            sh["cpu_done"] = 0.0  # CPU of this shard's earlier workers in this run
+            self._cpu_start(sh)
+        cpu_check = t0
         abort = getattr(_TLS, "abort", None)
         try:
             while True:
@@ -1407,7 +1426,11 @@ class Executor:
                     raise Aborted("interrupted")
                 now = time.monotonic()
                 res.elapsed = now - t0
-                if res.elapsed > budget or res.exceeded:
+                if now >= cpu_check:  # T is charged in the variant's CPU time, read every POLL
+                    cpu_check = now + POLL
+                    res.cpu = self._cpu_used(shards, res.elapsed)
+                    res.exceeded = res.exceeded or res.cpu > budget
+                if res.elapsed > wall_cap or res.exceeded:
                     res.exceeded = True
                     break
                 active = False
@@ -1513,7 +1536,34 @@ class Executor:
             sh["next"] = done
             self._respawn(sh, res)
 
+    @staticmethod
+    def _cpu_start(sh: dict[str, Any]) -> None:
+        w = sh["w"]
+        sh["cpu0"] = proc_cpu(w.pid) if isinstance(w, Worker) else None
+
+    @staticmethod
+    def _cpu_stop(sh: dict[str, Any]) -> None:
+        """Bank the CPU of the shard's current worker (before it is killed or closed)."""
+        w, c0 = sh["w"], sh.get("cpu0")
+        now = proc_cpu(w.pid) if isinstance(w, Worker) and c0 is not None else None
+        if now is not None:
+            sh["cpu_done"] = sh.get("cpu_done", 0.0) + max(0.0, now - c0)
+        sh["cpu0"] = None
+
+    @staticmethod
+    def _cpu_used(shards: list[dict[str, Any]], elapsed: float) -> float:
+        """CPU seconds the run's workers have used since t0 (wall seconds where /proc is missing)."""
+        total = 0.0
+        for sh in shards:
+            w, c0 = sh["w"], sh.get("cpu0")
+            if isinstance(w, Worker) and c0 is None and not w.dead:
+                return elapsed
+            now = proc_cpu(w.pid) if isinstance(w, Worker) and c0 is not None else None
+            total += sh.get("cpu_done", 0.0) + (max(0.0, now - c0) if now is not None else 0.0)
+        return total
+
     def _respawn(self, sh: dict[str, Any], res: PassResult) -> None:
+        self._cpu_stop(sh)
         sh["w"].close()
         sh["q"].clear()
         sh["half"] = 0
@@ -1531,11 +1581,13 @@ class Executor:
             sh["next"] = sh["hi"]
             return
         sh["w"] = w
+        self._cpu_start(sh)
 
     def _fail(self, sh: dict[str, Any], res: PassResult, kind: int, charge: float = 0.0) -> None:
         """The worker died or was killed: keep the finished records, record ``kind`` for the
         input in flight and continue with the next one in a fresh worker."""
         w: Worker = sh["w"]
+        self._cpu_stop(sh)  # read before the kill: a reaped worker's /proc entry is gone
         w.kill()
         nxt = sh["next"]
         for c in sh["q"]:

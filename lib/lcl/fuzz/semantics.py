@@ -48,8 +48,11 @@ Timeouts
     ``reference_timeout`` per input.
 
 Run budget T
-    As in Algorithm 1 (``now() - t0 > T``), a run's time is wall-clock time, from the moment
-    its workers are ready until its last input is done. The paper leaves T open; here it is
+    Algorithm 1 compares wall-clock time with T (``now() - t0 > T``). Here a run's time is the
+    CPU time its variant workers use from the moment they are ready (read from ``/proc`` every
+    poll), so that whether a run is kept does not depend on how busy the machine is; a
+    wall-clock cap of ``watchdog_factor`` x T + ``watchdog_grace`` (:func:`run_wall_cap`) stops
+    a variant that sleeps or waits. The paper leaves T open; here it is
     adaptive, like the per-input timeout: ``T = min(run_budget, run_budget_floor +
     run_budget_factor * C)`` where ``C`` is the reference's own CPU time on the run's inputs
     (:func:`run_time_budget`; 3 s + 5 C, at most 30 s). A slow reference raises T to 2 C
@@ -66,8 +69,10 @@ Run budget T
     timeouts of the 0.1 s floor, 1.5 % of N = 2000); more than that and it is excluded, as
     the paper excluded timed-out runs (it lost 15 % of CodeScore_test and 19 % of the
     training pairs to timeouts, a budget evidently far shorter than 30 s). Per-input timeouts
-    are CPU time, so the verdicts themselves do not depend on the machine's load; only a run
-    close to T can flip between kept and excluded.
+    are CPU time, so the verdicts themselves do not depend on the machine's load, and since
+    engine version 5 neither does T (before, a run of a variant near T, e.g. of HumanEval/75
+    whose reference needs 38 s per run against T = 60 s, was kept on a quiet machine and
+    excluded on a busy one).
 
 Arguments and state
     Each side receives its own fresh copy of every input (unpickled from bytes), so mutation
@@ -99,7 +104,19 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 #: bump when a change alters any outcome, verdict or score (it invalidates stored results)
-ENGINE_VERSION = "4"  # 4 (+ 2026-12-01, not bumped: a run whose reference alone needs more than 2 x run_budget of CPU is excluded without running the variant; it alters no result in the project's store: every task labelled before it has a reference needing at most 38 s per run at full N, measured with benchmarks/reference_time.py, and the 7 PIE references that need more had not been labelled at full N); 4: every generated run starts in fresh workers (runs independent; a batch may run them in parallel), random seeded per load, lean fork-server for stdlib-only code; 3: T never below 2 x the reference's CPU (slow references gave -1), scipy preloaded; 2: numpy preloaded (PIE numpy programs were all-invalid), adaptive run budget
+ENGINE_VERSION = "5"  # 5: the run budget T is charged in the variant workers' CPU time (a wall-clock cap of watchdog_factor x T + grace stops variants that sleep), so whether a run is kept no longer depends on the machine's load; a run whose reference alone needs more than T is excluded without running the variant; 4: every generated run starts in fresh workers (runs independent; a batch may run them in parallel), random seeded per load, lean fork-server for stdlib-only code; 3: T never below 2 x the reference's CPU (slow references gave -1), scipy preloaded; 2: numpy preloaded (PIE numpy programs were all-invalid), adaptive run budget
+
+#: older engine versions whose stored results carry over when :func:`carries_over` says so
+CARRY_OVER = ("4",)
+
+
+def carries_over(result: dict[str, Any]) -> bool:
+    """Whether a version-4 result is what version 5 computes: it is unless a run was excluded for
+    time. Verdicts are the same (per-input timeouts were CPU time already), and a run kept under
+    the wall-clock budget (wall <= T) is kept under the CPU one, since a single-threaded worker's
+    CPU time is at most its wall time; a run excluded for wall time might not be."""
+    return not any(isinstance(r, dict) and r.get("reason") == "time budget exceeded"
+                   for r in result.get("runs") or [])
 
 # ---------------------------------------------------------------------------- outcome kinds
 NOTRUN, OK, EXC, TIMEOUT, CRASH = 0, 1, 2, 3, 4
@@ -182,6 +199,12 @@ def run_time_budget(ref_cpu_total: float, s: Settings) -> float:
     c = max(0.0, ref_cpu_total)
     adaptive = min(s.run_budget, s.run_budget_floor + s.run_budget_factor * c)
     return max(adaptive, min(2 * s.run_budget, s.run_budget_ref_factor * c))
+
+
+def run_wall_cap(budget: float, s: Settings) -> float:
+    """Wall-clock seconds after which a run is stopped whatever its CPU time (a variant that
+    sleeps or waits uses no CPU): the run budget's watchdog, as for one input."""
+    return budget * s.watchdog_factor + s.watchdog_grace if budget != float("inf") else budget
 
 
 def wall_deadline(timeout: float, s: Settings) -> float:
