@@ -50,12 +50,13 @@ def measure(task: object, n: int, seed: int) -> dict:
     from lcl.fuzz import semantics as S
     from lcl.fuzz.algorithm import compute_reference
     from lcl.fuzz.sandbox import CodeSpec
-    from lcl.inputs.generate import generate, task_seeds
-    from lcl.inputs.store import spec_for, spec_uid, tasks_for
+    from lcl.inputs.generate import generate
+    from lcl.inputs.resolve import seed_inputs
+    from lcl.inputs.store import spec_for, spec_uid
 
     n_run = N_PAPER[task.level]
     spec = spec_for(spec_uid(task))
-    seeds = [x for t in tasks_for(spec_uid(task)) for x in task_seeds(t, spec)][:n_run]  # as lcl.inputs.resolve
+    seeds = seed_inputs(spec_uid(task), spec)[:n_run]
     sample = generate(spec, n, seed)
     s = Settings()
     row = {"task": task.uid, "spec": "verified" if spec.verified else spec.origin, "n_seed": len(seeds),

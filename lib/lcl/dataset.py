@@ -588,28 +588,22 @@ def _print_status(rows: list[dict[str, Any]], status: dict[str, bool | None], pr
     """``lcl variants label --status``: labelled / to fuzz / cannot be fuzzed, per benchmark and kind."""
     import pandas as pd
 
+    from .fuzz.store import default_path
+
     what = {True: "labelled", False: "to fuzz", None: "cannot be fuzzed"}
     t = pd.DataFrame([{"benchmark": r["benchmark"], "kind": r["variant_type"], "state": what[status[r["id"]]]}
                       for r in rows])
-    table = t.groupby(["benchmark", "kind", "state"]).size().unstack("state", fill_value=0)
-    table = table.reindex(columns=[c for c in what.values() if c in table.columns] or list(what.values()),
-                          fill_value=0)
+    table = (t.groupby(["benchmark", "kind", "state"]).size().unstack("state", fill_value=0)
+             .reindex(columns=list(what.values()), fill_value=0))
     table["candidates"] = table.sum(axis=1)
     table.loc[("all", ""), :] = table.sum()
-    done = int(table.loc[("all", ""), "labelled"]) if "labelled" in table.columns else 0
+    done, todo = int(table.loc[("all", ""), "labelled"]), int(table.loc[("all", ""), "to fuzz"])
     print(f"profile {profile}: {len(rows)} candidates of {n_tasks} tasks, {done} labelled "
-          f"({100 * done / max(1, len(rows)):.1f}%) in {store_path()}")
+          f"({100 * done / max(1, len(rows)):.1f}%) in {default_path()}")
     print(table.astype(int).to_string())
-    todo = int(table.loc[("all", ""), "to fuzz"]) if "to fuzz" in table.columns else 0
     print("nothing left to fuzz" if not todo else
           f"{todo} to fuzz: lcl variants label --profile {profile} (resumable; interrupt it freely)")
     return 0
-
-
-def store_path() -> Any:
-    from .fuzz.store import default_path
-
-    return default_path()
 
 
 def register(sub: Any) -> None:

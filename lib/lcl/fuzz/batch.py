@@ -645,21 +645,26 @@ def _run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: A
         harvest(done)
 
 
-def carry_over(jobs: list[PairJob], st: Any) -> set[str]:
-    """Store, under its current key, every result of an older engine version that the current
-    one would compute identically (:func:`lcl.fuzz.semantics.carries_over`); their keys."""
+def _carryable(jobs: list[PairJob], st: Any) -> dict[str, tuple[PairJob, dict[str, Any]]]:
+    """Current key -> (job, stored result of an older engine version that the current one would
+    compute identically: :func:`lcl.fuzz.semantics.carries_over`)."""
     legacy = st.has_many([k for j in jobs for k in j.legacy_keys])
-    moved: set[str] = set()
+    found: dict[str, tuple[PairJob, dict[str, Any]]] = {}
     for j in jobs:
         for k in j.legacy_keys:
-            if k not in legacy:
-                continue
-            old = st.get(k)
+            old = st.get(k) if k in legacy else None
             if old is not None and S.carries_over(old):
-                st.put(j.key, j.id, {**old, "engine_version": S.ENGINE_VERSION})
-                moved.add(j.key)
+                found[j.key] = (j, old)
                 break
-    return moved
+    return found
+
+
+def carry_over(jobs: list[PairJob], st: Any) -> set[str]:
+    """Store every carryable older result under its job's current key; those keys."""
+    found = _carryable(jobs, st)
+    for key, (j, old) in found.items():
+        st.put(key, j.id, {**old, "engine_version": S.ENGINE_VERSION})
+    return set(found)
 
 
 def batch_status(pairs: list[dict[str, Any]], *, settings: S.Settings | None = None, seed: int = 0,
@@ -676,14 +681,12 @@ def batch_status(pairs: list[dict[str, Any]], *, settings: S.Settings | None = N
     job_list = load_jobs(list(pairs), Path(base) if base else Path.cwd(), s, seed, keep_going=True)
     st = ResultStore() if store is None else store
     try:
-        keys = [k for j in job_list if j.error is None for k in (j.key, *j.legacy_keys)]
-        done = st.has_many(keys)
-        moved = {j.key for j in job_list if j.error is None and j.key not in done and any(
-            k in done and S.carries_over(st.get(k) or {}) for k in j.legacy_keys)}
+        done = st.has_many([j.key for j in job_list if j.error is None])
+        done |= set(_carryable([j for j in job_list if j.error is None and j.key not in done], st))
     finally:
         if store is None:
             st.close()
-    return {j.id: (None if j.error is not None else j.key in done or j.key in moved) for j in job_list}
+    return {j.id: (None if j.error is not None else j.key in done) for j in job_list}
 
 
 def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None = None, *,

@@ -67,6 +67,9 @@ CHARGE = struct.Struct("<d")
 FRAME = struct.Struct("<I")
 MAX_FRAME = 1 << 16  # cap on anything a worker sends
 POLL = 0.05  # watchdog poll interval (s)
+TICK = 0.02  # in-worker CPU timer tick (s)
+CLONE_NEWNET = 0x40000000
+PR_SET_PDEATHSIG = 1
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
 
@@ -81,9 +84,7 @@ def proc_cpu(pid: int) -> float | None:
         return (int(fields[11]) + int(fields[12])) / _CLK_TCK
     except (OSError, ValueError, IndexError):
         return None
-TICK = 0.02  # in-worker CPU timer tick (s)
-CLONE_NEWNET = 0x40000000
-PR_SET_PDEATHSIG = 1
+
 
 NETWORK_MODES = ("auto", "netns", "audit", "none")
 

@@ -78,6 +78,11 @@ def task_uid_for_row(row: dict[str, Any]) -> str | None:
     return task_uid_of(pid)
 
 
+def seed_inputs(uid: str, spec: Spec) -> list[Any]:
+    """The seed inputs that open every run of spec ``uid``'s pairs (all its tasks', in order)."""
+    return [s for t in tasks_for(uid) for s in task_seeds(t, spec)]
+
+
 def resolve_published(row: dict[str, Any]) -> dict[str, Any] | None:
     """Resolver for :func:`lcl.fuzz.register_resolver`: entry/stdin and a spec generator."""
     uid = task_uid_for_row(row)
@@ -85,6 +90,6 @@ def resolve_published(row: dict[str, Any]) -> dict[str, Any] | None:
         return None
     task = tasks_for(uid)[0]  # raises UserError for an unknown task
     spec = spec_for(spec_uid(task))
-    seeds = [s for t in tasks_for(uid) for s in task_seeds(t, spec)]
+    seeds = seed_inputs(uid, spec)
     return {"entry": task.entry_point, "stdin": task.level == "program", "generator": SpecGenerator(spec, seeds),
             "spec_origin": spec.origin, "spec_verified": spec.verified}
