@@ -6,6 +6,7 @@
 #   make report         render executed notebooks to HTML with an index page
 #   make lab            open JupyterLab on the notebooks
 #   make data           fetch and verify every raw source (registry, local mirror)
+#   make labels         label the LoCaL candidates (resumable) and archive them in data/labels/
 #   make clean          remove generated outputs (keeps data/raw and the venv)
 #
 # Variables: PROFILE=full|quick (default full: the paper's settings), JOBS=N (parallel
@@ -40,7 +41,7 @@ NB_IDS  := $(notdir $(basename $(NB_SRC)))
 EXEC_NB := $(NB_IDS:%=build/notebooks/$(PROFILE)/%.ipynb)
 RAW_OK  := data/raw/.verified
 
-.PHONY: all test verify report lab data clean distclean venv lock help notebooks
+.PHONY: all test verify report lab data clean distclean venv lock help notebooks labels
 .DEFAULT_GOAL := help
 
 help: ## list targets
@@ -93,6 +94,11 @@ ALL_OUT := $(foreach nb,$(NB_IDS),$(NB_$(nb)_OUT))
 # CodeScore_base: the CodeScore-style substitute every RQ notebook scores with (lcl.training)
 $(BASE_MODEL): $(LIB_SRC) $(RAW_OK) $(STAMP) $(wildcard data/constraints/HumanEval/*.json)
 	$(LCL) codescore-base --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS) --out $@ --no-progress
+
+# Step III outside Jupyter (hours at full settings; resumable), then the committed label archive
+labels: $(RAW_OK) $(STAMP) ## label the profile's LoCaL candidates, then archive full-profile results in data/labels/
+	$(LCL) variants label --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS) --no-progress
+	$(LCL) fuzz archive export --profile full
 
 notebooks: $(EXEC_NB) ## execute every notebook (papermill)
 

@@ -12,6 +12,9 @@ import pytest
 from lcl import paths, sources
 
 ROOT = Path(__file__).resolve().parents[1]
+# tests never merge the committed label archive (data/labels/) into their stores; the archive's
+# own tests point LCL_LABEL_ARCHIVE at a scratch folder
+os.environ["LCL_LABEL_ARCHIVE"] = "off"
 
 
 @pytest.fixture(scope="session")

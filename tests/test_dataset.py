@@ -205,6 +205,10 @@ def test_cli_variants_label_fills_the_store_the_notebook_uses(project_data: dict
     assert main(["variants", "label", "--profile", "smoke", "--status", "HumanEval"]) == 0
     out = capsys.readouterr().out
     assert f"{len(rows)} candidates of 2 tasks, {len(rows)} labelled (100.0%)" in out and "nothing left to fuzz" in out
+    assert main(["variants", "label", "--profile", "smoke", "--recheck", "2", "--no-progress", "HumanEval"]) == 0
+    out = capsys.readouterr().out
+    assert "2 labelled pair(s) fuzzed again from scratch" in out
+    assert len(ResultStore()) == len(rows)  # the recheck used a scratch store
     assert main(["variants", "label", "--profile", "nope"]) == 2
     assert main(["variants", "label", "--profile", "smoke", "Nope"]) == 2
     assert "unknown benchmark" in capsys.readouterr().err

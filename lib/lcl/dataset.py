@@ -249,6 +249,32 @@ def label_status(rows: list[dict[str, Any]], profile: Profile, seed: int) -> dic
     return batch_status(batch, settings=settings, seed=seed) if batch else {}
 
 
+def recheck(rows: list[dict[str, Any]], profile: Profile, seed: int, k: int, jobs: int,
+            sample_seed: int = 0, progress: bool = True) -> list[dict[str, Any]]:
+    """Re-fuzz ``k`` already labelled candidates (a seeded sample) in an empty store, ignoring
+    the stored and archived results, and compare: one row per pair with the stored and the
+    fresh df_score and per-run scores. How an evaluator checks the committed label archive."""
+    import tempfile
+    from pathlib import Path
+
+    from .fuzz import run_batch
+    from .fuzz.store import ResultStore
+
+    status = label_status(rows, profile, seed)
+    done = [r for r in rows if status.get(r["id"])]
+    pick = sorted(random.Random(sample_seed).sample(done, min(k, len(done))), key=lambda r: r["id"])
+    if not pick:
+        return []
+    stored = label(pick, profile, seed, jobs, progress=False)  # all stored: nothing is fuzzed
+    batch, settings = _fuzz_batch(pick, profile)
+    with tempfile.TemporaryDirectory(prefix="lcl-recheck-") as tmp, ResultStore(Path(tmp) / "s.sqlite") as st:
+        fresh = run_batch(batch, settings=settings, seed=seed, jobs=jobs, progress=progress, keep_going=True, store=st)
+    return [{"id": a["id"], "stored_df": a.get("df_score"), "fresh_df": b.get("df_score"),
+             "stored_runs": a.get("run_scores"), "fresh_runs": b.get("run_scores"),
+             "identical": a.get("df_score") == b.get("df_score") and a.get("run_scores") == b.get("run_scores")}
+            for a, b in zip(stored, fresh)]
+
+
 def assemble(rows: list[dict[str, Any]], results: list[dict[str, Any]], ledger: Ledger) -> list[dict[str, Any]]:
     """Attach labels and SurfaceSim; apply the exclusions; every exclusion is counted."""
     from .inputs.store import spec_for
@@ -561,6 +587,8 @@ def _cmd_label(args: Any) -> int:
         rows = [r for r in rows if r["variant_type"] == args.kind]
     if args.status:
         return _print_status(rows, label_status(rows, profile, args.seed), profile.name, len(tasks))
+    if args.recheck is not None:
+        return _print_recheck(recheck(rows, profile, args.seed, args.recheck, args.jobs, progress=not args.no_progress))
     results = label(rows, profile, args.seed, args.jobs, progress=not args.no_progress)
     summary: Counter = Counter()
     for row, res in zip(rows, results):
@@ -582,6 +610,22 @@ def _cmd_label(args: Any) -> int:
                   f"df_score >= {DFS_MIN_DF}): {d['pairs']} pairs, {d['mean_surface_sim']:.3f} and "
                   f"{d['mean_df_score']:.3f}: {'met' if d['met'] else 'not met'}")
     return 0
+
+
+def _print_recheck(rows: list[dict[str, Any]]) -> int:
+    """``lcl variants label --recheck K``: stored vs freshly fuzzed labels; 1 if any df differs."""
+    if not rows:
+        print("nothing to recheck: no candidate of this selection is labelled yet")
+        return 0
+    same = sum(r["identical"] for r in rows)
+    diffs = [abs(r["stored_df"] - r["fresh_df"]) for r in rows
+             if r["stored_df"] is not None and r["fresh_df"] is not None]
+    print(f"{len(rows)} labelled pair(s) fuzzed again from scratch: {same} identical (df_score and every run), "
+          f"max |stored - fresh| df_score = {max(diffs, default=0.0):.4f}")
+    for r in rows:
+        if not r["identical"]:
+            print(f"  {r['id']}: stored {r['stored_df']} {r['stored_runs']}, fresh {r['fresh_df']} {r['fresh_runs']}")
+    return 0 if all(r["stored_df"] == r["fresh_df"] for r in rows) else 1
 
 
 def _print_status(rows: list[dict[str, Any]], status: dict[str, bool | None], profile: str, n_tasks: int) -> int:
@@ -627,5 +671,8 @@ def register(sub: Any) -> None:
     q.add_argument("--no-progress", action="store_true", help="no progress bars")
     q.add_argument("--status", action="store_true", help="fuzz nothing: count the candidates already labelled "
                    "in the result store and those still to fuzz, per benchmark and kind")
+    q.add_argument("--recheck", type=int, metavar="K", help="fuzz nothing new: re-fuzz K already labelled "
+                   "candidates (a seeded sample) from scratch in an empty store and compare with the stored or "
+                   "archived labels (exit status 1 if a df_score differs)")
     q.set_defaults(func=_cmd_label)
     p.set_defaults(func=lambda _args: p.print_help() or 2)

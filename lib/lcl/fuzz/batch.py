@@ -672,14 +672,14 @@ def batch_status(pairs: list[dict[str, Any]], *, settings: S.Settings | None = N
     """Which pairs of a batch already have a result in ``store``, without running anything:
     pair id -> True (stored), False (still to fuzz) or None (cannot be fuzzed: an error row).
     Same resolution and keys as :func:`run_batch`, so "stored" means run_batch will not fuzz it."""
-    from .store import ResultStore
+    from .store import open_default
 
     s = settings or S.Settings()
     spec = os.environ.get("LCL_FUZZ_RESOLVER")
     if spec:
         load_resolver(spec)
     job_list = load_jobs(list(pairs), Path(base) if base else Path.cwd(), s, seed, keep_going=True)
-    st = ResultStore() if store is None else store
+    st = open_default() if store is None else store
     try:
         done = st.has_many([j.key for j in job_list if j.error is None])
         done |= set(_carryable([j for j in job_list if j.error is None and j.key not in done], st))
@@ -701,7 +701,7 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
     """
     from tqdm.auto import tqdm
 
-    from .store import ResultStore
+    from .store import open_default
 
     s = settings or S.Settings()
     if isinstance(pairs, (str, Path)):
@@ -723,7 +723,7 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
     if not scheduler:
         share_generators(job_list, s.runs, jobs, gen_process)
     own_store = store is None
-    st = ResultStore() if own_store else store
+    st = open_default() if own_store else store
     try:
         done = st.has_many([j.key for j in job_list if j.error is None])
         done |= carry_over([j for j in job_list if j.key not in done and j.error is None], st)

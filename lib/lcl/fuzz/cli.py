@@ -1,4 +1,4 @@
-"""``lcl fuzz pair`` and ``lcl fuzz batch``."""
+"""``lcl fuzz pair``, ``lcl fuzz batch`` and ``lcl fuzz archive``."""
 
 from __future__ import annotations
 
@@ -98,6 +98,20 @@ def register(subparsers: Any) -> None:
     _settings_args(pb)
     pb.set_defaults(func=cmd_batch)
 
+    pa = sub.add_parser("archive", help="the committed label archive data/labels/ (status, export)",
+                        description="Finished results live in the result store (.cache/fuzz/results.sqlite), which "
+                                    "a fresh clone lacks; data/labels/ is its committed, content-keyed counterpart "
+                                    "(see lib/lcl/fuzz/archive.py). Opening the store merges the archive in, so an "
+                                    "archived pair is never fuzzed again; LCL_LABEL_ARCHIVE=off ignores it.",
+                        epilog="example: lcl variants label --profile full; lcl fuzz archive export --profile full")
+    pa.add_argument("action", nargs="?", choices=("status", "export"), default="status",
+                    help="status: rows per shard and engine version, integrity; export: add the store's results "
+                         "to the archive (default: %(default)s)")
+    pa.add_argument("--profile", default="full",
+                    help="export only results fuzzed with this profile's R and N (full | quick | smoke | any; "
+                         "default: %(default)s)")
+    pa.set_defaults(func=cmd_archive)
+
 
 def _read_code(path: Path, side: str) -> str:
     try:
@@ -160,3 +174,40 @@ def cmd_batch(args: argparse.Namespace) -> int:
               file=sys.stderr)
         return 1
     return 0
+
+
+def cmd_archive(args: argparse.Namespace) -> int:
+    from . import archive
+    from .store import open_default
+
+    folder = archive.default_dir()
+    if folder is None:
+        raise UserError("the label archive is off (LCL_LABEL_ARCHIVE=off)")
+    if args.action == "export":
+        select = _profile_filter(args.profile)
+        with open_default() as store:
+            added = archive.export(store, folder, select)
+        print(f"{sum(added.values())} result(s) added to {folder}" +
+              "".join(f"\n  {name:<24} +{n}" for name, n in sorted(added.items())))
+    problems = archive.verify(folder)
+    table = archive.summary(archive.read(folder))
+    print(f"label archive {folder}: {sum(sum(v.values()) for v in table.values())} results")
+    for name, versions in sorted(table.items()):
+        print(f"  {name:<24} " + ", ".join(f"{n} (engine {v})" for v, n in sorted(versions.items())))
+    for p in problems:
+        print(f"  PROBLEM: {p}", file=sys.stderr)
+    return 1 if problems else 0
+
+
+def _profile_filter(name: str) -> Any:
+    """Results fuzzed with profile ``name``'s R and N (``any``: every result)."""
+    from .. import profiles
+
+    if name == "any":
+        return None
+    try:
+        prof = profiles.get(name)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    want = {"runs": prof.fuzz_runs, "n_function": prof.fuzz_inputs_function, "n_program": prof.fuzz_inputs_program}
+    return lambda result: all((result.get("settings") or {}).get(k) == v for k, v in want.items())

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterator, MutableMapping
+from collections.abc import Iterable, Iterator, MutableMapping
 from pathlib import Path
 from typing import Any
 
@@ -21,6 +21,19 @@ from .. import paths
 
 def default_path() -> Path:
     return paths.cache() / "fuzz" / "results.sqlite"
+
+
+def open_default() -> ResultStore:
+    """The default store, with the committed label archive merged in (:mod:`lcl.fuzz.archive`)."""
+    from . import archive
+
+    store = ResultStore()
+    try:
+        archive.restore(store)
+    except BaseException:
+        store.close()
+        raise
+    return store
 
 
 class ResultStore:
@@ -33,6 +46,7 @@ class ResultStore:
         self.db.execute("PRAGMA synchronous=NORMAL")
         self.db.execute("CREATE TABLE IF NOT EXISTS results (key TEXT PRIMARY KEY, id TEXT, result TEXT NOT NULL)")
         self.db.execute("CREATE TABLE IF NOT EXISTS refs (key TEXT PRIMARY KEY, blob BLOB NOT NULL)")
+        self.db.execute("CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL)")
         self.db.commit()
 
     # -- results ---------------------------------------------------------------------------
@@ -56,9 +70,35 @@ class ResultStore:
             self.db.execute("INSERT OR REPLACE INTO results (key, id, result) VALUES (?, ?, ?)", (key, pair_id, data))
             self.db.commit()
 
+    def put_many_missing(self, rows: Iterable[tuple[str, str, dict[str, Any]]]) -> int:
+        """Insert (key, id, result) rows whose key is not stored yet, in one transaction; how many."""
+        with self._lock:
+            before = self.db.total_changes
+            self.db.executemany("INSERT OR IGNORE INTO results (key, id, result) VALUES (?, ?, ?)",
+                                ((k, i, json.dumps(r, sort_keys=True)) for k, i, r in rows))
+            self.db.commit()
+            return self.db.total_changes - before
+
+    def items(self) -> Iterator[tuple[str, str, dict[str, Any]]]:
+        """Every stored (key, id, result)."""
+        with self._lock:
+            rows = self.db.execute("SELECT key, id, result FROM results").fetchall()
+        return ((k, i or "", json.loads(r)) for k, i, r in rows)
+
     def __len__(self) -> int:
         with self._lock:
             return int(self.db.execute("SELECT COUNT(*) FROM results").fetchone()[0])
+
+    # -- bookkeeping -------------------------------------------------------------------------
+    def meta(self, key: str) -> str | None:
+        with self._lock:
+            row = self.db.execute("SELECT value FROM meta WHERE key = ?", (key,)).fetchone()
+        return str(row[0]) if row else None
+
+    def set_meta(self, key: str, value: str) -> None:
+        with self._lock:
+            self.db.execute("INSERT OR REPLACE INTO meta (key, value) VALUES (?, ?)", (key, value))
+            self.db.commit()
 
     # -- reference outcomes ------------------------------------------------------------------
     def refs(self) -> RefCache:

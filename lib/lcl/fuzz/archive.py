@@ -1,0 +1,169 @@
+"""Committed archive of finished fuzzing results, so that labelling survives a fresh clone.
+
+Labelling the full profile with Algorithm 1 costs more than ten CPU-hours on the 2-core
+reference machine: more than one sitting, and every sitting starts from a fresh clone with
+an empty ``.cache``. The result store (:mod:`lcl.fuzz.store`) therefore has a committed
+counterpart, ``data/labels/``: gzip'd JSON Lines shards of ``{"key", "id", "result"}`` rows,
+one shard per id prefix (``LCL_HumanEval``, ``LCL_MBPP``, ...), rows sorted by key, plus a
+``MANIFEST.json`` with each shard's row count and SHA-256.
+
+Nothing in it is trusted by name. A row's key is the store's result key, which covers both
+codes, the inputs, the seed, every setting and the engine version; an archived row is used
+only for the exact pair and configuration that produced it, and anything else is fuzzed
+anew. Opening the default store merges the archive in (rows already in the store win), once
+per archive content. ``LCL_LABEL_ARCHIVE=off`` (or deleting ``data/labels/``) recomputes
+everything from scratch; :func:`check` re-fuzzes a sample of archived pairs and compares.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import io
+import json
+import os
+import re
+from collections.abc import Callable, Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from .. import paths
+from ..io import atomic_write
+
+MANIFEST = "MANIFEST.json"
+SUFFIX = ".jsonl.gz"
+_META = "archive-digest:"
+
+
+def default_dir() -> Path | None:
+    """``data/labels`` (``LCL_LABEL_ARCHIVE`` overrides it; ``off`` disables the archive)."""
+    env = os.environ.get("LCL_LABEL_ARCHIVE")
+    if env is not None:
+        return None if env.strip().lower() in ("", "off", "0", "no", "false") else Path(env)
+    return paths.data() / "labels"
+
+
+def shard_of(pair_id: str) -> str:
+    """Shard name of a pair id: its first two ``_``/``/``-separated tokens (``LCL_MBPP``)."""
+    tokens = [t for t in re.split(r"[_/]", pair_id) if t][:2] or ["misc"]
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", "_".join(tokens)) or "misc"
+
+
+def _shards(folder: Path) -> list[Path]:
+    return sorted(folder.glob("*" + SUFFIX)) if folder.is_dir() else []
+
+
+def read(folder: Path) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    """Every archived (key, id, result), shard by shard; a damaged line names file and line."""
+    for shard in _shards(folder):
+        with gzip.open(shard, "rt", encoding="utf-8") as fh:
+            for lineno, line in enumerate(fh, 1):
+                try:
+                    row = json.loads(line)
+                    yield row["key"], row["id"], row["result"]
+                except (json.JSONDecodeError, KeyError, TypeError) as exc:
+                    raise ValueError(f"{shard}:{lineno}: not an archive row ({exc})") from exc
+
+
+def digest(folder: Path) -> str:
+    """SHA-256 over the shards' names and bytes (what the store remembers having merged)."""
+    h = hashlib.sha256()
+    for shard in _shards(folder):
+        h.update(shard.name.encode() + b"\0")
+        h.update(shard.read_bytes())
+    return h.hexdigest()
+
+
+def restore(store: Any, folder: Path | None = None) -> int:
+    """Merge the archive into ``store`` (existing rows win); rows added. A no-op, reading only
+    the shards' bytes, when this archive content was merged before."""
+    folder = default_dir() if folder is None else folder
+    if folder is None or not _shards(folder):
+        return 0
+    d = digest(folder)
+    if store.meta(_META + str(folder.resolve())) == d:
+        return 0
+    added = store.put_many_missing((k, i, r) for k, i, r in read(folder))
+    store.set_meta(_META + str(folder.resolve()), d)
+    return added
+
+
+def _write_shard(path: Path, rows: list[tuple[str, str, dict[str, Any]]]) -> str:
+    """Deterministic gzip (mtime 0, no file name), rows sorted by key; its SHA-256."""
+    buf = io.BytesIO()
+    with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
+        for key, pair_id, result in sorted(rows, key=lambda r: r[0]):
+            line = json.dumps({"key": key, "id": pair_id, "result": result}, sort_keys=True, separators=(",", ":"))
+            gz.write(line.encode() + b"\n")
+    data = buf.getvalue()
+    with atomic_write(path, "wb") as fh:
+        fh.write(data)
+    return hashlib.sha256(data).hexdigest()
+
+
+def export(store: Any, folder: Path | None = None, select: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, int]:
+    """Add the store's results that ``select`` accepts to the archive (a union: rows already
+    archived stay); rewrite only the shards that gain rows. Rows added per shard."""
+    folder = default_dir() if folder is None else folder
+    if folder is None:
+        raise ValueError("the label archive is disabled (LCL_LABEL_ARCHIVE=off)")
+    by_shard: dict[str, dict[str, tuple[str, str, dict[str, Any]]]] = {}
+    for key, pair_id, result in read(folder):
+        by_shard.setdefault(shard_of(pair_id), {})[key] = (key, pair_id, result)
+    added: dict[str, int] = {}
+    for key, pair_id, result in store.items():
+        if select is not None and not select(result):
+            continue
+        rows = by_shard.setdefault(shard_of(pair_id), {})
+        if key not in rows:
+            rows[key] = (key, pair_id, result)
+            added[shard_of(pair_id)] = added.get(shard_of(pair_id), 0) + 1
+    manifest = _read_manifest(folder)
+    for name in sorted(added):
+        sha = _write_shard(folder / (name + SUFFIX), list(by_shard[name].values()))
+        manifest[name] = {"rows": len(by_shard[name]), "sha256": sha}
+    if added or not (folder / MANIFEST).exists():
+        _write_manifest(folder, manifest)
+    return added
+
+
+def _read_manifest(folder: Path) -> dict[str, Any]:
+    p = folder / MANIFEST
+    return dict(json.loads(p.read_text()).get("shards", {})) if p.exists() else {}
+
+
+def _write_manifest(folder: Path, shards: dict[str, Any]) -> None:
+    from .semantics import ENGINE_VERSION
+
+    doc = {"about": "finished Algorithm 1 results, content-keyed; see lib/lcl/fuzz/archive.py",
+           "engine_version": ENGINE_VERSION, "rows": sum(int(v["rows"]) for v in shards.values()),
+           "shards": dict(sorted(shards.items()))}
+    with atomic_write(folder / MANIFEST) as fh:
+        fh.write(json.dumps(doc, indent=1, sort_keys=True) + "\n")
+
+
+def verify(folder: Path | None = None) -> list[str]:
+    """Problems with the archive's integrity (shard missing from / unlike its manifest entry)."""
+    folder = default_dir() if folder is None else folder
+    if folder is None or not folder.exists():
+        return []
+    manifest, problems = _read_manifest(folder), []
+    on_disk = {p.name[: -len(SUFFIX)]: p for p in _shards(folder)}
+    for name in sorted(set(manifest) | set(on_disk)):
+        if name not in on_disk:
+            problems.append(f"{name}{SUFFIX}: in {MANIFEST} but missing")
+        elif name not in manifest:
+            problems.append(f"{name}{SUFFIX}: not in {MANIFEST}")
+        elif hashlib.sha256(on_disk[name].read_bytes()).hexdigest() != manifest[name]["sha256"]:
+            problems.append(f"{name}{SUFFIX}: SHA-256 differs from {MANIFEST}")
+    return problems
+
+
+def summary(rows: Iterable[tuple[str, str, dict[str, Any]]]) -> dict[str, dict[str, int]]:
+    """Rows per shard and engine version (for ``lcl fuzz archive --list``)."""
+    out: dict[str, dict[str, int]] = {}
+    for _key, pair_id, result in rows:
+        v = str(result.get("engine_version", "?"))
+        d = out.setdefault(shard_of(pair_id), {})
+        d[v] = d.get(v, 0) + 1
+    return out
