@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from lcl.errors import UserError
 from lcl.fuzz import Settings, archive, batch
 from lcl.fuzz.store import ResultStore, open_default
 
@@ -81,6 +82,8 @@ def test_verify_and_read_report_damage(tmp_path: Path) -> None:
     assert archive.verify(folder) == ["LCL_MBPP.jsonl.gz: SHA-256 differs from MANIFEST.json"]
     with pytest.raises(ValueError, match="LCL_MBPP.jsonl.gz:1: not an archive row"):
         list(archive.read(folder))
+    with ResultStore(tmp_path / "fresh.sqlite") as fresh, pytest.raises(UserError, match="is damaged .*SHA-256"):
+        archive.restore(fresh, folder)  # never merged: a shard unlike its manifest entry
     (folder / "extra.jsonl.gz").write_bytes(gzip.compress(b""))
     (folder / "LCL_HumanEval.jsonl.gz").unlink()
     assert archive.verify(folder) == ["LCL_HumanEval.jsonl.gz: in MANIFEST.json but missing",

@@ -632,6 +632,7 @@ def _print_status(rows: list[dict[str, Any]], status: dict[str, bool | None], pr
     """``lcl variants label --status``: labelled / to fuzz / cannot be fuzzed, per benchmark and kind."""
     import pandas as pd
 
+    from .fuzz import archive
     from .fuzz.store import default_path
 
     what = {True: "labelled", False: "to fuzz", None: "cannot be fuzzed"}
@@ -645,6 +646,9 @@ def _print_status(rows: list[dict[str, Any]], status: dict[str, bool | None], pr
     print(f"profile {profile}: {len(rows)} candidates of {n_tasks} tasks, {done} labelled "
           f"({100 * done / max(1, len(rows)):.1f}%) in {default_path()}")
     print(table.astype(int).to_string())
+    folder = archive.default_dir()
+    print(f"label archive: {'off (LCL_LABEL_ARCHIVE)' if folder is None else folder}"
+          + ("" if folder is None else f", {sum(1 for _ in archive.read(folder))} results merged into the store"))
     print("nothing left to fuzz" if not todo else
           f"{todo} to fuzz: lcl variants label --profile {profile} (resumable; interrupt it freely)")
     return 0

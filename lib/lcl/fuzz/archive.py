@@ -28,6 +28,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import paths
+from ..errors import UserError
 from ..io import atomic_write
 
 MANIFEST = "MANIFEST.json"
@@ -83,7 +84,14 @@ def restore(store: Any, folder: Path | None = None) -> int:
     d = digest(folder)
     if store.meta(_META + str(folder.resolve())) == d:
         return 0
-    added = store.put_many_missing((k, i, r) for k, i, r in read(folder))
+    problems = verify(folder)
+    try:
+        if problems:
+            raise ValueError("; ".join(problems))
+        added = store.put_many_missing((k, i, r) for k, i, r in read(folder))
+    except ValueError as exc:
+        raise UserError(f"label archive {folder} is damaged ({exc}); restore it (git checkout -- {folder}) "
+                        "or ignore it with LCL_LABEL_ARCHIVE=off") from None
     store.set_meta(_META + str(folder.resolve()), d)
     return added
 
