@@ -121,10 +121,13 @@ def test_cli_archive_export_and_status(tmp_path: Path, monkeypatch: pytest.Monke
     monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache"))
     from lcl.fuzz.store import default_path
 
-    _fill(default_path()).close()
+    with _fill(default_path()) as st:
+        st.put("k4", "LCL_PIE_p1_MUT_1", _res(0.0, runs=1))  # the RQ2 pool's one-run screen: archived too
+        st.put("k5", "LCL_PIE_p1_MUT_2", _res(0.0, runs=3))  # neither R nor the screen: not archived
     assert _main("fuzz", "archive", "export", "--profile", "full") == 0
     out = capsys.readouterr().out
-    assert "2 result(s) added" in out and "LCL_MBPP" in out and "1 (engine 5)" in out
+    assert "3 result(s) added" in out and "LCL_MBPP" in out and "1 (engine 5)" in out and "LCL_PIE" in out
+    assert {k for k, _i, _r in archive.read(folder)} == {"k1", "k2", "k4"}
     assert _main("fuzz", "archive", "export", "--profile", "nonsense") == 2
     assert "nonsense" in capsys.readouterr().err
     (folder / "LCL_MBPP.jsonl.gz").write_bytes(b"")

@@ -108,8 +108,8 @@ def register(subparsers: Any) -> None:
                     help="status: rows per shard and engine version, integrity; export: add the store's results "
                          "to the archive (default: %(default)s)")
     pa.add_argument("--profile", default="full",
-                    help="export only results fuzzed with this profile's R and N (full | quick | smoke | any; "
-                         "default: %(default)s)")
+                    help="export only results fuzzed with this profile's N and R (or one run: the RQ2 pool's "
+                         "screen); full | quick | smoke | any (default: %(default)s)")
     pa.set_defaults(func=cmd_archive)
 
 
@@ -200,7 +200,8 @@ def cmd_archive(args: argparse.Namespace) -> int:
 
 
 def _profile_filter(name: str) -> Any:
-    """Results fuzzed with profile ``name``'s R and N (``any``: every result)."""
+    """Results fuzzed with profile ``name``'s N and R, or N and one run (the RQ2 pool's screen,
+    :func:`lcl.distinguish.screen`); ``any``: every result."""
     from .. import profiles
 
     if name == "any":
@@ -209,5 +210,10 @@ def _profile_filter(name: str) -> Any:
         prof = profiles.get(name)
     except ValueError as exc:
         raise UserError(str(exc)) from None
-    want = {"runs": prof.fuzz_runs, "n_function": prof.fuzz_inputs_function, "n_program": prof.fuzz_inputs_program}
-    return lambda result: all((result.get("settings") or {}).get(k) == v for k, v in want.items())
+    want = {"n_function": prof.fuzz_inputs_function, "n_program": prof.fuzz_inputs_program}
+
+    def select(result: dict[str, Any]) -> bool:
+        s = result.get("settings") or {}
+        return s.get("runs") in (prof.fuzz_runs, 1) and all(s.get(k) == v for k, v in want.items())
+
+    return select
