@@ -648,7 +648,7 @@ def _print_status(rows: list[dict[str, Any]], status: dict[str, bool | None], pr
     print(table.astype(int).to_string())
     folder = archive.default_dir()
     print(f"label archive: {'off (LCL_LABEL_ARCHIVE)' if folder is None else folder}"
-          + ("" if folder is None else f", {sum(1 for _ in archive.read(folder))} results merged into the store"))
+          + ("" if folder is None else f", {archive.size(folder)} results merged into the store"))
     print("nothing left to fuzz" if not todo else
           f"{todo} to fuzz: lcl variants label --profile {profile} (resumable; interrupt it freely)")
     return 0

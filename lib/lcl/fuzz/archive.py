@@ -12,7 +12,8 @@ codes, the inputs, the seed, every setting and the engine version; an archived r
 only for the exact pair and configuration that produced it, and anything else is fuzzed
 anew. Opening the default store merges the archive in (rows already in the store win), once
 per archive content. ``LCL_LABEL_ARCHIVE=off`` (or deleting ``data/labels/``) recomputes
-everything from scratch; :func:`check` re-fuzzes a sample of archived pairs and compares.
+everything from scratch; ``lcl variants label --recheck K`` (:func:`lcl.dataset.recheck`)
+re-fuzzes a sample of archived pairs and compares.
 """
 
 from __future__ import annotations
@@ -23,11 +24,12 @@ import io
 import json
 import os
 import re
+from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .. import paths
+from .. import cache, paths
 from ..errors import UserError
 from ..io import atomic_write
 
@@ -66,13 +68,9 @@ def read(folder: Path) -> Iterator[tuple[str, str, dict[str, Any]]]:
                     raise ValueError(f"{shard}:{lineno}: not an archive row ({exc})") from exc
 
 
-def digest(folder: Path) -> str:
-    """SHA-256 over the shards' names and bytes (what the store remembers having merged)."""
-    h = hashlib.sha256()
-    for shard in _shards(folder):
-        h.update(shard.name.encode() + b"\0")
-        h.update(shard.read_bytes())
-    return h.hexdigest()
+def _shard_digests(folder: Path) -> dict[str, str]:
+    """Shard name (without suffix) -> SHA-256 of its bytes."""
+    return {p.name[: -len(SUFFIX)]: cache.file_digest(p) for p in _shards(folder)}
 
 
 def restore(store: Any, folder: Path | None = None) -> int:
@@ -81,10 +79,11 @@ def restore(store: Any, folder: Path | None = None) -> int:
     folder = default_dir() if folder is None else folder
     if folder is None or not _shards(folder):
         return 0
-    d = digest(folder)
+    shas = _shard_digests(folder)
+    d = cache.key("lcl-label-archive", shas)  # what the store remembers having merged
     if store.meta(_META + str(folder.resolve())) == d:
         return 0
-    problems = verify(folder)
+    problems = _problems(_read_manifest(folder), shas)
     try:
         if problems:
             raise ValueError("; ".join(problems))
@@ -118,21 +117,22 @@ def export(store: Any, folder: Path | None = None, select: Callable[[dict[str, A
     by_shard: dict[str, dict[str, tuple[str, str, dict[str, Any]]]] = {}
     for key, pair_id, result in read(folder):
         by_shard.setdefault(shard_of(pair_id), {})[key] = (key, pair_id, result)
-    added: dict[str, int] = {}
+    added: Counter[str] = Counter()
     for key, pair_id, result in store.items():
         if select is not None and not select(result):
             continue
-        rows = by_shard.setdefault(shard_of(pair_id), {})
+        name = shard_of(pair_id)
+        rows = by_shard.setdefault(name, {})
         if key not in rows:
             rows[key] = (key, pair_id, result)
-            added[shard_of(pair_id)] = added.get(shard_of(pair_id), 0) + 1
+            added[name] += 1
     manifest = _read_manifest(folder)
     for name in sorted(added):
         sha = _write_shard(folder / (name + SUFFIX), list(by_shard[name].values()))
         manifest[name] = {"rows": len(by_shard[name]), "sha256": sha}
     if added or not (folder / MANIFEST).exists():
         _write_manifest(folder, manifest)
-    return added
+    return dict(added)
 
 
 def _read_manifest(folder: Path) -> dict[str, Any]:
@@ -155,20 +155,28 @@ def verify(folder: Path | None = None) -> list[str]:
     folder = default_dir() if folder is None else folder
     if folder is None or not folder.exists():
         return []
-    manifest, problems = _read_manifest(folder), []
-    on_disk = {p.name[: -len(SUFFIX)]: p for p in _shards(folder)}
+    return _problems(_read_manifest(folder), _shard_digests(folder))
+
+
+def _problems(manifest: dict[str, Any], on_disk: dict[str, str]) -> list[str]:
+    problems = []
     for name in sorted(set(manifest) | set(on_disk)):
         if name not in on_disk:
             problems.append(f"{name}{SUFFIX}: in {MANIFEST} but missing")
         elif name not in manifest:
             problems.append(f"{name}{SUFFIX}: not in {MANIFEST}")
-        elif hashlib.sha256(on_disk[name].read_bytes()).hexdigest() != manifest[name]["sha256"]:
+        elif on_disk[name] != manifest[name]["sha256"]:
             problems.append(f"{name}{SUFFIX}: SHA-256 differs from {MANIFEST}")
     return problems
 
 
+def size(folder: Path) -> int:
+    """Rows in the archive, as its manifest records them (0 when there is none)."""
+    return sum(int(v["rows"]) for v in _read_manifest(folder).values())
+
+
 def summary(rows: Iterable[tuple[str, str, dict[str, Any]]]) -> dict[str, dict[str, int]]:
-    """Rows per shard and engine version (for ``lcl fuzz archive --list``)."""
+    """Rows per shard and engine version (for ``lcl fuzz archive status``)."""
     out: dict[str, dict[str, int]] = {}
     for _key, pair_id, result in rows:
         v = str(result.get("engine_version", "?"))
