@@ -6,7 +6,7 @@
 #   make report         render executed notebooks to HTML with an index page
 #   make lab            open JupyterLab on the notebooks
 #   make data           fetch and verify every raw source (registry, local mirror)
-#   make labels         label the LoCaL candidates (resumable) and archive them in data/labels/
+#   make labels         every fuzzing stage, resumable, archived in data/labels/ (full: hours)
 #   make clean          remove generated outputs (keeps data/raw and the venv)
 #
 # Variables: PROFILE=full|quick (default full: the paper's settings), JOBS=N (parallel
@@ -95,10 +95,19 @@ ALL_OUT := $(foreach nb,$(NB_IDS),$(NB_$(nb)_OUT))
 $(BASE_MODEL): $(LIB_SRC) $(RAW_OK) $(STAMP) $(wildcard data/constraints/HumanEval/*.json)
 	$(LCL) codescore-base --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS) --out $@ --no-progress
 
-# Step III outside Jupyter (hours at full settings; resumable), then the committed label archive
-labels: $(RAW_OK) $(STAMP) ## label the profile's LoCaL candidates, then archive full-profile results in data/labels/
-	$(LCL) variants label --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS) --no-progress
-	$(LCL) fuzz archive export --profile full
+# Every fuzzing stage outside Jupyter (hours at full settings), most needed first: the LoCaL
+# candidates (02), the RQ2 pool (04), CodeScore_base (03-07), the published labels (01). Each is
+# resumable; full-profile results go to the committed label archive data/labels/ after each.
+ARCHIVE := $(LCL) fuzz archive export --profile full
+labels: $(RAW_OK) $(STAMP) ## run every fuzzing stage (resumable), archiving full-profile results in data/labels/
+	$(LCL) variants label --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS)
+	$(ARCHIVE)
+	$(LCL) variants pool --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS)
+	$(ARCHIVE)
+	$(MAKE) --no-print-directory $(BASE_MODEL)
+	$(ARCHIVE)
+	$(LCL) inputs agreement --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS)
+	$(ARCHIVE)
 
 notebooks: $(EXEC_NB) ## execute every notebook (papermill)
 

@@ -137,22 +137,13 @@ display(by_backend)
 # Computation: `lib/lcl/labels.py`.
 
 # %%
-from lcl import labels, loaders
+from lcl import labels
 
-label_sets = [ds for ds in ("LoCaL_published", "CodeScore_test") if loaders.benchmark_available("APPS")
-              and ds in loaders.PAIR_LOADERS]
-pairs = []
-for ds in label_sets:
-    try:
-        got = loaders.PAIR_LOADERS[ds]()
-    except Exception as exc:  # noqa: BLE001 - a mirror-only source may be missing
-        print(f"{ds}: not available ({exc})")
-        continue
-    pairs += got if profile == "full" else got[:: max(1, len(got) // 25)]
+pairs, unavailable = labels.label_pairs(P)
+for note in unavailable:
+    print(note)
 if pairs:
-    rederived = labels.rederive(pairs, n_function=P.fuzz_inputs_function if profile == "full" else 100,
-                                n_program=P.fuzz_inputs_program if profile == "full" else 30,
-                                runs=P.fuzz_runs, seed=seed, jobs=jobs)
+    rederived = labels.rederive(pairs, **labels.settings_for(P), seed=seed, jobs=jobs)
     agree = labels.agreement(rederived)
     outputs.save_table(rederived.drop(columns=["counts"]), "labels_rederived", profile=profile, seed=seed,
                        directory=tables_out, title="Published df_score labels vs re-derived (every pair)")

@@ -205,3 +205,30 @@ def test_empty_inputs_give_empty_tables() -> None:
     scored = pd.DataFrame({"id": [r["id"] for r in rep.eq + rep.neq_orig], "M": 0.5})
     row = D.table4(D.repetition_scores(scored, [rep], columns=["M"])).iloc[0]
     assert row["n_neq_repl"] == 0 and np.isnan(row["d repl"])
+
+
+def test_pool_cli_runs_the_notebook_pool(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """``lcl variants pool`` builds the pool with the 04 notebook's target (3 x rq2_pairs) and seed."""
+    from collections import Counter
+
+    from lcl import loaders
+    from lcl.cli import main
+    from lcl.profiles import get
+
+    calls: list[tuple] = []
+
+    def fake_pool(profile, seed, jobs, progress=True, *, target=None):  # noqa: ANN001, ANN202
+        calls.append((profile.name, seed, jobs, target))
+        return _pool(2), Counter({"mutants fuzzed": 7, "kept: df_score = 0": 2})
+
+    monkeypatch.setattr(D, "mutant_pool", fake_pool)
+    monkeypatch.setattr(loaders, "benchmark_available", lambda name: True)
+    assert main(["variants", "pool", "--profile", "smoke", "--jobs", "1", "--seed", "7", "--no-progress"]) == 0
+    assert calls == [("smoke", 7, 1, D.POOL_FACTOR * get("smoke").rq2_pairs)]
+    out = capsys.readouterr().out
+    assert "mutants fuzzed" in out and f"2 of {D.POOL_FACTOR * get('smoke').rq2_pairs} mutants" in out
+    assert "ran out before the target" in out
+    monkeypatch.setattr(loaders, "benchmark_available", lambda name: False)
+    assert main(["variants", "pool", "--profile", "smoke"]) == 2  # no PIE: a clear error, nothing run
+    assert "PIE is not available" in capsys.readouterr().err
+    assert main(["variants", "pool", "--profile", "nope"]) == 2 and len(calls) == 1

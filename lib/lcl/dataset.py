@@ -612,6 +612,12 @@ def _cmd_label(args: Any) -> int:
     return 0
 
 
+def _cmd_pool(args: Any) -> int:
+    from .distinguish import cmd_pool
+
+    return cmd_pool(args)
+
+
 def _print_recheck(rows: list[dict[str, Any]]) -> int:
     """``lcl variants label --recheck K``: stored vs freshly fuzzed labels; 1 if any df differs."""
     if not rows:
@@ -679,4 +685,15 @@ def register(sub: Any) -> None:
                    "candidates (a seeded sample) from scratch in an empty store and compare with the stored or "
                    "archived labels (exit status 1 if a df_score differs)")
     q.set_defaults(func=_cmd_label)
+    o = s.add_parser("pool", help="build the RQ2 pool of df = 0 PIE mutants with Algorithm 1 (resumable)",
+                     description="Fuzz mutants of PIE slow programs in the 04 notebook's seeded order until "
+                                 "3 x the profile's RQ2 pairs per dataset have df_score = 0 (first runs screened "
+                                 "at R >= 3), exactly as the notebook does, so it then finds every label in the "
+                                 "fuzz result store. Interrupt it and rerun it freely.",
+                     epilog="example: lcl variants pool --profile full --jobs 2")
+    o.add_argument("--profile", default="full", help="full | quick | smoke (default: %(default)s)")
+    o.add_argument("--seed", type=int, default=20250101, help="base seed, as the notebooks' (default: %(default)s)")
+    o.add_argument("--jobs", type=int, default=2, help="pairs fuzzed at a time (default: %(default)s)")
+    o.add_argument("--no-progress", action="store_true", help="no progress bars")
+    o.set_defaults(func=_cmd_pool)
     p.set_defaults(func=lambda _args: p.print_help() or 2)

@@ -274,6 +274,30 @@ def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *
     return sorted(pool, key=lambda r: r["id"]), counts
 
 
+def cmd_pool(args: Any) -> int:
+    """``lcl variants pool``: the RQ2 df = 0 mutant pool of a profile outside Jupyter, exactly as
+    the 04 notebook builds it (same candidates, order, screen, target and seed), so the notebook
+    then finds every label in the fuzz result store. Resumable like every batch."""
+    from . import loaders, profiles
+    from .errors import UserError
+
+    try:
+        profile = profiles.get(args.profile)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    if not loaders.benchmark_available("PIE"):
+        raise UserError("PIE is not available here (it comes from the data mirror; see `lcl data status`)")
+    target = POOL_FACTOR * profile.rq2_pairs
+    pool, counts = mutant_pool(profile, args.seed, args.jobs, progress=not args.no_progress, target=target)
+    width = max(map(len, counts), default=0)
+    for what, n in counts.items():
+        print(f"  {what:<{width}}  {n:>6}")
+    print(f"RQ2 pool (profile {profile.name}, seed {args.seed}): {len(pool)} of {target} mutants with "
+          f"df_score = 0{'' if len(pool) >= target else ' (candidates ran out before the target)'}; "
+          "the 04 notebook finds their labels in the result store")
+    return 0
+
+
 #: screen candidates by their first run only from this R on (see :func:`mutant_pool`)
 SCREEN_MIN_RUNS = 3
 

@@ -16,7 +16,11 @@ import numpy as np
 import pandas as pd
 
 from .errors import UserError
+from .profiles import Profile
 from .records import Pair
+
+#: the sets whose published ``score`` is re-derived: the LoCaL release and the CodeScore_test baseline
+LABEL_SETS = ("LoCaL_published", "CodeScore_test")
 
 
 def bucket(v: float | None) -> str:
@@ -27,6 +31,34 @@ def bucket(v: float | None) -> str:
     if v >= 1.0:
         return "1"
     return "between"
+
+
+def label_pairs(profile: Profile) -> tuple[list[Pair], list[str]]:
+    """The pairs re-derived at ``profile`` (every pair of :data:`LABEL_SETS` at full, every ~25th
+    pair of each set otherwise) and one note per set that is not available (both need the
+    data mirror's APPS)."""
+    from . import loaders
+
+    pairs: list[Pair] = []
+    missing: list[str] = []
+    for ds in LABEL_SETS:
+        if not loaders.benchmark_available("APPS") or ds not in loaders.PAIR_LOADERS:
+            missing.append(f"{ds}: not available (needs the data mirror)")
+            continue
+        try:
+            got = loaders.PAIR_LOADERS[ds]()
+        except Exception as exc:  # noqa: BLE001 - a mirror-only source may be missing or damaged
+            missing.append(f"{ds}: not available ({exc})")
+            continue
+        pairs += got if profile.name == "full" else got[:: max(1, len(got) // 25)]
+    return pairs, missing
+
+
+def settings_for(profile: Profile) -> dict[str, int]:
+    """Algorithm 1's N and R for the re-derivation: the paper's at full, N = 100 / 30 otherwise."""
+    full = profile.name == "full"
+    return {"n_function": profile.fuzz_inputs_function if full else 100,
+            "n_program": profile.fuzz_inputs_program if full else 30, "runs": profile.fuzz_runs}
 
 
 def rederive(pairs: list[Pair], *, n_function: int, n_program: int, runs: int, seed: int, jobs: int = 1,

@@ -5,6 +5,7 @@
   lcl inputs sample MBPP/11 --n 5         show generated inputs (seed inputs excluded)
   lcl inputs check PIE/p02599             validity, distinct inputs, branch coverage of the reference(s)
   lcl inputs status                       reviewed / verified / inferred counts per benchmark
+  lcl inputs agreement --profile full     re-derive the published df_score labels, MAE and bucket agreement
 """
 
 from __future__ import annotations
@@ -87,6 +88,31 @@ def _cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
+def _cmd_agreement(args: argparse.Namespace) -> int:
+    """Item 7 outside Jupyter, exactly as the 01 notebook does it (same pairs, N, R and seed)."""
+    import pandas as pd
+
+    from .. import labels, profiles
+
+    try:
+        profile = profiles.get(args.profile)
+    except ValueError as exc:
+        raise UserError(str(exc)) from None
+    pairs, unavailable = labels.label_pairs(profile)
+    for note in unavailable:
+        print(note)
+    if not pairs:
+        raise UserError("no published labels to re-derive (they come from the data mirror; see `lcl data status`)")
+    rederived = labels.rederive(pairs, **labels.settings_for(profile), seed=args.seed, jobs=args.jobs,
+                                progress=not args.no_progress)
+    if args.out:
+        print(f"wrote {write_text(args.out, rederived.drop(columns=['counts']).to_csv(index=False))}")
+    with pd.option_context("display.width", 200, "display.max_columns", 20, "display.precision", 4):
+        print(labels.agreement(rederived).to_string(index=False))
+    print("targets: MAE <= 0.05 and bucket agreement >= 90% per set (causes of disagreements: docs/LABELS.md)")
+    return 0
+
+
 def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
     p = sub.add_parser("inputs", help="draft, sample and check input-constraint specs",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
@@ -109,3 +135,15 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
         c.set_defaults(func=fn)
     s = isub.add_parser("status", help="how many tasks have reviewed / verified / only inferred specs")
     s.set_defaults(func=_cmd_status)
+    a = isub.add_parser("agreement", help="re-derive the published df_score labels and compare (resumable)",
+                        description="Fuzz the published LoCaL pairs and the CodeScore_test baseline with our engine "
+                                    "and inputs, exactly as the 01 notebook does (same pairs, N, R and seed), and "
+                                    "print the MAE and bucket agreement with the authors' labels per set. Results "
+                                    "go to the fuzz result store: interrupt it and rerun it freely.",
+                        epilog="example: lcl inputs agreement --profile full --jobs 2 --out build/labels.csv")
+    a.add_argument("--profile", default="full", help="full | quick | smoke (default: %(default)s)")
+    a.add_argument("--seed", type=int, default=20250101, help="base seed, as the notebooks' (default: %(default)s)")
+    a.add_argument("--jobs", type=int, default=2, help="pairs fuzzed at a time (default: %(default)s)")
+    a.add_argument("--out", help="also write every pair's row (theirs, ours, buckets, spec) to this CSV")
+    a.add_argument("--no-progress", action="store_true", help="no progress bars")
+    a.set_defaults(func=_cmd_agreement)
