@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from typing import Any
 
-from . import cache, loaders
+from . import cache, loaders, profiles
 from .profiles import Profile
 from .records import Task
 
@@ -568,13 +568,9 @@ def load_published() -> list[dict[str, Any]]:
 # ----------------------------------------------------------------------------- CLI
 def _cmd_label(args: Any) -> int:
     """``lcl variants label``: Step III for a profile's candidates, outside the notebook."""
-    from . import profiles
     from .errors import UserError
 
-    try:
-        profile = profiles.get(args.profile)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
+    profile = profiles.from_args(args)
     unknown = [b for b in args.benchmark if b not in loaders.BENCHMARKS]
     if unknown:
         raise UserError(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(loaders.BENCHMARKS)}")
@@ -673,12 +669,9 @@ def register(sub: Any) -> None:
                      epilog="example: lcl variants label --profile full --jobs 2 HumanEval MBPP")
     q.add_argument("benchmark", nargs="*", metavar="BENCHMARK",
                    help=f"only these benchmarks ({', '.join(loaders.BENCHMARKS)}; default: all available)")
-    q.add_argument("--profile", default="full", help="full | quick | smoke (default: %(default)s)")
-    q.add_argument("--seed", type=int, default=20250101, help="base seed, as the notebooks' (default: %(default)s)")
-    q.add_argument("--jobs", type=int, default=2, help="pairs fuzzed at a time (default: %(default)s)")
+    profiles.add_cli_options(q)
     q.add_argument("--kind", choices=("MUT", "OPT"), help="only mutants or only optimised variants (the OPT "
                    "pairs are few: label them first to check the DFS target at full scale)")
-    q.add_argument("--no-progress", action="store_true", help="no progress bars")
     q.add_argument("--status", action="store_true", help="fuzz nothing: count the candidates already labelled "
                    "in the result store and those still to fuzz, per benchmark and kind")
     q.add_argument("--recheck", type=int, metavar="K", help="fuzz nothing new: re-fuzz K already labelled "
@@ -691,9 +684,6 @@ def register(sub: Any) -> None:
                                  "at R >= 3), exactly as the notebook does, so it then finds every label in the "
                                  "fuzz result store. Interrupt it and rerun it freely.",
                      epilog="example: lcl variants pool --profile full --jobs 2")
-    o.add_argument("--profile", default="full", help="full | quick | smoke (default: %(default)s)")
-    o.add_argument("--seed", type=int, default=20250101, help="base seed, as the notebooks' (default: %(default)s)")
-    o.add_argument("--jobs", type=int, default=2, help="pairs fuzzed at a time (default: %(default)s)")
-    o.add_argument("--no-progress", action="store_true", help="no progress bars")
+    profiles.add_cli_options(o)
     o.set_defaults(func=_cmd_pool)
     p.set_defaults(func=lambda _args: p.print_help() or 2)

@@ -281,10 +281,7 @@ def cmd_pool(args: Any) -> int:
     from . import loaders, profiles
     from .errors import UserError
 
-    try:
-        profile = profiles.get(args.profile)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
+    profile = profiles.from_args(args)
     if not loaders.benchmark_available("PIE"):
         raise UserError("PIE is not available here (it comes from the data mirror; see `lcl data status`)")
     target = POOL_FACTOR * profile.rq2_pairs

@@ -14,6 +14,7 @@ import argparse
 import json
 from collections import Counter
 
+from .. import profiles
 from ..errors import UserError
 from ..io import write_text
 from . import store
@@ -92,12 +93,9 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     """Item 7 outside Jupyter, exactly as the 01 notebook does it (same pairs, N, R and seed)."""
     import pandas as pd
 
-    from .. import labels, profiles
+    from .. import labels
 
-    try:
-        profile = profiles.get(args.profile)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None
+    profile = profiles.from_args(args)
     pairs, unavailable = labels.label_pairs(profile)
     for note in unavailable:
         print(note)
@@ -141,9 +139,6 @@ def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
                                     "print the MAE and bucket agreement with the authors' labels per set. Results "
                                     "go to the fuzz result store: interrupt it and rerun it freely.",
                         epilog="example: lcl inputs agreement --profile full --jobs 2 --out build/labels.csv")
-    a.add_argument("--profile", default="full", help="full | quick | smoke (default: %(default)s)")
-    a.add_argument("--seed", type=int, default=20250101, help="base seed, as the notebooks' (default: %(default)s)")
-    a.add_argument("--jobs", type=int, default=2, help="pairs fuzzed at a time (default: %(default)s)")
+    profiles.add_cli_options(a)
     a.add_argument("--out", help="also write every pair's row (theirs, ours, buckets, spec) to this CSV")
-    a.add_argument("--no-progress", action="store_true", help="no progress bars")
     a.set_defaults(func=_cmd_agreement)
