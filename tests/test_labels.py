@@ -79,10 +79,11 @@ def test_agreement_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFi
     assert main(["inputs", "agreement", "--profile", "quick", "--jobs", "1", "--no-progress", "--out", str(out)]) == 0
     assert seen == [{"n": 4, "n_function": 100, "n_program": 30, "runs": get("quick").fuzz_runs, "seed": 20250101,
                      "jobs": 1, "progress": False}]
-    text = capsys.readouterr().out
-    assert "CodeScore_test: not available" in text and "bucket agreement" in text and "targets:" in text
+    cap = capsys.readouterr()
+    assert "CodeScore_test: not available" in cap.err and "bucket agreement" in cap.out and "targets:" in cap.out
     rows = pd.read_csv(out)
     assert list(rows["id"]) == ["a", "b", "c", "d"] and "counts" not in rows
     monkeypatch.setattr(L, "label_pairs", lambda profile: ([], ["x"]))
-    assert main(["inputs", "agreement", "--profile", "quick"]) == 2  # nothing to re-derive: a clear error
-    assert "no published labels" in capsys.readouterr().err
+    assert main(["inputs", "agreement", "--profile", "quick"]) == 0  # nothing to re-derive: skipped, said so
+    assert "no published labels" in capsys.readouterr().err and len(seen) == 1
+    assert main(["inputs", "agreement", "--profile", "nope"]) == 2

@@ -54,12 +54,12 @@ def get(name: str) -> Profile:
 DEFAULT_SEED = 20250101
 
 
-def add_cli_options(parser: Any, jobs_help: str = "pairs fuzzed at a time") -> None:
+def add_cli_options(parser: Any) -> None:
     """``--profile``, ``--seed``, ``--jobs`` and ``--no-progress``, as every command that runs a
     notebook's stage outside Jupyter takes them (read back with :func:`from_args`)."""
     parser.add_argument("--profile", default="full", help=f"{' | '.join(PROFILES)} (default: %(default)s)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="base seed, as the notebooks' (default: %(default)s)")
-    parser.add_argument("--jobs", type=int, default=2, help=f"{jobs_help} (default: %(default)s)")
+    parser.add_argument("--jobs", type=int, default=2, help="pairs fuzzed at a time (default: %(default)s)")
     parser.add_argument("--no-progress", action="store_true", help="no progress bars")
 
 
