@@ -23,6 +23,7 @@ of all pairs once (:func:`union`) and index it per repetition (:func:`repetition
 from __future__ import annotations
 
 import random
+import sys
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -280,8 +281,6 @@ def cmd_pool(args: Any) -> int:
     then finds every label in the fuzz result store. Resumable like every batch. Without PIE
     (registry-only data) it says so and exits 0, as the notebook skips RQ2, so ``make labels``
     goes on with the stages that can run."""
-    import sys
-
     from . import loaders, profiles
 
     profile = profiles.from_args(args)

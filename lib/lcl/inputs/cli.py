@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 from collections import Counter
 
 from .. import profiles
@@ -93,8 +94,6 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     """Item 7 outside Jupyter, exactly as the 01 notebook does it (same pairs, N, R and seed).
     Without the published labels (registry-only data) it says so and exits 0, as the notebook
     skips them, so ``make labels`` still finishes."""
-    import sys
-
     import pandas as pd
 
     from .. import labels
