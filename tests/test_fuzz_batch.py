@@ -437,6 +437,48 @@ def test_pool_splits_generated_pairs_into_runs(tmp_path: Path, monkeypatch: pyte
     assert min(leaky_row["run_scores"]) >= 25 / 40 and leaky_row["error"] is None
 
 
+def test_pool_splits_references_into_runs_and_reuses_them_across_r(tmp_path: Path,
+                                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    """With a thread pool, a generated task's reference runs are jobs of their own, stored per
+    run: a label at R = 3 after one at R = 1 (the RQ2 screen, then the full label) runs the
+    reference for runs 2 and 3 only, and both give what ``--jobs 1`` gives."""
+    from lcl.fuzz import sandbox
+
+    ref_passes: list[int] = []
+    orig = sandbox.Executor.run_pass
+
+    def counting(self, *a, **k):  # noqa: ANN001, ANN002, ANN003
+        if self.precise:
+            ref_passes.append(1)
+        return orig(self, *a, **k)
+
+    monkeypatch.setattr(sandbox.Executor, "run_pass", counting)
+    batch.clear_resolvers()
+    batch.register_resolver(lambda row: {"entry": "f", "generator": _gen, "n": 40})
+    rows = [{"id": f"T/1_{k}", "golden_code": REF, "generated_code": v} for k, v in enumerate(VARIANTS[:4])]
+    # a reference that fails to load in the sandbox: every run's reference job fails
+    broken = [{"id": "T/2_0", "golden_code": "raise ValueError('boom')\ndef f(x, y):\n    return x\n",
+               "generated_code": REF}]
+    got = {}
+    try:
+        store = ResultStore(tmp_path / "pool.sqlite")
+        for runs in (1, 3):
+            ref_passes.clear()
+            s = Settings(runs=runs, run_budget=5, timeout_floor=0.2)
+            got[runs] = batch.run_batch(rows, None, settings=s, store=store, progress=False, seed=3, jobs=2)
+            assert len(ref_passes) == (1 if runs == 1 else 2)  # run 1's reference is shared
+        alone = batch.run_batch(rows, None, settings=s, store=ResultStore(tmp_path / "alone.sqlite"), progress=False,
+                                seed=3, jobs=1)
+        errs = batch.run_batch(broken, None, settings=s, store=store, progress=False, seed=3, jobs=2)
+    finally:
+        batch.clear_resolvers()
+    strip = [{k: v for k, v in r.items() if k != "key"} for r in got[3]]
+    assert strip == [{k: v for k, v in r.items() if k != "key"} for r in alone]
+    assert [r["df_score"] for r in got[3]][:2] == [1.0, 1.0]
+    assert [r["run_scores"][0] for r in got[3]] == [r["run_scores"][0] for r in got[1]]
+    assert errs[0]["df_score"] is None and "failed to load" in errs[0]["error"]
+
+
 def test_results_of_engine_4_carry_over_unless_a_run_was_excluded_for_time(tmp_path: Path) -> None:
     """Version 5 charges T in CPU time: a version-4 result without a run excluded for time is
     what version 5 computes (stored under the new key, not fuzzed again); one with such a run is

@@ -27,7 +27,7 @@ import json
 import os
 import pickle
 import sys
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, MutableMapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -37,7 +37,7 @@ from ..errors import UserError
 from ..io import read_jsonl, write_jsonl
 from . import semantics as S
 from .algorithm import (InputSet, PairResult, check_code, check_inputs, code_digest, compute_reference, fuzz_pair,
-                        inputs_digest, merge_runs)
+                        inputs_digest, merge_runs, reference_key)
 from .sandbox import CodeSpec
 
 Resolver = Callable[[dict[str, Any]], "dict[str, Any] | None"]
@@ -387,6 +387,34 @@ def _ref_job(job: PairJob, settings: dict[str, Any], network: str | None) -> tup
     return job.ref_key, cache_
 
 
+def _ref_run_job(job: PairJob, run: int, settings: dict[str, Any], network: str | None,
+                 refs: MutableMapping[str, bytes] | None) -> tuple[str, int, dict[str, bytes] | str]:
+    """Reference outcomes of run ``run`` of a generated task -> (task's ref key, run, ``{run's
+    reference key: outcomes}`` or an error). One thread-pool job per run, so that the runs of a
+    slow reference spread over the threads like the runs of its pairs do.
+
+    ``refs`` (the store's reference table) is consulted and filled per run: a run's outcomes
+    depend on its inputs and the reference settings, not on R, so a run shared by two labels
+    that differ only in R (the RQ2 screen at R = 1, then the full label) runs the reference once."""
+    s = S.Settings.from_dict(settings)
+    spec = CodeSpec(job.level, job.reference, job.entry, "reference.py")
+    try:
+        raw = job.generator(S.derive_seed(job.seed, run), job.n or s.n_default(job.level))
+        items = check_inputs(list(raw), level=job.level, source=f"pair {job.id}: generator")
+        known = raw if isinstance(raw, InputSet) else None
+        digest = known.inputs_digest() if known is not None else inputs_digest(items)
+        key = reference_key(spec, items, s, digest)
+        blob = refs.get(key) if refs is not None else None
+        if blob is None:
+            blob = compute_reference(spec, items, s, network=network, label=f"pair {job.id}", inputs_hash=digest,
+                                     blobs=known.blobs.get(job.level) if known is not None else None).to_blob()
+            if refs is not None:
+                refs[key] = blob
+    except UserError as exc:
+        return job.ref_key, run, str(exc)
+    return job.ref_key, run, {key: blob}
+
+
 def _pair_job(job: PairJob, settings: dict[str, Any], network: str | None,
               ref_blobs: dict[str, bytes] | None) -> tuple[str, dict[str, Any]]:
     """One pair -> (key, deterministic result dict)."""
@@ -550,6 +578,7 @@ class _Chunk:
             need.setdefault(j.ref_key, j)
         self.ref_blobs: dict[str, dict[str, bytes]] = {}
         self.ref_errors: dict[str, str] = {}
+        self.ref_parts: dict[str, dict[int, dict[str, bytes] | str]] = {}  # per-run reference jobs
         self.missing = []
         for k, j in need.items():
             blob = refs.get(k)
@@ -558,13 +587,27 @@ class _Chunk:
             else:
                 self.ref_blobs[k] = pickle.loads(blob)  # written by this module (below)
 
-    def ref_done(self, got: tuple[str, Any], refs: Any) -> None:
-        k, value = got
+    def ref_done(self, got: tuple[Any, ...], refs: Any, runs: int = 1) -> bool:
+        """Record a reference job's outcome: a task's ``(key, value)`` or one run's ``(key, run,
+        value)`` of ``runs``; whether the task's reference step is now complete."""
+        if len(got) == 3:
+            k, run, part = got
+            have = self.ref_parts.setdefault(k, {})
+            have[run] = part
+            if len(have) < runs:
+                return False
+            del self.ref_parts[k]
+            errors = [have[r] for r in sorted(have) if isinstance(have[r], str)]
+            # as the runs in order would: the first failing run's error, else every run's outcomes
+            value: Any = errors[0] if errors else {key: b for r in sorted(have) for key, b in have[r].items()}
+        else:
+            k, value = got
         if isinstance(value, str):
             self.ref_errors[k] = value
         else:
             self.ref_blobs[k] = value
             refs[k] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
+        return True
 
     def submit_pairs(self, ex: Any, st: Any, settings_d: dict[str, Any], network: str | None, bar: Any,
                      split: bool = False) -> list[Any]:
@@ -606,7 +649,9 @@ def _run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: A
                           network: str | None, ref_bar: Any, bar: Any) -> None:
     """Like :func:`_run_chunks` on a thread pool, but chunk k+1's references (input generation
     holds the GIL) are computed while chunk k's pairs run in their sandboxed workers, and no
-    chunk waits for the previous chunk's pairs to finish: only for its own references."""
+    chunk waits for the previous chunk's pairs to finish: only for its own references. A
+    generated task's reference runs are jobs of their own (:func:`_ref_run_job`), like its
+    pairs' runs."""
     from concurrent.futures import FIRST_COMPLETED, wait
 
     names = {j.key: j.id for c in chunks for j in c}
@@ -621,8 +666,17 @@ def _run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: A
                 st.put(key, names[key], result)
                 bar.update(1)
 
+    runs = int(settings_d["runs"])
+
     def submit_refs(c: _Chunk) -> set[Any]:
-        return {ex.submit(_ref_job, j, settings_d, network) for j in c.missing}
+        """One job per task with explicit inputs, one per run of a generated task."""
+        futs = set()
+        for j in c.missing:
+            if j.generator is None:
+                futs.add(ex.submit(_ref_job, j, settings_d, network))
+            else:
+                futs |= {ex.submit(_ref_run_job, j, r, settings_d, network, refs) for r in range(runs)}
+        return futs
 
     cur = _Chunk(chunks[0], refs)
     ref_futs = submit_refs(cur)
@@ -630,8 +684,8 @@ def _run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: A
         while ref_futs:  # wait for this chunk's references, storing finished pairs meanwhile
             done, _ = wait(ref_futs | pair_futs, return_when=FIRST_COMPLETED)
             for f in done & ref_futs:
-                cur.ref_done(f.result(), refs)
-                ref_bar.update(1)
+                if cur.ref_done(f.result(), refs, runs):
+                    ref_bar.update(1)
             ref_futs -= done
             harvest(done & pair_futs)
             pair_futs -= done
