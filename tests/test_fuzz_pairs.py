@@ -3,12 +3,14 @@ invalid inputs; bad code."""
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from lcl.errors import UserError
 from lcl.fuzz import LoadError, Settings, derive_seed, fuzz_pair
 from lcl.fuzz import semantics as S
-from lcl.fuzz.algorithm import compute_reference
+from lcl.fuzz.algorithm import compute_reference, reference_key
 from lcl.fuzz.sandbox import CodeSpec
 
 S3 = Settings(runs=3, run_budget=10, timeout_floor=0.5, reference_timeout=2.0)
@@ -146,6 +148,31 @@ def test_reference_alone_over_the_budget_excludes_the_run_without_running_the_va
     res = fuzz_pair(slow, "def f(x):\n    return x\n", entry="f", inputs=[[1], [2], [3]],
                     settings=s.with_(run_budget=0.5))
     assert res.df_score == 1.0 and not any(r.excluded for r in res.runs)
+
+
+def test_a_reference_over_every_budget_is_stopped_early_with_the_same_result() -> None:
+    """``stop_over_budget``: a reference whose CPU on the inputs done so far already exceeds
+    the largest T (2 x run_budget) is stopped there; the pair's result is the one the whole
+    reference pass gives. CPU burnt in inputs that raise is not part of C (as in the whole pass),
+    so such a reference runs to the end."""
+    burn = ("import time\ndef f(x):\n    t = time.process_time()\n"
+            "    while time.process_time() - t < 0.05:\n        pass\n    {}\n")
+    s = Settings(runs=1, run_budget=0.1, run_budget_floor=0.05, run_budget_factor=0.0, timeout_floor=1.0)
+    items = [[i] for i in range(40)]  # 2 s of reference CPU against a stop at 2 x 0.1 s
+    slow = CodeSpec("function", burn.format("return x"), "f", "reference.py")
+    whole = compute_reference(slow, items, s)
+    part = compute_reference(slow, items, s, stop_over_budget=True)
+    assert set(whole.kinds) == {S.OK} and S.NOTRUN in set(part.kinds)
+    assert S.reference_over_budget(math.fsum(part.cpu), s) and sum(k == S.OK for k in part.kinds) < 20
+    # the pair's result is the same whether the reference pass was whole or stopped
+    pinned = {reference_key(slow, items, s): whole.to_blob()}
+    res = fuzz_pair(slow.code, "def f(x):\n    return x\n", entry="f", inputs=items, settings=s)
+    assert res.to_dict() == fuzz_pair(slow.code, "def f(x):\n    return x\n", entry="f", inputs=items, settings=s,
+                                      ref_cache=pinned).to_dict()
+    assert res.runs[0].reason == "reference alone exceeds the time budget"
+    raising = CodeSpec("function", burn.format("raise ValueError(x)"), "f", "reference.py")
+    out = compute_reference(raising, items[:10], s, stop_over_budget=True)
+    assert set(out.kinds) == {S.EXC}  # C = 0: not over budget, so every input ran
 
 
 def test_determinism_and_generator_seeds() -> None:

@@ -372,7 +372,7 @@ def _ref_job(job: PairJob, settings: dict[str, Any], network: str | None) -> tup
         if job.inputs is not None:
             items = job.inputs if job.n is None else job.inputs[: job.n]
             compute_reference(spec, items, s, network=network, ref_cache=cache_, label=f"pair {job.id}",
-                              inputs_hash=job.inputs_hash)
+                              inputs_hash=job.inputs_hash, stop_over_budget=True)
         else:
             n = job.n or s.n_default(job.level)
             for r in range(s.runs):
@@ -381,7 +381,8 @@ def _ref_job(job: PairJob, settings: dict[str, Any], network: str | None) -> tup
                 known = raw if isinstance(raw, InputSet) else None
                 compute_reference(spec, items, s, network=network, ref_cache=cache_, label=f"pair {job.id}",
                                   inputs_hash=known.inputs_digest() if known is not None else None,
-                                  blobs=known.blobs.get(job.level) if known is not None else None)
+                                  blobs=known.blobs.get(job.level) if known is not None else None,
+                                  stop_over_budget=True)
     except UserError as exc:
         return job.ref_key, str(exc)
     return job.ref_key, cache_
@@ -407,6 +408,7 @@ def _ref_run_job(job: PairJob, run: int, settings: dict[str, Any], network: str 
         blob = refs.get(key) if refs is not None else None
         if blob is None:
             blob = compute_reference(spec, items, s, network=network, label=f"pair {job.id}", inputs_hash=digest,
+                                     stop_over_budget=True,
                                      blobs=known.blobs.get(job.level) if known is not None else None).to_blob()
             if refs is not None:
                 refs[key] = blob

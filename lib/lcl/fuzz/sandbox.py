@@ -31,6 +31,7 @@ import errno
 import functools
 import io
 import json
+import math
 import mmap
 import os
 import pickle
@@ -1273,6 +1274,9 @@ class Executor:
         self.precise = False  # per-input CPU clock (the reference) instead of wall clock
         self._pre: tuple | None = None  # workers started ahead of the first pass (prestart)
         self.single_pass = False  # every input runs once (the reference): no per-input preparation
+        # stop a pass once its OK inputs' own CPU charges add up to more than this (the reference
+        # of Algorithm 1: such a run is excluded whatever the variant does)
+        self.stop_ok_cpu: float | None = None
 
     def close(self) -> None:
         self.drop_workers()
@@ -1431,6 +1435,8 @@ class Executor:
                     cpu_check = now + POLL
                     res.cpu = self._cpu_used(shards, res.elapsed)
                     res.exceeded = res.exceeded or res.cpu > budget
+                    if self.stop_ok_cpu is not None and res.cpu > self.stop_ok_cpu:  # cheap gate first
+                        res.exceeded = res.exceeded or self._ok_cpu_so_far(shards, res) > self.stop_ok_cpu
                 if res.elapsed > wall_cap or res.exceeded:
                     res.exceeded = True
                     break
@@ -1508,6 +1514,17 @@ class Executor:
         ch = array.array("d")
         ch.frombytes(charges)
         res.charges[start:upto] = ch
+
+    def _ok_cpu_so_far(self, shards: list[dict[str, Any]], res: PassResult) -> float:
+        """CPU charged to the OK inputs finished so far, including the finished records of
+        chunks still in flight (a record's kind byte is written last, so a record seen complete
+        is complete), which are collected into ``res``."""
+        for sh in shards:
+            w = sh["w"]
+            if isinstance(w, Worker):
+                for c in sh["q"]:
+                    self._collect(sh, res, c, c["start"] + w.completed(c["end"] - c["start"], 0, c["base"]))
+        return math.fsum(c for k, c in zip(res.kinds, res.charges) if k == S.OK)
 
     def _finish_chunk(self, sh: dict[str, Any], frame: dict[str, Any], res: PassResult) -> None:
         """A worker's reply to the oldest chunk in flight."""
