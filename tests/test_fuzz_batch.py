@@ -192,10 +192,12 @@ def _gen(seed: int, n: int) -> list:
     return [[rnd.randint(0, 9), rnd.randint(0, 3)] for _ in range(n)]
 
 
-def test_generator_resolver_shares_reference_outcomes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def _count_reference_passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """A list that grows by one per reference pass (``Executor.run_pass`` in precise mode) run
+    in this process, with the generator resolver (``_gen``, n = 40) registered."""
     from lcl.fuzz import sandbox
 
-    ref_passes = []
+    ref_passes: list[int] = []
     orig = sandbox.Executor.run_pass
 
     def counting(self, *a, **k):  # noqa: ANN001, ANN002, ANN003
@@ -206,6 +208,11 @@ def test_generator_resolver_shares_reference_outcomes(tmp_path: Path, monkeypatc
     monkeypatch.setattr(sandbox.Executor, "run_pass", counting)
     batch.clear_resolvers()
     batch.register_resolver(lambda row: {"entry": "f", "generator": _gen, "n": 40})
+    return ref_passes
+
+
+def test_generator_resolver_shares_reference_outcomes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    ref_passes = _count_reference_passes(monkeypatch)
     rows = [{"id": f"T/1_{k}", "golden_code": REF, "generated_code": v} for k, v in enumerate(VARIANTS[:4])]
     try:
         s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
@@ -442,19 +449,7 @@ def test_pool_splits_references_into_runs_and_reuses_them_across_r(tmp_path: Pat
     """With a thread pool, a generated task's reference runs are jobs of their own, stored per
     run: a label at R = 3 after one at R = 1 (the RQ2 screen, then the full label) runs the
     reference for runs 2 and 3 only, and both give what ``--jobs 1`` gives."""
-    from lcl.fuzz import sandbox
-
-    ref_passes: list[int] = []
-    orig = sandbox.Executor.run_pass
-
-    def counting(self, *a, **k):  # noqa: ANN001, ANN002, ANN003
-        if self.precise:
-            ref_passes.append(1)
-        return orig(self, *a, **k)
-
-    monkeypatch.setattr(sandbox.Executor, "run_pass", counting)
-    batch.clear_resolvers()
-    batch.register_resolver(lambda row: {"entry": "f", "generator": _gen, "n": 40})
+    ref_passes = _count_reference_passes(monkeypatch)
     rows = [{"id": f"T/1_{k}", "golden_code": REF, "generated_code": v} for k, v in enumerate(VARIANTS[:4])]
     # a reference that fails to load in the sandbox: every run's reference job fails
     broken = [{"id": "T/2_0", "golden_code": "raise ValueError('boom')\ndef f(x, y):\n    return x\n",
