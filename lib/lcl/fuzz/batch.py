@@ -374,18 +374,32 @@ def _ref_job(job: PairJob, settings: dict[str, Any], network: str | None) -> tup
             compute_reference(spec, items, s, network=network, ref_cache=cache_, label=f"pair {job.id}",
                               inputs_hash=job.inputs_hash, stop_over_budget=True)
         else:
-            n = job.n or s.n_default(job.level)
             for r in range(s.runs):
-                raw = job.generator(S.derive_seed(job.seed, r), n)
-                items = check_inputs(list(raw), level=job.level, source=f"pair {job.id}: generator")
-                known = raw if isinstance(raw, InputSet) else None
-                compute_reference(spec, items, s, network=network, ref_cache=cache_, label=f"pair {job.id}",
-                                  inputs_hash=known.inputs_digest() if known is not None else None,
-                                  blobs=known.blobs.get(job.level) if known is not None else None,
-                                  stop_over_budget=True)
+                key, blob = _reference_run(job, r, s, network, None)
+                cache_[key] = blob
     except UserError as exc:
         return job.ref_key, str(exc)
     return job.ref_key, cache_
+
+
+def _reference_run(job: PairJob, run: int, s: S.Settings, network: str | None,
+                   refs: MutableMapping[str, bytes] | None) -> tuple[str, bytes]:
+    """(reference key, outcomes) of run ``run`` of a generated task; ``refs`` (the store's
+    reference table), when given, is consulted and filled under that per-run key."""
+    spec = CodeSpec(job.level, job.reference, job.entry, "reference.py")
+    raw = job.generator(S.derive_seed(job.seed, run), job.n or s.n_default(job.level))
+    items = check_inputs(list(raw), level=job.level, source=f"pair {job.id}: generator")
+    known = raw if isinstance(raw, InputSet) else None
+    digest = known.inputs_digest() if known is not None else inputs_digest(items)
+    key = reference_key(spec, items, s, digest)
+    blob = refs.get(key) if refs is not None else None
+    if blob is None:
+        blob = compute_reference(spec, items, s, network=network, label=f"pair {job.id}", inputs_hash=digest,
+                                 stop_over_budget=True,
+                                 blobs=known.blobs.get(job.level) if known is not None else None).to_blob()
+        if refs is not None:
+            refs[key] = blob
+    return key, blob
 
 
 def _ref_run_job(job: PairJob, run: int, settings: dict[str, Any], network: str | None,
@@ -394,24 +408,11 @@ def _ref_run_job(job: PairJob, run: int, settings: dict[str, Any], network: str 
     reference key: outcomes}`` or an error). One thread-pool job per run, so that the runs of a
     slow reference spread over the threads like the runs of its pairs do.
 
-    ``refs`` (the store's reference table) is consulted and filled per run: a run's outcomes
-    depend on its inputs and the reference settings, not on R, so a run shared by two labels
-    that differ only in R (the RQ2 screen at R = 1, then the full label) runs the reference once."""
-    s = S.Settings.from_dict(settings)
-    spec = CodeSpec(job.level, job.reference, job.entry, "reference.py")
+    ``refs`` is consulted and filled per run: a run's outcomes depend on its inputs and the
+    reference settings, not on R, so a run shared by two labels that differ only in R (the RQ2
+    screen at R = 1, then the full label) runs the reference once."""
     try:
-        raw = job.generator(S.derive_seed(job.seed, run), job.n or s.n_default(job.level))
-        items = check_inputs(list(raw), level=job.level, source=f"pair {job.id}: generator")
-        known = raw if isinstance(raw, InputSet) else None
-        digest = known.inputs_digest() if known is not None else inputs_digest(items)
-        key = reference_key(spec, items, s, digest)
-        blob = refs.get(key) if refs is not None else None
-        if blob is None:
-            blob = compute_reference(spec, items, s, network=network, label=f"pair {job.id}", inputs_hash=digest,
-                                     stop_over_budget=True,
-                                     blobs=known.blobs.get(job.level) if known is not None else None).to_blob()
-            if refs is not None:
-                refs[key] = blob
+        key, blob = _reference_run(job, run, S.Settings.from_dict(settings), network, refs)
     except UserError as exc:
         return job.ref_key, run, str(exc)
     return job.ref_key, run, {key: blob}
