@@ -96,11 +96,14 @@ $(BASE_MODEL): $(LIB_SRC) $(RAW_OK) $(STAMP) $(wildcard data/constraints/HumanEv
 	$(LCL) codescore-base --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS) --out $@ --no-progress
 
 # Every fuzzing stage outside Jupyter (hours at full settings), most needed first: the LoCaL
-# candidates (02), the RQ2 pool (04), CodeScore_base (03-07), the published labels (01). Each is
-# resumable; full-profile results go to the committed label archive data/labels/ after each.
+# candidates and the human-written clone pairs (02), the RQ2 pool (04), CodeScore_base (03-07),
+# the published labels (01). Each is resumable; full-profile results go to the committed label
+# archive data/labels/ after each.
 ARCHIVE := $(LCL) fuzz archive export --profile full
 labels: $(RAW_OK) $(STAMP) ## run every fuzzing stage (resumable), archiving full-profile results in data/labels/
 	$(LCL) variants label --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS)
+	$(ARCHIVE)
+	$(LCL) variants clones --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS)
 	$(ARCHIVE)
 	$(LCL) variants pool --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS)
 	$(ARCHIVE)

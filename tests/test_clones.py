@@ -342,3 +342,29 @@ def test_real_collections_extract_and_match(project_data) -> None:  # noqa: ANN0
         for f in fs:
             if f.problem is None:
                 compile(f.code, f.qualname, "exec")
+
+
+# ----------------------------------------------------------------------------- CLI
+def test_clones_cli_runs_the_notebook_pipeline(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """``lcl variants clones`` runs :func:`clones.build` with the notebook's profile and seed and
+    prints the summary and the ledger; a bad profile is a clear error, nothing run."""
+    from lcl.cli import main
+
+    calls: list[tuple] = []
+    cl = clones.Cluster("sort#1", clones.FAMILY["sort"], [])
+
+    def fake_build(profile, seed, jobs, ledger, progress=True):  # noqa: ANN001, ANN202
+        calls.append((profile.name, seed, jobs, progress))
+        ledger.generated["CLONE functions extracted"] += 12
+        ledger.drop("CLONE candidate", "no equivalent implementation among the candidates (singleton)", 5)
+        return [{"id": "CLONE_sort_1_0", "surface_sim": 0.5, "df_score": 1.0, "cross_package": True},
+                {"id": "CLONE_sort_1_1", "surface_sim": 0.7, "df_score": 1.0, "cross_package": False}], [cl]
+
+    monkeypatch.setattr(clones, "build", fake_build)
+    assert main(["variants", "clones", "--profile", "smoke", "--jobs", "1", "--seed", "7", "--no-progress"]) == 0
+    assert calls == [("smoke", 7, 1, False)]
+    out = capsys.readouterr().out
+    assert "1 clusters of 0 functions -> 2 labelled pairs (1 cross-package)" in out
+    assert "mean SurfaceSim 0.600, mean df_score 1.000" in out
+    assert "CLONE functions extracted" in out and "(singleton)" in out
+    assert main(["variants", "clones", "--profile", "nope"]) == 2 and len(calls) == 1

@@ -962,7 +962,7 @@ def build(profile: Any, seed: int, jobs: int, ledger: Any, progress: bool = True
     caps = caps_for(profile.name)
     functions = extract(ledger=ledger)
     cands = candidates(functions, caps, seed, ledger)
-    kept = fingerprint_all(cands, profile.fuzz_inputs_function, seed, ledger)
+    kept = fingerprint_all(cands, profile.fuzz_inputs_function, seed, ledger, progress=progress)
     clusters = cluster(kept, ledger)
     rows = pair_rows(clusters, caps, seed, ledger)
     results = label(rows, profile, seed, jobs, progress=progress)
@@ -999,3 +999,27 @@ def summary(clusters: list[Cluster], pairs: list[dict[str, Any]]) -> dict[str, A
             "mean_df_score": (sum(p["df_score"] for p in pairs) / len(pairs)) if pairs else None,
             "cross_package_pairs": sum(1 for p in pairs if p.get("cross_package")),
             "families": dict(Counter(c.family.name for c in clusters))}
+
+
+def cmd_clones(args: Any) -> int:
+    """``lcl variants clones``: the human-written DFS (CLONE) pairs of a profile outside Jupyter,
+    exactly as the 02 notebook builds them (same functions, clusters, pairs and seed), so the
+    notebook then finds every fingerprint and label in the fuzz result store. Resumable: finished
+    pairs are stored one by one."""
+    from . import profiles
+    from .dataset import Ledger
+
+    profile = profiles.from_args(args)
+    ledger = Ledger()
+    pairs, clusters = build(profile, args.seed, args.jobs, ledger, progress=not args.no_progress)
+    s = summary(clusters, pairs)
+    mean = (lambda v: "n/a" if v is None else f"{v:.3f}")
+    print(f"CLONE pairs (profile {profile.name}, seed {args.seed}): {s['clusters']} clusters of {s['functions']} "
+          f"functions -> {s['pairs']} labelled pairs ({s['cross_package_pairs']} cross-package), mean SurfaceSim "
+          f"{mean(s['mean_surface_sim'])}, mean df_score {mean(s['mean_df_score'])}; "
+          "the 02_variants notebook finds them in the result store")
+    rows = ledger.to_rows()
+    width = max((len(r["what"]) for r in rows), default=0)
+    for r in rows:
+        print(f"  {r['stage']:<9} {r['what']:<{width}}  {r['count']:>6}")
+    return 0

@@ -614,6 +614,12 @@ def _cmd_pool(args: Any) -> int:
     return cmd_pool(args)
 
 
+def _cmd_clones(args: Any) -> int:
+    from .clones import cmd_clones
+
+    return cmd_clones(args)
+
+
 def _print_recheck(rows: list[dict[str, Any]]) -> int:
     """``lcl variants label --recheck K``: stored vs freshly fuzzed labels; 1 if any df differs."""
     if not rows:
@@ -686,4 +692,13 @@ def register(sub: Any) -> None:
                      epilog="example: lcl variants pool --profile full --jobs 2")
     profiles.add_cli_options(o)
     o.set_defaults(func=_cmd_pool)
+    c = s.add_parser("clones", help="build and label the human-written CLONE pairs with Algorithm 1 (resumable)",
+                     description="Extract the functions of the four PyPI algorithm collections, group them into "
+                                 "clusters of identical behaviour (fingerprints on the profile's N inputs), emit "
+                                 "the capped within-cluster pairs and label each with Algorithm 1, exactly as the "
+                                 "02_variants notebook does, so the notebook then finds every fingerprint and label "
+                                 "in the fuzz result store. Interrupt it and rerun it freely.",
+                     epilog="example: lcl variants clones --profile full --jobs 2")
+    profiles.add_cli_options(c)
+    c.set_defaults(func=_cmd_clones)
     p.set_defaults(func=lambda _args: p.print_help() or 2)
