@@ -36,7 +36,11 @@ def test_the_committed_archive_matches_its_manifest() -> None:
 
 def test_shard_names() -> None:
     assert archive.shard_of("LCL_HumanEval_0_MUT_1") == "LCL_HumanEval"
-    assert archive.shard_of("HumanEval/12") == "HumanEval_12"
+    assert archive.shard_of("HumanEval/12") == "HumanEval"
+    assert archive.shard_of("LOCAL_HE_81_OP_1") == "LOCAL_HE"
+    assert archive.shard_of("BASE_HumanEval_12_3") == "BASE_HumanEval"
+    assert archive.shard_of("CLONE_sort_1_2") == archive.shard_of("CLONE_gcd_1_0") == "CLONE"
+    assert archive.shard_of("MBPP_102_4") == "MBPP" and archive.shard_of("APPS_test-0001_19") == "APPS"
     assert archive.shard_of("odd id!") == "odd-id-"
     assert archive.shard_of("") == "misc"
 
@@ -102,7 +106,7 @@ def test_a_fresh_clone_finds_archived_pairs_labelled(tmp_path: Path, monkeypatch
     monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache1"))
     first = batch.run_batch(rows, settings=s, progress=False, jobs=1, base=tmp_path)
     with open_default() as st:
-        assert archive.export(st, folder) == {"LCL_T": 1}
+        assert archive.export(st, folder) == {"LCL": 1}  # T names no benchmark
     monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache2"))  # the fresh clone
     assert batch.batch_status(rows, settings=s, base=tmp_path) == {"LCL_T_0_MUT_1": True}
     again = batch.run_batch(rows, settings=s, progress=False, jobs=1, base=tmp_path)

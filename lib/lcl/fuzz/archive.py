@@ -46,10 +46,17 @@ def default_dir() -> Path | None:
     return paths.data() / "labels"
 
 
+#: second id tokens that name a benchmark: such ids are sharded by their first two tokens
+BENCHMARK_TOKENS = frozenset({"HumanEval", "HE", "MBPP", "APPS", "PIE"})
+
+
 def shard_of(pair_id: str) -> str:
-    """Shard name of a pair id: its first two ``_``/``/``-separated tokens (``LCL_MBPP``)."""
+    """Shard name of a pair id: its first ``_``/``/``-separated token, and the second too when it
+    names a benchmark (``LCL_MBPP_3_MUT_1`` -> ``LCL_MBPP``, ``CLONE_sort_1_2`` -> ``CLONE``,
+    ``MBPP_102_4`` -> ``MBPP``), so a source has a handful of shards, not one per task."""
     tokens = [t for t in re.split(r"[_/]", pair_id) if t][:2] or ["misc"]
-    return re.sub(r"[^A-Za-z0-9._-]+", "-", "_".join(tokens)) or "misc"
+    keep = tokens if len(tokens) == 2 and tokens[1] in BENCHMARK_TOKENS else tokens[:1]
+    return re.sub(r"[^A-Za-z0-9._-]+", "-", "_".join(keep)) or "misc"
 
 
 def _shards(folder: Path) -> list[Path]:
