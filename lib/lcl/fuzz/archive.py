@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import cache, paths
+from ..loaders import BENCHMARKS
 from ..errors import UserError
 from ..io import atomic_write
 
@@ -46,8 +47,9 @@ def default_dir() -> Path | None:
     return paths.data() / "labels"
 
 
-#: second id tokens that name a benchmark: such ids are sharded by their first two tokens
-BENCHMARK_TOKENS = frozenset({"HumanEval", "HE", "MBPP", "APPS", "PIE"})
+#: second id tokens that name a benchmark (the loaders' names, and the published release's
+#: ``HE``): such ids are sharded by their first two tokens
+BENCHMARK_TOKENS = frozenset(BENCHMARKS) | {"HE"}
 
 
 def shard_of(pair_id: str) -> str:
