@@ -143,22 +143,25 @@ pairs, unavailable = labels.label_pairs(P)
 for note in unavailable:
     print(note)
 if pairs:
-    rederived = labels.rederive(pairs, **labels.settings_for(P), seed=seed, jobs=jobs)
+    rederived = labels.with_causes(labels.rederive(pairs, **labels.settings_for(P), seed=seed, jobs=jobs))
     agree = labels.agreement(rederived)
+    causes = labels.cause_summary(rederived)
     outputs.save_table(rederived.drop(columns=["counts"]), "labels_rederived", profile=profile, seed=seed,
                        directory=tables_out, title="Published df_score labels vs re-derived (every pair)")
     outputs.save_table(agree, "labels_agreement", profile=profile, seed=seed, directory=tables_out,
                        title="Agreement with the published labels (targets: MAE <= 0.05, bucket agreement >= 90%)")
+    outputs.save_table(causes, "labels_causes", profile=profile, seed=seed, directory=tables_out,
+                       title=f"Disagreements with |diff| > {labels.LARGE_DIFF} by recorded cause family")
     display(agree)
+    display(causes)
     worst = rederived.sort_values("abs_diff", ascending=False).head(15)[
-        ["id", "theirs", "ours", "spec", "variant_type"]]
+        ["id", "theirs", "ours", "spec", "variant_type", "cause"]]
     display(worst)
 else:
-    agree = pd.DataFrame()
-    outputs.save_table(pd.DataFrame({"status": ["skipped: published labels not available"]}), "labels_rederived",
-                       profile=profile, seed=seed, directory=tables_out, title="Published labels (skipped)")
-    outputs.save_table(pd.DataFrame({"status": ["skipped: published labels not available"]}), "labels_agreement",
-                       profile=profile, seed=seed, directory=tables_out, title="Agreement (skipped)")
+    agree, causes = pd.DataFrame(), pd.DataFrame()
+    for name in ("labels_rederived", "labels_agreement", "labels_causes"):
+        outputs.save_table(pd.DataFrame({"status": ["skipped: published labels not available"]}), name,
+                           profile=profile, seed=seed, directory=tables_out, title="Published labels (skipped)")
 
 # %% [markdown]
 # ## What we found
@@ -176,6 +179,10 @@ lines.append(f"- Across {len(sample_uids)} sampled tasks the highest mean branch
              f"**{best['backend']}** ({best['branch_coverage']:.3f}).")
 if not agree.empty:
     for _, r in agree.iterrows():
+        met = r["MAE"] <= 0.05 and r["bucket agreement"] >= 0.90
         lines.append(f"- Labels, {r['dataset']} / {r['benchmark']}: {r['fuzzed']} of {r['pairs']} pairs re-derived, "
-                     f"MAE {r['MAE']:.3f}, bucket agreement {r['bucket agreement']:.1%} (target MAE <= 0.05, >= 90%).")
+                     f"MAE {r['MAE']:.3f}, bucket agreement {r['bucket agreement']:.1%} (target MAE <= 0.05, >= 90%: "
+                     f"{'met' if met else '**not met**'}).{labels.cause_sentence(causes, r['dataset'], r['benchmark'])}")
+    lines.append("- The cause of each examined disagreement, with its evidence, is in "
+                 f"`data/reference/{labels.causes_file().name}`; the method and the discussion in `docs/LABELS.md`.")
 display(Markdown("\n".join(lines)))

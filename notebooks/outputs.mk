@@ -11,7 +11,7 @@ NB_00_data_OUT := tables/table1_datasets.csv tables/table1_datasets.md \
 NB_01_inputs_IN  := $(wildcard data/constraints/*/*.json)
 NB_01_inputs_OUT := tables/inputs_spec_status.csv tables/inputs_quality.csv tables/inputs_quality_summary.csv \
                     tables/inputs_below_target.csv tables/inputs_backends.csv \
-                    tables/labels_rederived.csv tables/labels_agreement.csv \
+                    tables/labels_rederived.csv tables/labels_agreement.csv tables/labels_causes.csv \
                     figures/inputs_quality.png figures/inputs_quality.pdf
 
 NB_02_variants_IN  := $(wildcard data/constraints/*/*.json)

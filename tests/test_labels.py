@@ -8,6 +8,7 @@ import pytest
 
 from lcl import labels as L
 from lcl import loaders
+from lcl.errors import UserError
 from lcl.profiles import get
 from lcl.records import Pair
 
@@ -81,9 +82,46 @@ def test_agreement_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFi
                      "jobs": 1, "progress": False}]
     cap = capsys.readouterr()
     assert "CodeScore_test: not available" in cap.err and "bucket agreement" in cap.out and "targets:" in cap.out
+    assert "by cause family" in cap.out and "unexamined" in cap.out  # b: |diff| 0.4, nobody recorded a cause
     rows = pd.read_csv(out)
     assert list(rows["id"]) == ["a", "b", "c", "d"] and "counts" not in rows
+    assert list(rows["cause"]) == ["agree", "unexamined", "not fuzzed: id names no task", "agree"]
     monkeypatch.setattr(L, "label_pairs", lambda profile: ([], ["x"]))
     assert main(["inputs", "agreement", "--profile", "quick"]) == 0  # nothing to re-derive: skipped, said so
     assert "no published labels" in capsys.readouterr().err and len(seen) == 1
     assert main(["inputs", "agreement", "--profile", "nope"]) == 2
+
+
+FAMILIES = {"theirs", "ours", "distribution", "equality", "environment", "broken variant"}
+
+
+def test_recorded_causes_are_well_formed(tmp_path) -> None:  # noqa: ANN001
+    causes = L.recorded_causes()
+    assert len(causes) >= 100  # every examined |diff| > 0.2 of the N = 200 study (docs/LABELS.md)
+    for pid, (cause, evidence) in causes.items():
+        assert pid.split("_")[0] in {"LOCAL", "MBPP", "APPS"}, pid
+        assert cause.split(":")[0].strip() in FAMILIES, (pid, cause)
+        assert evidence.strip(), pid
+    assert L.recorded_causes(tmp_path / "absent.csv") == {}
+    bad = tmp_path / "bad.csv"
+    bad.write_text("pair,why\nx,y\n")
+    with pytest.raises(UserError, match="expected columns id, cause, evidence"):
+        L.recorded_causes(bad)
+
+
+def test_causes_summary_and_sentence() -> None:
+    df = _rederived().assign(identical=[False, False, False, False])
+    got = L.with_causes(df, {})
+    assert list(got["cause"]) == ["agree", "unexamined", "not fuzzed: id names no task", "agree"]
+    got = L.with_causes(df, {"b": ("distribution: trigger rate", "rare branch")})
+    assert got.loc[1, "cause_family"] == "distribution" and got.loc[1, "evidence"] == "rare branch"
+    small = df.assign(abs_diff=[0.0, 0.1, None, 0.0])
+    assert L.with_causes(small, {}).loc[1, "cause"] == "small: sampling"
+    same = small.assign(identical=[False, True, False, False])
+    assert L.with_causes(same, {}).loc[1, "cause"] == "theirs: identical code labelled < 1"
+    summary = L.cause_summary(got)
+    assert summary.to_dict("records") == [{"dataset": "LoCaL_published", "benchmark": "MBPP", "|diff| > 0.2": 1,
+                                           "distribution": 1}]
+    assert L.cause_sentence(summary, "LoCaL_published", "MBPP") == " Of its 1 pairs with |diff| > 0.2: distribution 1."
+    assert L.cause_sentence(summary, "LoCaL_published", "APPS") == ""
+    assert L.cause_summary(L.with_causes(small, {})).empty

@@ -10,6 +10,8 @@ does not compile) are counted with the reason, never dropped silently.
 
 from __future__ import annotations
 
+import csv
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -102,6 +104,7 @@ def rederive(pairs: list[Pair], *, n_function: int, n_program: int, runs: int, s
             "task": uid, "variant_type": p.variant_type, "theirs": p.df_score, "ours": ours,
             "abs_diff": abs(ours - p.df_score) if (ours is not None and ours >= 0 and p.df_score is not None) else None,
             "bucket_theirs": bucket(p.df_score), "bucket_ours": bucket(ours),
+            "identical": p.reference == p.candidate,
             "spec": (("verified" if spec.verified else spec.origin) if spec else None),
             "counts": r.get("counts") if r else None,
             "skipped": next((s["reason"] for s in skipped if s["id"] == p.id), None),
@@ -126,3 +129,90 @@ def agreement(df: pd.DataFrame) -> pd.DataFrame:
             "bucket agreement (verified)": float((ver["bucket_theirs"] == ver["bucket_ours"]).mean()) if len(ver) else np.nan,
         })
     return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------- recorded causes
+#: |diff| above which a disagreement is examined by hand and its cause recorded
+LARGE_DIFF = 0.2
+
+
+def causes_file() -> Path:
+    """``data/reference/label_causes.csv``: the cause of each examined disagreement (columns ``id``,
+    ``cause``, ``evidence``), a judgement recorded by hand after reading both codes, the spec and
+    the engine's per-input verdicts (``benchmarks/label_disagreements.py --explain ID``). A cause
+    starts with its family: ``theirs``, ``ours``, ``distribution`` (both inputs valid; the
+    behaviour is triggered at different rates), ``equality`` (output equality semantics),
+    ``environment``, ``broken variant``."""
+    from . import paths
+
+    return paths.reference() / "label_causes.csv"
+
+
+def recorded_causes(path: Path | None = None) -> dict[str, tuple[str, str]]:
+    """Pair id -> (cause, evidence) from :func:`causes_file` (empty when the file is absent)."""
+    path = path or causes_file()
+    if not path.exists():
+        return {}
+    with path.open(newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    if rows and not {"id", "cause", "evidence"} <= set(rows[0]):
+        raise UserError(f"{path}: expected columns id, cause, evidence; found {', '.join(rows[0])}")
+    return {r["id"]: (r["cause"], r["evidence"]) for r in rows}
+
+
+def cause_for(row: dict[str, Any], causes: dict[str, tuple[str, str]]) -> tuple[str, str]:
+    """The cause of one re-derived pair's disagreement: the recorded one; else ``theirs: identical
+    code labelled < 1`` for a byte-identical pair that disagrees; ``agree`` (|diff| <= 0.05, same
+    bucket); ``small: sampling`` (|diff| <= :data:`LARGE_DIFF`); ``unexamined`` otherwise."""
+    if row["id"] in causes:
+        return causes[row["id"]]
+    d = row.get("abs_diff")
+    if d is None or d != d:
+        return ("not fuzzed: " + str(row.get("skipped") or "no score"), "")
+    if row.get("identical") and d > 0.05:
+        return ("theirs: identical code labelled < 1",
+                "the released variant is byte-identical to the reference (the label must belong to another mutant)")
+    if d <= 0.05 and row.get("bucket_theirs") == row.get("bucket_ours"):
+        return ("agree", "")
+    if d <= LARGE_DIFF:
+        return ("small: sampling", "")
+    return ("unexamined", "")
+
+
+def with_causes(df: pd.DataFrame, causes: dict[str, tuple[str, str]] | None = None) -> pd.DataFrame:
+    """``df`` (from :func:`rederive`) with columns ``cause``, ``cause_family`` (the text before the
+    first ``:``) and ``evidence``."""
+    causes = recorded_causes() if causes is None else causes
+    got = [cause_for(r, causes) for r in df.to_dict("records")]
+    out = df.copy()
+    out["cause"] = [c for c, _ in got]
+    out["cause_family"] = [c.split(":")[0].strip() for c, _ in got]
+    out["evidence"] = [e for _, e in got]
+    return out
+
+
+def cause_summary(df: pd.DataFrame) -> pd.DataFrame:
+    """Per dataset and benchmark: the pairs with |diff| > :data:`LARGE_DIFF` and how many of them
+    fall in each cause family (columns; ``unexamined`` when nobody recorded one); ``df`` from
+    :func:`with_causes`."""
+    big = df[df["abs_diff"].notna() & (df["abs_diff"] > LARGE_DIFF)]
+    if big.empty:
+        return pd.DataFrame(columns=["dataset", "benchmark", f"|diff| > {LARGE_DIFF}"])
+    table = big.groupby(["dataset", "benchmark", "cause_family"]).size().unstack(fill_value=0)
+    table.insert(0, f"|diff| > {LARGE_DIFF}", table.sum(axis=1))
+    table.columns.name = None
+    return table.reset_index()
+
+
+def cause_sentence(summary: pd.DataFrame, dataset: str, benchmark: str) -> str:
+    """One sentence on a set's large disagreements from :func:`cause_summary` (``""`` when it has
+    none), e.g. `` Of its 20 pairs with |diff| > 0.2: distribution 15, theirs 3, unexamined 2.``"""
+    big = f"|diff| > {LARGE_DIFF}"
+    hit = summary[(summary["dataset"] == dataset) & (summary["benchmark"] == benchmark)] if len(summary) else summary
+    if hit.empty:
+        return ""
+    row = hit.iloc[0]
+    parts = sorted(((str(c), int(row[c])) for c in summary.columns
+                    if c not in ("dataset", "benchmark", big) and int(row[c]) > 0),
+                   key=lambda kv: (kv[0] == "unexamined", -kv[1], kv[0]))
+    return f" Of its {int(row[big])} pairs with {big}: " + ", ".join(f"{c} {n}" for c, n in parts) + "."

@@ -106,13 +106,16 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
         print("published-label agreement skipped: no published labels here (they come from the data mirror; "
               "see `lcl data status`)", file=sys.stderr)
         return 0
-    rederived = labels.rederive(pairs, **labels.settings_for(profile), seed=args.seed, jobs=args.jobs,
-                                progress=not args.no_progress)
+    rederived = labels.with_causes(labels.rederive(pairs, **labels.settings_for(profile), seed=args.seed,
+                                                   jobs=args.jobs, progress=not args.no_progress))
     if args.out:
         print(f"wrote {write_text(args.out, rederived.drop(columns=['counts']).to_csv(index=False))}")
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.precision", 4):
         print(labels.agreement(rederived).to_string(index=False))
-    print("targets: MAE <= 0.05 and bucket agreement >= 90% per set (causes of disagreements: docs/LABELS.md)")
+        print(f"\ndisagreements with |diff| > {labels.LARGE_DIFF} by cause family "
+              f"(recorded in {labels.causes_file().name}; see docs/LABELS.md):")
+        print(labels.cause_summary(rederived).to_string(index=False))
+    print("targets: MAE <= 0.05 and bucket agreement >= 90% per set")
     return 0
 
 
