@@ -234,6 +234,34 @@ def test_bad_code_is_a_user_error(ref: str, var: str, entry: str, msg: str) -> N
         fuzz_pair(ref, var, entry=entry, inputs=[[1]], settings=S3)
 
 
+MAIN = "def main():\n    print(int(input()) * 2)\n"
+
+
+@pytest.mark.parametrize("top,runs", [
+    ("", False),                                                            # the entry call was lost
+    ("import sys\nsys.setrecursionlimit(10 ** 6)\ninput = sys.stdin.readline\nT = [1] * 10\n", False),
+    ("main()\n", True),
+    ("if __name__ == '__main__':\n    main()\n", True),
+    ("import sys\nread = sys.stdin.readline\nn = int(read())\n", True),     # an alias of I/O, called
+    ("print(1)\n", True),
+    ("import sys\nsys.stdout.write('x')\n", True),
+    ("class S:\n    pass\nS()\n", True),
+])
+def test_a_reference_program_that_never_runs_is_refused(top: str, runs: bool) -> None:
+    import ast
+
+    from lcl.fuzz.algorithm import check_code, never_runs
+
+    code = MAIN + top
+    assert never_runs(ast.parse(code)) is not runs
+    if runs:
+        check_code(code, level="program", entry=None, side="reference")
+    else:
+        with pytest.raises(LoadError, match="the program never runs"):
+            check_code(code, level="program", entry=None, side="reference")
+        check_code(code, level="program", entry=None, side="variant")  # a silent mutant is a real variant
+
+
 def test_bad_inputs_are_user_errors() -> None:
     with pytest.raises(UserError, match="no inputs"):
         fuzz_pair("def f(x):\n  return x\n", "def f(x):\n  return x\n", entry="f", inputs=[], settings=S3)

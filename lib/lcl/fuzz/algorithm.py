@@ -52,11 +52,55 @@ def check_code(code: str, *, level: str, entry: str | None, side: str, label: st
         raise LoadError(f"{where}: unparsable code (line {exc.lineno}: {exc.msg})") from None
     except ValueError as exc:
         raise LoadError(f"{where}: unparsable code ({exc})") from None
+    if level == "program" and side == "reference" and never_runs(tree):
+        raise LoadError(f"{where}: the program never runs: at top level it calls none of its own functions and "
+                        "does no I/O, so it prints nothing on any input (the code probably lost its entry call, "
+                        "e.g. `main()`)")
     if level == "function":
         if not entry:
             raise LoadError(f"{where}: a function pair needs an entry point (--entry NAME) or --stdin")
         if entry not in _top_level_names(tree):
             raise LoadError(f"{where}: missing entry point {entry!r} (no top-level def/assignment/import of it)")
+
+
+#: calls and attribute calls that read stdin or write stdout (or may: eval, exec, open)
+_IO_CALLS = frozenset({"print", "input", "open", "eval", "exec", "__import__", "exit", "quit"})
+_IO_ATTRS = frozenset({"write", "writelines", "read", "readline", "readlines", "print", "buffer"})
+_DEFS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _call_root(node: ast.expr) -> str | None:
+    while isinstance(node, (ast.Attribute, ast.Call, ast.Subscript)):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
+def never_runs(tree: ast.Module) -> bool:
+    """Whether a stdin program does nothing when run: the code outside its ``def``/``class`` bodies
+    calls none of the module's own functions, classes or top-level names (``input =
+    sys.stdin.readline`` then ``input()`` counts) and no I/O (``print``, ``input``, ``open``,
+    ``eval``/``exec``, ``.write``/``.read*``). Such a program prints nothing on every input, so
+    every variant that also prints nothing "matches" it: a pair with such a reference has no
+    meaningful df_score (found in the published PIE pairs, whose code lost its ``main()`` call).
+    Conservative: any such call anywhere at top level, even inside ``if __name__ == ...``, counts
+    as running."""
+    local = {n.name for n in tree.body if isinstance(n, _DEFS)}
+    for stmt in tree.body:
+        if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
+            targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
+            local |= {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+    for stmt in tree.body:
+        if isinstance(stmt, _DEFS):
+            continue
+        for node in ast.walk(stmt):
+            if not isinstance(node, ast.Call):
+                continue
+            f = node.func
+            if isinstance(f, ast.Name) and (f.id in _IO_CALLS or f.id in local):
+                return False
+            if isinstance(f, ast.Attribute) and (f.attr in _IO_ATTRS or _call_root(f) in local):
+                return False
+    return True
 
 
 def _top_level_names(tree: ast.Module) -> set[str]:
