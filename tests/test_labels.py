@@ -113,7 +113,8 @@ def test_causes_summary_and_sentence() -> None:
     df = _rederived().assign(identical=[False, False, False, False])
     got = L.with_causes(df, {})
     assert list(got["cause"]) == ["agree", "unexamined", "not fuzzed: id names no task", "agree"]
-    got = L.with_causes(df, {"b": ("distribution: trigger rate", "rare branch")})
+    got = L.with_causes(df, {"b": ("distribution: trigger rate", "rare branch"), "c": ("theirs: x", "y")})
+    assert got.loc[2, "cause"] == "not fuzzed: id names no task"  # no score of ours: no cause applies
     assert got.loc[1, "cause_family"] == "distribution" and got.loc[1, "evidence"] == "rare branch"
     small = df.assign(abs_diff=[0.0, 0.1, None, 0.0])
     assert L.with_causes(small, {}).loc[1, "cause"] == "small: sampling"

@@ -161,14 +161,15 @@ def recorded_causes(path: Path | None = None) -> dict[str, tuple[str, str]]:
 
 
 def cause_for(row: dict[str, Any], causes: dict[str, tuple[str, str]]) -> tuple[str, str]:
-    """The cause of one re-derived pair's disagreement: the recorded one; else ``theirs: identical
-    code labelled < 1`` for a byte-identical pair that disagrees; ``agree`` (|diff| <= 0.05, same
-    bucket); ``small: sampling`` (|diff| <= :data:`LARGE_DIFF`); ``unexamined`` otherwise."""
-    if row["id"] in causes:
-        return causes[row["id"]]
+    """The cause of one re-derived pair's disagreement: ``not fuzzed: <why>`` without a score of
+    ours; else the recorded one; else ``theirs: identical code labelled < 1`` for a byte-identical
+    pair that disagrees; ``agree`` (|diff| <= 0.05, same bucket); ``small: sampling`` (|diff| <=
+    :data:`LARGE_DIFF`); ``unexamined`` otherwise."""
     d = row.get("abs_diff")
     if d is None or d != d:
         return ("not fuzzed: " + str(row.get("skipped") or "no score"), "")
+    if row["id"] in causes:
+        return causes[row["id"]]
     if row.get("identical") and d > 0.05:
         return ("theirs: identical code labelled < 1",
                 "the released variant is byte-identical to the reference (the label must belong to another mutant)")
