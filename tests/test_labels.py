@@ -99,9 +99,12 @@ def test_recorded_causes_are_well_formed(tmp_path) -> None:  # noqa: ANN001
     causes = L.recorded_causes()
     assert len(causes) >= 100  # every examined |diff| > 0.2 of the N = 200 study (docs/LABELS.md)
     for pid, (cause, evidence) in causes.items():
-        assert pid.split("_")[0] in {"LOCAL", "MBPP", "APPS"}, pid
+        assert pid.split("_")[0] in {"LOCAL", "MBPP", "APPS", "PIE"}, pid
         assert cause.split(":")[0].strip() in FAMILIES, (pid, cause)
         assert evidence.strip(), pid
+    if loaders.benchmark_available("APPS"):  # the released pairs (data mirror): every id names one of them
+        pairs, _ = L.label_pairs(get("full"))
+        assert set(causes) <= {p.id for p in pairs}
     assert L.recorded_causes(tmp_path / "absent.csv") == {}
     bad = tmp_path / "bad.csv"
     bad.write_text("pair,why\nx,y\n")
