@@ -118,6 +118,8 @@ def test_causes_summary_and_sentence() -> None:
     assert list(got["cause"]) == ["agree", "unexamined", "not fuzzed: id names no task", "agree"]
     got = L.with_causes(df, {"b": ("distribution: trigger rate", "rare branch"), "c": ("theirs: x", "y")})
     assert got.loc[2, "cause"] == "not fuzzed: id names no task"  # no score of ours: no cause applies
+    minus = L.with_causes(df.assign(ours=[0.0, 0.9, -1.0, 0.2], skipped=None), {})
+    assert minus.loc[2, "cause"] == "no score: every run excluded (df_score = -1)"
     assert got.loc[1, "cause_family"] == "distribution" and got.loc[1, "evidence"] == "rare branch"
     small = df.assign(abs_diff=[0.0, 0.1, None, 0.0])
     assert L.with_causes(small, {}).loc[1, "cause"] == "small: sampling"

@@ -161,13 +161,19 @@ def recorded_causes(path: Path | None = None) -> dict[str, tuple[str, str]]:
 
 
 def cause_for(row: dict[str, Any], causes: dict[str, tuple[str, str]]) -> tuple[str, str]:
-    """The cause of one re-derived pair's disagreement: ``not fuzzed: <why>`` without a score of
-    ours; else the recorded one; else ``theirs: identical code labelled < 1`` for a byte-identical
-    pair that disagrees; ``agree`` (|diff| <= 0.05, same bucket); ``small: sampling`` (|diff| <=
-    :data:`LARGE_DIFF`); ``unexamined`` otherwise."""
+    """The cause of one re-derived pair's disagreement: ``not fuzzed: <why>`` (or ``no score``
+    when every run was excluded) without a score of ours; else the recorded one; else ``theirs:
+    identical code labelled < 1`` for a byte-identical pair that disagrees; ``agree`` (|diff| <=
+    0.05, same bucket); ``small: sampling`` (|diff| <= :data:`LARGE_DIFF`); ``unexamined``
+    otherwise."""
     d = row.get("abs_diff")
     if d is None or d != d:
-        return ("not fuzzed: " + str(row.get("skipped") or "no score"), "")
+        ours, skipped = row.get("ours"), row.get("skipped")
+        if isinstance(skipped, str) and skipped:
+            return ("not fuzzed: " + skipped, "")
+        if ours is not None and ours == ours and ours < 0:
+            return ("no score: every run excluded (df_score = -1)", "")
+        return ("not fuzzed: no score", "")
     if row["id"] in causes:
         return causes[row["id"]]
     if row.get("identical") and d > 0.05:
