@@ -103,7 +103,7 @@ def _cached_measure(task: Task, spec: Spec, n: int, seed: int) -> Quality:
     from .spec import dumps
 
     key = cache.key("inputs-quality-v2", task.reference, task.entry_point, list(map(repr, task.seed_inputs)),
-                    dumps(spec), n, seed)
+                    dumps(spec, strict=False), n, seed)
     return cache.cached("inputs-quality", key, lambda: measure(task, spec, n=n, seed=seed))
 
 
@@ -173,7 +173,7 @@ def backend_comparison(uids: list[str], *, n: int = 200, seed: int = 0, progress
             continue
         task = check_references(uid, 1)[0]
         for backend in ("seeded", "atheris", "hypothesis"):
-            key = cache.key("inputs-backend-v1", backend, task.reference, dumps(spec), n, seed)
+            key = cache.key("inputs-backend-v1", backend, task.reference, dumps(spec, strict=False), n, seed)
 
             def compute(backend: str = backend) -> dict[str, Any]:
                 inputs = backend_inputs(backend, task, spec, n, seed)
