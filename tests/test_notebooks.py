@@ -98,3 +98,25 @@ def _render_in_chromium(index: Path, tmp_path: Path) -> None:
     subprocess.run([chromium, *flags, f"--screenshot={shot}", "--window-size=1200,1600", index.as_uri()],
                    capture_output=True, text=True, timeout=120)
     assert shot.exists() and shot.stat().st_size > 10_000, "screenshot of the rendered index expected"
+
+
+def test_a_failing_notebook_is_kept_with_its_traceback(tmp_path, monkeypatch):
+    """A notebook that raises is a UserError naming the cell, and the executed notebook up to
+    the error is kept as NAME.failed.ipynb (a long full-profile run must leave something to read)."""
+    from lcl import paths
+    from lcl.errors import UserError
+
+    nbdir = tmp_path / "notebooks"
+    nbdir.mkdir()
+    header = (ROOT / "notebooks" / "00_data.py").read_text().split("# ---\n\n", 1)[0] + "# ---\n\n"
+    (nbdir / "99_broken.py").write_text(header +
+        '# %% tags=["parameters"]\nprofile = "full"\nseed = 0\njobs = 1\ntables_dir = ""\nfigures_dir = ""\n\n'
+        '# %%\nprint("before")\n\n# %%\nraise ValueError("on purpose")\n')
+    monkeypatch.setattr(paths, "notebooks", lambda: nbdir)
+    out = tmp_path / "build" / "99_broken.ipynb"
+    with pytest.raises(UserError, match=r"failed in cell \d+: ValueError: on purpose.*99_broken\.failed\.ipynb"):
+        runner.run("99_broken", profile="smoke", output=out, progress=False)
+    assert not out.exists()
+    kept = json.loads((tmp_path / "build" / "99_broken.failed.ipynb").read_text())
+    errors = [o for c in kept["cells"] for o in c.get("outputs", []) if o.get("output_type") == "error"]
+    assert errors and errors[0]["evalue"] == "on purpose"

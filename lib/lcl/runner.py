@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import shutil
 import subprocess
 import sys
 import time
@@ -59,12 +60,20 @@ def run(name: str, *, profile: str = "full", seed: int = 20250101, jobs: int = 2
     env_backup = {k: os.environ.get(k) for k in ("LCL_NOTEBOOK", "MPLBACKEND", "PYTHONHASHSEED")}
     os.environ.update({"LCL_NOTEBOOK": name, "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0"})
     start = time.perf_counter()
+    failed = output.with_name(f"{output.stem}.failed.ipynb")
+    failed.unlink(missing_ok=True)
     try:
         with atomic_path(output) as tmp:
-            pm.execute_notebook(str(source), str(tmp), parameters=params, kernel_name="python3",
-                                cwd=str(paths.notebooks()), progress_bar=progress, log_output=False)
+            try:
+                pm.execute_notebook(str(source), str(tmp), parameters=params, kernel_name="python3",
+                                    cwd=str(paths.notebooks()), progress_bar=progress, log_output=False)
+            except pm.PapermillExecutionError:
+                if Path(tmp).exists():  # papermill saved it with the traceback: keep it to read
+                    shutil.copyfile(tmp, failed)
+                raise
     except pm.PapermillExecutionError as exc:
-        raise UserError(f"notebook {name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}") from exc
+        where = f"; executed up to the error, with its traceback: {failed}" if failed.exists() else ""
+        raise UserError(f"notebook {name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}{where}") from exc
     finally:
         for k, v in env_backup.items():
             if v is None:
