@@ -232,3 +232,40 @@ def test_pool_cli_runs_the_notebook_pool(monkeypatch: pytest.MonkeyPatch, capsys
     assert main(["variants", "pool", "--profile", "smoke"]) == 0  # no PIE: skipped with a note, nothing run
     assert "PIE is not available" in capsys.readouterr().err
     assert main(["variants", "pool", "--profile", "nope"]) == 2 and len(calls) == 1
+
+
+def test_pool_status_reads_the_store_and_fuzzes_nothing(monkeypatch: pytest.MonkeyPatch,
+                                                        capsys: pytest.CaptureFixture) -> None:
+    """``lcl variants pool --status``: stored full labels (df = 0 or not), screened-out candidates,
+    screened ones waiting for their full label, unfuzzable and unfuzzed ones; and whether the pool
+    run would fuzz anything more for a target."""
+    from collections import Counter
+
+    from lcl import dataset, loaders
+    from lcl.cli import main
+    from lcl.profiles import get
+
+    rows = [{"id": f"M{i}", "variant_type": "MUT"} for i in range(7)]
+    full = {"M0": 0.0, "M1": 0.5, "M5": 0.0}                # full labels in the store
+    first = {"M2": 0.3, "M3": 0.0}                          # run-1 screen results in the store
+    status = {**{k: True for k in full}, "M2": False, "M3": False, "M4": None, "M6": False}
+
+    def fake_label(chunk, profile, seed, jobs, progress=True):  # noqa: ANN001, ANN202
+        src = first if profile.fuzz_runs == 1 else full
+        assert all(r["id"] in src for r in chunk), "status must not fuzz"
+        return [{"id": r["id"], "df_score": src[r["id"]], "error": None} for r in chunk]
+
+    monkeypatch.setattr(D, "pool_candidates", lambda profile, seed: (rows, Counter()))
+    monkeypatch.setattr(dataset, "label", fake_label)
+    monkeypatch.setattr(dataset, "label_status", lambda chunk, profile, seed: {
+        r["id"]: (r["id"] in first) if profile.fuzz_runs == 1 else status[r["id"]] for r in chunk})
+    state, complete = D.pool_status(get("full"), 1, target=1)
+    assert state == Counter({"candidates": 7, "full label stored": 3, "of which df_score = 0": 2, "cannot be fuzzed": 1,
+                             "screened out (first run already matches: df_score > 0)": 1,
+                             "screened, full label still to fuzz": 1, "still to fuzz": 1})
+    assert complete  # M0 (df = 0) comes before M3, the first candidate still waiting
+    assert not D.pool_status(get("full"), 1, target=2)[1]  # the second df = 0 (M5) comes after M3, still waiting
+    monkeypatch.setattr(loaders, "benchmark_available", lambda name: True)
+    assert main(["variants", "pool", "--profile", "full", "--status"]) == 0
+    out = capsys.readouterr().out
+    assert "still to fuzz" in out and "2 mutants with df_score = 0 found so far" in out and "resume with" in out

@@ -691,6 +691,8 @@ def register(sub: Any) -> None:
                                  "fuzz result store. Interrupt it and rerun it freely.",
                      epilog="example: lcl variants pool --profile full --jobs 2")
     profiles.add_cli_options(o)
+    o.add_argument("--status", action="store_true", help="fuzz nothing: count the candidates with a stored label, "
+                   "those with df_score = 0, those the screen left out and those still to fuzz")
     o.set_defaults(func=_cmd_pool)
     c = s.add_parser("clones", help="build and label the human-written CLONE pairs with Algorithm 1 (resumable)",
                      description="Extract the functions of the four PyPI algorithm collections, group them into "

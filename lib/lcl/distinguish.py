@@ -201,6 +201,71 @@ def pool_programs(profile: Profile, seed: int) -> tuple[list[Any], Counter]:
 POOL_FACTOR = 3
 
 
+def pool_candidates(profile: Profile, seed: int) -> tuple[list[dict[str, Any]], Counter]:
+    """The RQ2 pool's MUT candidates in the order they are fuzzed (sorted by id, then a seeded
+    shuffle), and the ledger of programs and candidates left out."""
+    from . import dataset
+
+    tasks, counts = pool_programs(profile, seed)
+    counts["slow programs mutated"] = len(tasks)
+    ledger = dataset.Ledger()
+    rows = [r for r in dataset.candidates(tasks, profile, seed, ledger) if r["variant_type"] == "MUT"]
+    counts["MUT candidates generated"] = ledger.generated["MUT candidates"]
+    for k, v in ledger.dropped.items():
+        if k.startswith("MUT") or k.startswith("reference"):
+            counts[k] += v
+    rows = sorted(rows, key=lambda r: r["id"])
+    random.Random(f"{seed}:rq2-order").shuffle(rows)
+    return rows, counts
+
+
+def pool_status(profile: Profile, seed: int, target: int | None) -> tuple[Counter, bool]:
+    """Where the pool of a profile stands, fuzzing nothing: of its candidates (in fuzzing order),
+    how many have their full label (and how many of those have df_score = 0), how many the R = 1
+    screen already left out, how many wait for their full label after the screen, and how many
+    are still to fuzz; read from the result store (and the label archive merged into it). The
+    flag says whether :func:`mutant_pool` with ``target`` would fuzz nothing more: ``target``
+    df = 0 mutants come before the first candidate still to fuzz, or none is left."""
+    from dataclasses import replace
+
+    from . import dataset
+
+    rows, _ = pool_candidates(profile, seed)
+    full = dataset.label_status(rows, profile, seed) if rows else {}
+    done = [r for r in rows if full.get(r["id"])]
+    dfs = {r["id"]: r for r in dataset.label(done, profile, seed, 1, progress=False)} if done else {}
+    first_profile = replace(profile, fuzz_runs=1)
+    rest = [r for r in rows if not full.get(r["id"])] if profile.fuzz_runs >= SCREEN_MIN_RUNS else []
+    first = dataset.label_status(rest, first_profile, seed) if rest else {}
+    firsts = [r for r in rest if first.get(r["id"])]
+    screened = {r["id"]: r for r in dataset.label(firsts, first_profile, seed, 1, progress=False)} if firsts else {}
+    out: Counter = Counter({"candidates": len(rows)})
+    complete, in_order = True, 0  # in_order: df = 0 mutants met before the first one still to fuzz
+    for row in rows:
+        rid = row["id"]
+        pending = False
+        if rid in dfs:
+            out["full label stored"] += 1
+            res = dfs[rid]
+            zero = not res.get("error") and res.get("df_score") == 0.0
+            out["of which df_score = 0"] += int(zero)
+            in_order += int(zero and complete)
+        elif rid in screened:
+            res = screened[rid]
+            left_out = not res.get("error") and (res.get("df_score") or 0) > 0
+            out["screened out (first run already matches: df_score > 0)" if left_out
+                else "screened, full label still to fuzz"] += 1
+            pending = not left_out
+        elif full.get(rid) is None:
+            out["cannot be fuzzed"] += 1
+        else:
+            out["still to fuzz"] += 1
+            pending = True
+        if pending and complete and (target is None or in_order < target):
+            complete = False
+    return out, complete
+
+
 def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *, target: int | None = None,
                 batch: int = 100) -> tuple[list[dict[str, Any]], Counter]:
     """Mutants of PIE slow programs with ``df_score`` exactly 0, and where every other candidate went.
@@ -225,16 +290,7 @@ def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *
     """
     from . import dataset
 
-    tasks, counts = pool_programs(profile, seed)
-    counts["slow programs mutated"] = len(tasks)
-    ledger = dataset.Ledger()
-    rows = [r for r in dataset.candidates(tasks, profile, seed, ledger) if r["variant_type"] == "MUT"]
-    counts["MUT candidates generated"] = ledger.generated["MUT candidates"]
-    for k, v in ledger.dropped.items():
-        if k.startswith("MUT") or k.startswith("reference"):
-            counts[k] += v
-    rows = sorted(rows, key=lambda r: r["id"])
-    random.Random(f"{seed}:rq2-order").shuffle(rows)
+    rows, counts = pool_candidates(profile, seed)
     pool: list[dict[str, Any]] = []
     fuzzed = 0
     for start in range(0, len(rows), batch):
@@ -289,6 +345,15 @@ def cmd_pool(args: Any) -> int:
               file=sys.stderr)
         return 0
     target = POOL_FACTOR * profile.rq2_pairs
+    if getattr(args, "status", False):
+        state, complete = pool_status(profile, args.seed, target)
+        width = max(map(len, state), default=0)
+        for what, n in state.items():
+            print(f"  {what:<{width}}  {n:>6}")
+        print(f"RQ2 pool (profile {profile.name}, seed {args.seed}): {state['of which df_score = 0']} mutants with "
+              f"df_score = 0 found so far, target {target}; " + ("nothing left to fuzz" if complete else
+              f"resume with: lcl variants pool --profile {profile.name} (interrupt it freely)"))
+        return 0
     pool, counts = mutant_pool(profile, args.seed, args.jobs, progress=not args.no_progress, target=target)
     width = max(map(len, counts), default=0)
     for what, n in counts.items():
