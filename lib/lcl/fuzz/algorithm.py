@@ -84,6 +84,7 @@ def never_runs(tree: ast.Module) -> bool:
     meaningful df_score (found in the published PIE pairs, whose code lost its ``main()`` call).
     Conservative: any such call anywhere at top level, even inside ``if __name__ == ...``, counts
     as running."""
+    # not _top_level_names: imported modules must not count, or `sys.setrecursionlimit(...)` would "run"
     local = {n.name for n in tree.body if isinstance(n, _DEFS)}
     for stmt in tree.body:
         if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
