@@ -27,7 +27,9 @@
 # CodeBERTScore runs on MiniLM (not CodeBERT) and
 # CodeScore is our retrained CodeScore-style model (`lcl.training.base_model`); non-equivalence
 # of the mutants is established by our fuzzer with our reviewed input specs (only PIE problems
-# whose spec is verified are mutated). Computation: `lib/lcl/distinguish.py` (construction, Eq. 3
+# whose spec is verified are mutated). The pool's mutants are LoCaL's own PIE mutants (mutants of
+# the 100 slow programs LoCaL is built on, "the same way mutated variants are generated in
+# LoCaL"), with the same ids and labels as in `02`. Computation: `lib/lcl/distinguish.py` (construction, Eq. 3
 # via `lcl.stats.distinguishability`, Table 4), scores `lib/lcl/scoring.py`, labels `lib/lcl/fuzz/`.
 
 # %% tags=["parameters"]
@@ -52,8 +54,8 @@ P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 n, k = P.rq2_pairs, P.rq2_repetitions
 print(f"{k} repetitions of {n} equivalent + {n} non-equivalent pairs per dataset; mutant pool from "
-      f"{P.rq2_pool_programs or 'every'} PIE slow programs with a verified spec, {P.mutants_per_program or 'all'} "
-      f"mutants each, fuzzed until {distinguish.POOL_FACTOR * n} have df_score = 0; fuzzing N = "
+      f"{P.rq2_pool_programs or 'all'} of LoCaL's {loaders.SELECT_K['PIE']} PIE slow programs (those with a verified "
+      f"spec), their LoCaL mutants ({P.mutants_per_program or 'all'} each), fuzzed until {distinguish.POOL_FACTOR * n} have df_score = 0; fuzzing N = "
       f"{P.fuzz_inputs_program}, R = {P.fuzz_runs}")
 
 # %% [markdown]
@@ -175,6 +177,20 @@ lines += [
     f"(N = {P.fuzz_inputs_program}, R = {P.fuzz_runs}), and only PIE problems with a verified spec are mutated; "
     "CrystalBLEU's ignore set is computed on the union of all scored pairs.",
 ]
+if surf is not None and pool and surf["NEQ repl"] > float(surf["NEQ repl (paper)"]) + 0.05:
+    eq_refs = {row["reference"] for rep in reps for row in rep.eq}
+
+    def lines_of(code: str) -> int:  # non-blank: PIE's copy adds a blank line after every line
+        return sum(1 for line in code.splitlines() if line.strip())
+
+    lines.append(
+        f"- Mutants look more alike than in the paper (SurfaceSim {surf['NEQ repl']:.2f} vs "
+        f"{surf['NEQ repl (paper)']}): the pool holds LoCaL's own mutants of the {loaders.SELECT_K['PIE']} longest PIE "
+        f"slow programs ({len({r['task'] for r in pool})} programs, mean "
+        f"{np.mean([lines_of(r['reference']) for r in pool]):.0f} non-blank lines, against "
+        f"{np.mean([lines_of(c) for c in eq_refs]):.0f} for the slow programs of the equivalent pairs), and one "
+        "MutPy operator changes a small share of a long program. The paper does not say which slow "
+        "implementations it mutated.")
 low = [scoring.paper_name(m) for m, e, pe in zip(cem.metric, cem["EQ"], cem["EQ (paper)"]) if e < 0.5 * pe]
 if low:
     lines.append(f"- {', '.join(low)}: mean score on equivalent pairs under half the paper's. The CodeScore-style "

@@ -19,6 +19,8 @@ def test_tolerance_and_reason():
     assert t.loc["T1.APPS.orig", "within_tolerance"] == False  # noqa: E712
     assert "not obtainable offline" in t.loc["T1.APPS.orig", "reason"]
     assert t.loc["T1.HumanEval.tests", "within_tolerance"] == True  # noqa: E712
+    far = claims.compare({"T4.CrystalBLEU.eq": 0.9, "T4.CodeBERTScore.eq": 0.1}).set_index("claim_id")["reason"]
+    assert "MiniLM" not in far["T4.CrystalBLEU.eq"] and "MiniLM" in far["T4.CodeBERTScore.eq"]  # per metric
 
 
 def test_table2_conclusion():

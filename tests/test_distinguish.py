@@ -195,6 +195,31 @@ def test_mutant_pool_keeps_exact_zero_and_stops_at_target(monkeypatch: pytest.Mo
     assert c["mutants fuzzed"] == len(seen) < 30 and c["not fuzzed: pool target reached"] == 30 - len(seen)
 
 
+def test_pool_programs_are_locals_pie_programs(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The pool mutates the slow programs LoCaL is built on (the SELECT_K longest PIE entries),
+    not every slow program in PIE; unverified specs and the profile cap still apply."""
+    from dataclasses import replace
+    from types import SimpleNamespace
+
+    from lcl import loaders
+    from lcl.inputs import store
+    from lcl.profiles import get
+    from lcl.records import Task
+
+    tasks = [Task("PIE", f"p{i:03d}_s1", "program", "print(1)\n", None, extra={"problem_id": f"p{i:03d}", "loc": i})
+             for i in range(40)]
+    monkeypatch.setattr(loaders, "load_pie", lambda: SimpleNamespace(tasks=tasks))
+    monkeypatch.setitem(loaders.SELECT_K, "PIE", 10)
+    monkeypatch.setattr(store, "spec_for", lambda uid: SimpleNamespace(verified=uid != "PIE/p035", grammar=["x"]))
+    P = replace(get("full"), rq2_pool_programs=None)
+    kept, counts = D.pool_programs(P, 1)
+    assert [t.task_id for t in kept] == [f"p{i:03d}_s1" for i in (39, 38, 37, 36, 34, 33, 32, 31, 30)]
+    assert counts["slow program skipped: spec not verified"] == 1
+    capped, counts = D.pool_programs(replace(P, rq2_pool_programs=4), 1)
+    assert len(capped) == 4 and set(capped) <= set(kept)
+    assert counts["slow program not sampled (profile cap)"] == 5
+
+
 def test_empty_inputs_give_empty_tables() -> None:
     """No PIE (registry-only data): the notebook still writes its tables, with no rows."""
     long = D.repetition_scores(pd.DataFrame({"id": [], "M": []}), [], columns=["M"])

@@ -37,8 +37,20 @@ REASONS = {
     "T3": "CodeBERTScore on a MiniLM substitute encoder, CodeScore a retrained CodeScore-style substitute; "
           "CrystalBLEU's ignore set from the scored corpus",
     "T3.CodeBLEU": "same package and weights; PIE pairs sampled by the profile",
-    "T4": "substitute CodeBERTScore encoder and CodeScore model; PIE mutants labelled by our fuzzer and specs",
-    "RQ2": "substitute CodeBERTScore encoder and CodeScore model; PIE mutants labelled by our fuzzer and specs",
+    "T3.CodeBERTScore": "CodeBERTScore on a MiniLM substitute encoder (no CodeBERT offline)",
+    "T3.CodeScore": "retrained CodeScore-style substitute (frozen MiniLM + head), not the CodeScore checkpoint",
+    "T3.CrystalBLEU": "our CrystalBLEU's ignore set (k = 50 most frequent n-grams) comes from the scored PIE pairs",
+    "T4": "PIE mutants: LoCaL's own mutants of the 100 longest slow programs, df_score = 0 by our fuzzer and specs",
+    "T4.CrystalBLEU": "ignore set from the union of scored RQ2 pairs; PIE mutants: LoCaL's own mutants of the 100 "
+                      "longest slow programs, df_score = 0 by our fuzzer and specs",
+    "T4.CodeBERTScore": "CodeBERTScore on a MiniLM substitute encoder (no CodeBERT offline)",
+    "T4.CodeScore": "retrained CodeScore-style substitute (HumanEval function-level candidates); PIE pairs are "
+                    "whole stdin programs, so its absolute scores are low",
+    "RQ2": "PIE mutants: LoCaL's own mutants of the 100 longest slow programs, df_score = 0 by our fuzzer and specs",
+    "RQ2.surf.neq_repl": "the pool holds LoCaL's own mutants of the 100 longest PIE slow programs: one MutPy "
+                         "operator changes a small share of a long program",
+    "RQ2.drop.CodeBERTScore": "CodeBERTScore on a MiniLM substitute encoder (no CodeBERT offline)",
+    "RQ2.drop.CodeScore": "retrained CodeScore-style substitute: its d is a ratio of two small means",
     "RQ3": "thresholds fitted on our LoCaL (rewriter variants, capped mutants) and on CEM scores from two substitutes",
     "T5": "LoCaL is ours (offline rewriter, not GPT-4; labels from our specs); CodeBERTScore and CodeScore are "
           "substitutes",

@@ -167,8 +167,13 @@ def union(reps: Sequence[Repetition]) -> list[dict[str, Any]]:
 
 # ----------------------------------------------------------------------------- mutant pool
 def pool_programs(profile: Profile, seed: int) -> tuple[list[Any], Counter]:
-    """PIE slow programs (tasks) whose problem has a verified, non-empty input spec; with
-    ``profile.rq2_pool_programs`` set, a seeded sample of that many. Skips are counted."""
+    """The slow programs LoCaL mutates (:func:`lcl.loaders.select`: the 100 longest PIE entries,
+    Section 3.1) whose problem has a verified, non-empty input spec; with
+    ``profile.rq2_pool_programs`` set, a seeded sample of that many. Skips are counted.
+
+    Section 4.4.1 builds the pool "by mutating slow implementations with MutPy, the same way
+    mutated variants are generated in LoCaL", so the pool draws on LoCaL's own PIE programs
+    and mutants (same ids and labels) rather than on every slow program in PIE."""
     from . import loaders
     from .errors import UserError
     from .inputs.store import spec_for, spec_uid
@@ -176,7 +181,7 @@ def pool_programs(profile: Profile, seed: int) -> tuple[list[Any], Counter]:
     skipped: Counter = Counter()
     status: dict[str, str] = {}
     keep = []
-    for t in loaders.load_pie().tasks:
+    for t in loaders.select("PIE", loaders.load_pie().tasks):
         uid = spec_uid(t)
         if uid not in status:
             try:
@@ -328,6 +333,7 @@ def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *
     if fuzzed < len(rows):
         counts["not fuzzed: pool target reached"] = len(rows) - fuzzed
     counts["kept: df_score = 0"] = len(pool)
+    counts["slow programs the kept mutants come from"] = len({r["task"] for r in pool})
     return sorted(pool, key=lambda r: r["id"]), counts
 
 
