@@ -29,8 +29,8 @@
 # of the mutants is established by our fuzzer with our reviewed input specs (only PIE problems
 # whose spec is verified are mutated). The pool's mutants are LoCaL's own PIE mutants (mutants of
 # the 100 slow programs LoCaL is built on, "the same way mutated variants are generated in
-# LoCaL"), with the same ids and labels as in `02`. Computation: `lib/lcl/distinguish.py` (construction, Eq. 3
-# via `lcl.stats.distinguishability`, Table 4), scores `lib/lcl/scoring.py`, labels `lib/lcl/fuzz/`.
+# LoCaL"), with the same ids and labels as in `02`. Computation: `lib/lcl/distinguish.py`
+# (construction, Eq. 3 via `lcl.stats.distinguishability`, Table 4), scores `lib/lcl/scoring.py`, labels `lib/lcl/fuzz/`.
 
 # %% tags=["parameters"]
 profile = "full"
@@ -55,8 +55,8 @@ tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 n, k = P.rq2_pairs, P.rq2_repetitions
 print(f"{k} repetitions of {n} equivalent + {n} non-equivalent pairs per dataset; mutant pool from "
       f"{P.rq2_pool_programs or 'all'} of LoCaL's {loaders.SELECT_K['PIE']} PIE slow programs (those with a verified "
-      f"spec), their LoCaL mutants ({P.mutants_per_program or 'all'} each), fuzzed until {distinguish.POOL_FACTOR * n} have df_score = 0; fuzzing N = "
-      f"{P.fuzz_inputs_program}, R = {P.fuzz_runs}")
+      f"spec), their LoCaL mutants ({P.mutants_per_program or 'all'} each), fuzzed until "
+      f"{distinguish.POOL_FACTOR * n} have df_score = 0; fuzzing N = {P.fuzz_inputs_program}, R = {P.fuzz_runs}")
 
 # %% [markdown]
 # ## The df_score = 0 mutant pool (Algorithm 1 on mutants of PIE slow programs)

@@ -23,7 +23,7 @@ class Profile:
     mutants_per_program: int | None = 15  # per program task (sampled with a recorded seed)
     rq1_pairs: int | None = None  # PIE equivalent pairs for RQ1 (None = all 1000)
     rq2_pairs: int = 100  # equivalent / non-equivalent pairs per RQ2 dataset (paper: 100)
-    rq2_pool_programs: int | None = None  # LoCaL's PIE slow programs mutated for the RQ2 pool (None = all with a verified spec)
+    rq2_pool_programs: int | None = None  # of LoCaL's PIE slow programs, how many the RQ2 pool mutates (None = all)
     rq3_balanced: int = 427  # mutants and optimised variants each in LoCaL_balanced (paper: 427)
     eval_pairs_cap: int | None = None  # pairs scored per evaluation dataset in RQ3/RQ4 (None = all)
     rq5_base_pairs: int = 2500  # model-written training candidates labelled for CodeScore_base (paper: 2500)
