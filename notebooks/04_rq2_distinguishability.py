@@ -179,16 +179,12 @@ lines += [
 ]
 if surf is not None and pool and surf["NEQ repl"] > float(surf["NEQ repl (paper)"]) + 0.05:
     eq_refs = {row["reference"] for rep in reps for row in rep.eq}
-
-    def lines_of(code: str) -> int:  # non-blank: PIE's copy adds a blank line after every line
-        return sum(1 for line in code.splitlines() if line.strip())
-
     lines.append(
         f"- Mutants look more alike than in the paper (SurfaceSim {surf['NEQ repl']:.2f} vs "
         f"{surf['NEQ repl (paper)']}): the pool holds LoCaL's own mutants of the {loaders.SELECT_K['PIE']} longest PIE "
         f"slow programs ({len({r['task'] for r in pool})} programs, mean "
-        f"{np.mean([lines_of(r['reference']) for r in pool]):.0f} non-blank lines, against "
-        f"{np.mean([lines_of(c) for c in eq_refs]):.0f} for the slow programs of the equivalent pairs), and one "
+        f"{distinguish.mean_lines(r['reference'] for r in pool):.0f} non-blank lines, against "
+        f"{distinguish.mean_lines(eq_refs):.0f} for the slow programs of the equivalent pairs), and one "
         "MutPy operator changes a small share of a long program. The paper does not say which slow "
         "implementations it mutated.")
 low = [scoring.paper_name(m) for m, e, pe in zip(cem.metric, cem["EQ"], cem["EQ (paper)"]) if e < 0.5 * pe]

@@ -294,3 +294,8 @@ def test_pool_status_reads_the_store_and_fuzzes_nothing(monkeypatch: pytest.Monk
     assert main(["variants", "pool", "--profile", "full", "--status"]) == 0
     out = capsys.readouterr().out
     assert "still to fuzz" in out and "2 mutants with df_score = 0 found so far" in out and "resume with" in out
+
+
+def test_mean_lines_counts_non_blank_lines() -> None:
+    assert D.mean_lines(["a = 1\n\nb = 2\n\n", "x\n"]) == 1.5  # PIE's doubled newlines do not count
+    assert D.mean_lines([]) != D.mean_lines([])  # NaN for no code

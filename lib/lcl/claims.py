@@ -25,6 +25,9 @@ def paper_value(claim_id: str) -> float:
 COLUMNS = ["claim_id", "section", "quantity", "paper_value", "reproduced_value", "ci_low", "ci_high", "tolerance",
            "within_tolerance", "conclusion_holds", "reason"]
 
+_MINILM = "CodeBERTScore on a MiniLM substitute encoder (no CodeBERT offline)"
+_POOL = "PIE mutants: LoCaL's own mutants of the 100 longest slow programs, df_score = 0 by our fuzzer and specs"
+
 #: why a reproduced value may deviate, by claim-id prefix (most specific prefix wins)
 REASONS = {
     "T1.HumanEval.tests": "we count assert statements in check(); the paper quotes the HumanEval paper's 7.7",
@@ -37,19 +40,18 @@ REASONS = {
     "T3": "CodeBERTScore on a MiniLM substitute encoder, CodeScore a retrained CodeScore-style substitute; "
           "CrystalBLEU's ignore set from the scored corpus",
     "T3.CodeBLEU": "same package and weights; PIE pairs sampled by the profile",
-    "T3.CodeBERTScore": "CodeBERTScore on a MiniLM substitute encoder (no CodeBERT offline)",
+    "T3.CodeBERTScore": _MINILM,
     "T3.CodeScore": "retrained CodeScore-style substitute (frozen MiniLM + head), not the CodeScore checkpoint",
     "T3.CrystalBLEU": "our CrystalBLEU's ignore set (k = 50 most frequent n-grams) comes from the scored PIE pairs",
-    "T4": "PIE mutants: LoCaL's own mutants of the 100 longest slow programs, df_score = 0 by our fuzzer and specs",
-    "T4.CrystalBLEU": "ignore set from the union of scored RQ2 pairs; PIE mutants: LoCaL's own mutants of the 100 "
-                      "longest slow programs, df_score = 0 by our fuzzer and specs",
-    "T4.CodeBERTScore": "CodeBERTScore on a MiniLM substitute encoder (no CodeBERT offline)",
+    "T4": _POOL,
+    "T4.CrystalBLEU": "ignore set from the union of scored RQ2 pairs; " + _POOL,
+    "T4.CodeBERTScore": _MINILM,
     "T4.CodeScore": "retrained CodeScore-style substitute (HumanEval function-level candidates); PIE pairs are "
                     "whole stdin programs, so its absolute scores are low",
-    "RQ2": "PIE mutants: LoCaL's own mutants of the 100 longest slow programs, df_score = 0 by our fuzzer and specs",
+    "RQ2": _POOL,
     "RQ2.surf.neq_repl": "the pool holds LoCaL's own mutants of the 100 longest PIE slow programs: one MutPy "
                          "operator changes a small share of a long program",
-    "RQ2.drop.CodeBERTScore": "CodeBERTScore on a MiniLM substitute encoder (no CodeBERT offline)",
+    "RQ2.drop.CodeBERTScore": _MINILM,
     "RQ2.drop.CodeScore": "retrained CodeScore-style substitute: its d is a ratio of two small means",
     "RQ3": "thresholds fitted on our LoCaL (rewriter variants, capped mutants) and on CEM scores from two substitutes",
     "T5": "LoCaL is ours (offline rewriter, not GPT-4; labels from our specs); CodeBERTScore and CodeScore are "

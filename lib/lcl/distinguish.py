@@ -25,7 +25,7 @@ from __future__ import annotations
 import random
 import sys
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -163,6 +163,13 @@ def union(reps: Sequence[Repetition]) -> list[dict[str, Any]]:
         for row in rep.eq + rep.neq_orig + rep.neq_repl:
             seen.setdefault(row["id"], row)
     return [seen[k] for k in sorted(seen)]
+
+
+def mean_lines(codes: Iterable[str]) -> float:
+    """Mean number of non-blank lines (PIE's copy adds a blank line after every line, and the pool's
+    references are ``ast.unparse`` output, so blank lines would not compare)."""
+    counts = [sum(1 for line in code.splitlines() if line.strip()) for code in codes]
+    return sum(counts) / len(counts) if counts else float("nan")
 
 
 # ----------------------------------------------------------------------------- mutant pool
