@@ -7,8 +7,9 @@ the task's input spec (Algorithm 1). Then SurfaceSim (Eq. 1, paper mode) is atta
 
 Every candidate that does not make it into the benchmark is counted with its reason:
 generation drops (duplicates, not compiling: :class:`lcl.variants.MutationStats`), pairs that
-cannot be fuzzed, pairs whose every run timed out (df_score = -1, excluded as in the paper),
-and optimised variants that are not equivalent (df_score < 1: discarded, as the issue asks).
+cannot be fuzzed, pairs whose every run timed out (df_score = -1, excluded as in the paper).
+Every labelled candidate is kept in the pairs file (``LoCaL-all``); the curation rule of
+:mod:`lcl.curation` marks the LoCaL pairs (``in_local``) and counts the others in the ledger.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from typing import Any
 
-from . import cache, loaders, profiles
+from . import cache, curation, loaders, profiles
 from .profiles import Profile
 from .records import Task
 
@@ -36,6 +37,7 @@ SCHEMA = {
     "df_score": "Algorithm 1; mean over kept runs (PUBLISHED: the authors' published score)",
     "surface_sim": "Eq. 1, paper mode (ours, for every kind)",
     "generator": "mutpy | rewriter | pie_fast | human (CLONE) | published",
+    "in_local": "MUT / OPT: the pair passes the curation rule (lcl.curation): in LoCaL, not only in LoCaL-all",
     # -- MUT / OPT / CLONE (our labels) --
     "run_scores": "per-run scores (None = excluded run)",
     "counts": "matches, mismatches, timeouts, crashes, invalid, skipped over kept runs",
@@ -79,7 +81,7 @@ PARQUET_TYPES = {
         "spec", "entry_point", "operator", "cluster", "family", "domain", "observe", "published_kind",
         "published_id", *(f"{side}_{x}" for side in ("reference", "variant")
                           for x in ("package", "module", "function", "licence", "registry")))},
-    "df_score": "float64", "surface_sim": "float64", "surface_sim_published": "float64",
+    "df_score": "float64", "surface_sim": "float64", "in_local": "bool", "surface_sim_published": "float64",
     "lineno": "int64", "cross_package": "bool",
     "run_scores": "list<float64>", "seeds": "list<int64>", "strategies": "list<string>", "rewrites": "list<string>",
     "counts": "struct<" + ", ".join(f"{c}: int64" for c in _COUNTS) + ">",
@@ -276,7 +278,8 @@ def recheck(rows: list[dict[str, Any]], profile: Profile, seed: int, k: int, job
 
 
 def assemble(rows: list[dict[str, Any]], results: list[dict[str, Any]], ledger: Ledger) -> list[dict[str, Any]]:
-    """Attach labels and SurfaceSim; apply the exclusions; every exclusion is counted."""
+    """Attach labels and SurfaceSim; apply the exclusions (no label); mark the LoCaL pairs
+    (:func:`lcl.curation.curate`). Every exclusion and every pair left out of LoCaL is counted."""
     from .inputs.store import spec_for
     from .similarity import surface_sim
 
@@ -292,9 +295,6 @@ def assemble(rows: list[dict[str, Any]], results: list[dict[str, Any]], ledger: 
         if df < 0:
             ledger.drop(kind, "every run timed out (df_score = -1)")
             continue
-        if kind == "OPT" and df < 1.0:
-            ledger.drop(kind, "not equivalent (df_score < 1): discarded")
-            continue
         spec = spec_for(row["task"])
         out.append({
             **{k: v for k, v in row.items() if k not in ("entry", "stdin")},
@@ -304,7 +304,7 @@ def assemble(rows: list[dict[str, Any]], results: list[dict[str, Any]], ledger: 
             "spec": "verified" if spec.verified else spec.origin,
             "surface_sim": surface_sim(row["reference"], row["variant"], mode="paper"),
         })
-    return out
+    return curation.curate(out, ledger)
 
 
 #: the issue's DFS target for the offline rewriter's variants (item 2): mean SurfaceSim at most
@@ -384,8 +384,9 @@ def local_path(profile: str) -> Any:
     return paths.processed() / f"local_pairs_{profile}.jsonl"
 
 
-def load_local(profile: str) -> list[dict[str, Any]]:
-    """The LoCaL pairs built by notebook 02 for ``profile`` (clear error when not built yet)."""
+def load_local(profile: str, subset: str = "local") -> list[dict[str, Any]]:
+    """The pairs built by notebook 02 for ``profile`` (clear error when not built yet):
+    ``subset`` 'local' the curated LoCaL, 'all' every labelled candidate (LoCaL-all)."""
     from .errors import UserError
     from .io import read_jsonl
 
@@ -393,7 +394,10 @@ def load_local(profile: str) -> list[dict[str, Any]]:
     if not path.exists():
         raise UserError(f"{path} does not exist yet: build it with 'make all PROFILE={profile}' "
                         f"(notebook 02_variants writes it)")
-    return read_jsonl(path)
+    try:
+        return curation.select(read_jsonl(path), subset)
+    except ValueError as e:
+        raise UserError(f"{path}: {e}") from None
 
 
 # ============================================================================ published pairs
@@ -704,3 +708,21 @@ def register(sub: Any) -> None:
     profiles.add_cli_options(c)
     c.set_defaults(func=_cmd_clones)
     p.set_defaults(func=lambda _args: p.print_help() or 2)
+
+
+# ============================================================================ optimised sources
+#: where an optimised (DFS) variant comes from; the rewriter stops once SurfaceSim <= 0.65 (the
+#: paper's fitted x_lo), so its variants are built to land in DFS and are shown apart
+OPT_SOURCES = ("rewriter (surface only)", "rewriter (algorithmic strategies)", "PIE fast programs",
+               "human-written clones")
+
+
+def opt_source(pair: dict[str, Any]) -> str | None:
+    """The :data:`OPT_SOURCES` entry of an optimised variant or clone pair (``None`` otherwise)."""
+    if pair.get("variant_type") == "CLONE":
+        return OPT_SOURCES[3]
+    if pair.get("variant_type") != "OPT":
+        return None
+    if pair.get("generator") == "pie_fast":
+        return OPT_SOURCES[2]
+    return OPT_SOURCES[1] if pair.get("strategies") else OPT_SOURCES[0]
