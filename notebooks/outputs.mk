@@ -19,7 +19,8 @@ NB_02_variants_OUT := tables/table2_variants.csv tables/table2_variants.md table
                       tables/opt_by_generator.csv tables/opt_by_generator.md \
                       figures/variants_scatter.png figures/variants_scatter.pdf \
                       tables/clone_clusters.csv tables/clone_clusters.md figures/clone_scatter.png figures/clone_scatter.pdf \
-                      tables/published_table2.csv tables/published_table2.md tables/dataset_ledger.csv tables/dataset_ledger.md
+                      tables/published_table2.csv tables/published_table2.md tables/dataset_ledger.csv tables/dataset_ledger.md \
+                      tables/curation_evidence.csv tables/curation_evidence.md tables/table2_sensitivity.csv tables/table2_sensitivity.md
 
 # 08_claims reads every other notebook's tables
 NB_08_claims_IN  := data/reference/paper_claims.csv $(filter-out build/notebooks/$(PROFILE)/08_claims.ipynb,$(EXEC_NB))
@@ -33,6 +34,7 @@ LOCAL_PAIRS := build/notebooks/$(PROFILE)/02_variants.ipynb
 
 NB_03_rq1_correlation_IN  := $(BASE_MODEL)
 NB_03_rq1_correlation_OUT := tables/table3_correlation.csv tables/table3_correlation.md \
+                             tables/table3_crystalbleu_sensitivity.csv tables/table3_crystalbleu_sensitivity.md \
                              figures/rq1_scatter.png figures/rq1_scatter.pdf
 
 NB_04_rq2_distinguishability_IN  := $(BASE_MODEL) $(wildcard data/constraints/PIE/*.json)
@@ -43,6 +45,8 @@ NB_04_rq2_distinguishability_OUT := tables/table4_distinguishability.csv tables/
 NB_05_rq3_regions_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)
 NB_05_rq3_regions_OUT := tables/rq3_thresholds.csv tables/rq3_thresholds.md tables/rq3_coverage.csv tables/rq3_coverage.md \
                          tables/rq3_hit_rates.csv tables/rq3_hit_rates.md \
+                         tables/rq3_sensitivity.csv tables/rq3_sensitivity.md \
+                         tables/rq3_hit_rates_by_source.csv tables/rq3_hit_rates_by_source.md \
                          figures/figure5_regions.png figures/figure5_regions.pdf \
                          figures/figure1_examples.png figures/figure1_examples.pdf
 
@@ -50,6 +54,8 @@ NB_06_rq4_effectiveness_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)
 NB_06_rq4_effectiveness_OUT := tables/table5_mae.csv tables/table5_mae.md tables/rq4_author_scores.csv tables/rq4_author_scores.md \
                                tables/rq4_increase.csv tables/rq4_increase.md tables/rq4_worst_cases.csv tables/rq4_worst_cases.md \
                                tables/rq4_mae_by_benchmark.csv tables/rq4_mae_by_benchmark.md \
+                               tables/table5_sensitivity.csv tables/table5_sensitivity.md \
+                               tables/rq4_opt_by_source.csv tables/rq4_opt_by_source.md \
                                figures/rq4_mae.png figures/rq4_mae.pdf
 
 NB_07_rq5_training_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)

@@ -53,7 +53,7 @@ def test_crystalbleu_tokens_and_ignore_set() -> None:
 
 
 def test_crystalbleu_identical_and_degenerate() -> None:
-    m = CrystalBLEU(ignore={})  # nothing ignored: plain BLEU-4, identical = 1
+    m = CrystalBLEU(mode="corpus", ignore={})  # nothing ignored: plain BLEU-4, identical = 1
     assert m.score([PY], [PY], cache=False)[0] == pytest.approx(1.0)
     paper = CrystalBLEU(mode="paper")
     assert paper.score([PY + JAVA_LIKE_PY], [PY + JAVA_LIKE_PY], cache=False)[0] == pytest.approx(1.0)
@@ -62,7 +62,7 @@ def test_crystalbleu_identical_and_degenerate() -> None:
     assert paper.score([PY], [PY], cache=False)[0] == 0.0
     assert m.score([JAVA], [JAVA], "java", cache=False)[0] == pytest.approx(1.0)
     with pytest.warns(MetricWarning):
-        v = CrystalBLEU().score([PY, PY], ["", "def f(:"], cache=False)
+        v = CrystalBLEU(mode="corpus").score([PY, PY], ["", "def f(:"], cache=False)
     assert v[0] == 0.0 and 0.0 <= v[1] <= 1.0
 
 
@@ -70,8 +70,21 @@ def test_crystalbleu_corpus_ignore_set_changes_scores() -> None:
     refs, cands = [PY, JAVA.replace("int", "long")], [PY_MUT, "x = 1"]
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        corpus = CrystalBLEU().score(refs, cands, cache=False)
-        plain = CrystalBLEU(ignore={}).score(refs, cands, cache=False)
+        corpus = CrystalBLEU(mode="corpus").score(refs, cands, cache=False)
+        plain = CrystalBLEU(mode="corpus", ignore={}).score(refs, cands, cache=False)
     assert corpus[0] < plain[0]
     # paper mode: each pair's own top-50 n-grams are ignored; mutants of short code collapse to 0
     assert CrystalBLEU(mode="paper").score([PY], [PY_MUT], cache=False)[0] <= plain[0]
+
+
+def test_crystalbleu_defaults_to_the_authors_per_pair_mode() -> None:
+    from lcl import metrics
+
+    assert CrystalBLEU().mode == "paper" and CrystalBLEU().label == "CrystalBLEU"
+    assert metrics.get_metric("crystalbleu").mode == "paper"
+    corpus = metrics.get_metric("crystalbleu_corpus")
+    assert corpus.mode == "corpus" and corpus.label == metrics.label("crystalbleu_corpus") == "CrystalBLEU[corpus]"
+    # a short identical pair: the per-pair ignore set removes every n-gram (0), the corpus one does not
+    assert CrystalBLEU().score([PY], [PY], cache=False)[0] == 0.0
+    with pytest.raises(ValueError, match="mode='corpus'"):
+        CrystalBLEU(ignore={})

@@ -32,6 +32,7 @@ def test_registry_names() -> None:
         "surface_sim_tree",
         "codebleu",
         "crystalbleu",
+        "crystalbleu_corpus",
         "codebertscore",
         "codescore_style",
     }

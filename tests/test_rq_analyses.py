@@ -132,7 +132,9 @@ def test_pairs_frame_accepts_pairs_and_dataset_rows():
 def test_paper_names_of_substitutes():
     assert scoring.paper_name("CodeBERTScore[MiniLM]") == "CodeBERTScore"
     assert scoring.paper_name("CodeScore-style (retrained)") == "CodeScore"
-    assert scoring.paper_name("CrystalBLEU[paper]") == "CrystalBLEU"
+    assert scoring.paper_name("CrystalBLEU[corpus]") == "CrystalBLEU"
+    assert scoring.sensitivity_columns(pd.DataFrame(columns=["CrystalBLEU", "CrystalBLEU[corpus]"])) == [
+        "CrystalBLEU[corpus]"]
 
 
 def test_claims_read_the_rq_tables(tmp_path):

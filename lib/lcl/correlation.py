@@ -28,12 +28,12 @@ COLUMNS = ["Metric", "n", "rho", "p-value", "CI low", "CI high", "Shapiro p (Sur
            "zeros"]
 
 
-def table3(scored: pd.DataFrame, *, n_boot: int, seed: int) -> pd.DataFrame:
-    """Table 3: per CEM, n, Spearman rho with SurfaceSim, its p-value and bootstrap 95% CI,
-    and the Shapiro-Wilk p-values of both variables."""
+def table3(scored: pd.DataFrame, *, n_boot: int, seed: int, columns: list[str] | None = None) -> pd.DataFrame:
+    """Table 3: per CEM (or per column of ``columns``), n, Spearman rho with SurfaceSim, its
+    p-value and bootstrap 95% CI, and the Shapiro-Wilk p-values of both variables."""
     x = scored[scoring.label(scoring.SURFACE)].to_numpy(float)
     rows = []
-    for col in scoring.cem_columns(scored):
+    for col in scoring.cem_columns(scored) if columns is None else columns:
         y = scored[col].to_numpy(float)
         ok = np.isfinite(x) & np.isfinite(y)
         if ok.sum() < 3:  # too few pairs (e.g. PIE not available): reported as not computed

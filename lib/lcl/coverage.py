@@ -115,3 +115,30 @@ def figure1_examples(local: pd.DataFrame, max_lines: int = 14) -> dict[str, Any]
     m = mut.sort_values([X, "id"], ascending=[False, True]).iloc[0].to_dict() if len(mut) else None
     o = opt.sort_values([X, "id"]).iloc[0].to_dict() if len(opt) else None
     return {"reference": (m or o)["reference"], "mutant": m, "optimised": o, "shared_reference": False}
+
+
+def hit_rates_by_source(frame: pd.DataFrame, th: regions.Thresholds | None) -> pd.DataFrame:
+    """Share of the optimised (DFS) pairs inside DFS per ``opt_source`` (rewriter surface-only,
+    rewriter with algorithmic strategies, PIE fast programs, human-written clones). The rewriter
+    stops at SurfaceSim <= 0.65, the paper's fitted x_lo, so its hit rate is partly by design."""
+    rows = []
+    for source, g in frame.dropna(subset=["opt_source"]).groupby("opt_source", sort=True):
+        inside = None
+        if th is not None:
+            inside = int(np.sum(regions.assign(g[X].to_numpy(float), g[Y].to_numpy(float), th) == "DFS"))
+        rows.append({"Source": source, "n": len(g), "mean SurfaceSim": round(float(g[X].mean()), 3),
+                     "inside DFS": inside, "%": round(100 * inside / len(g), 2) if inside is not None else None})
+    return pd.DataFrame(rows, columns=["Source", "n", "mean SurfaceSim", "inside DFS", "%"])
+
+
+def headline(name: str, th: regions.Thresholds | None, cov: pd.DataFrame, hits: pd.DataFrame) -> dict[str, Any]:
+    """One row of RQ3's headline numbers (thresholds, LoCaL_balanced's corner shares, hit
+    rates) for the sensitivity table that compares LoCaL with LoCaL-all."""
+    c = cov.set_index("Dataset")
+    h = hits.set_index("Variants")
+    row: dict[str, Any] = {"Set": name, **{k: getattr(th, k) if th else None for k in ("x_lo", "x_hi", "y_lo", "y_hi")}}
+    for col in ("SFD %", "DFS %"):
+        row[f"LoCaL_balanced {col}"] = c.loc["LoCaL_balanced", col] if "LoCaL_balanced" in c.index else None
+    row["MUT in SFD %"] = h.loc["MUT", "%"] if "MUT" in h.index else None
+    row["OPT in DFS %"] = h.loc["OPT", "%"] if "OPT" in h.index else None
+    return row

@@ -28,6 +28,38 @@ def labelled(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame.df_score.notna() & (frame.df_score >= 0)].reset_index(drop=True)
 
 
+def with_sources(frame: pd.DataFrame, rows: list[dict]) -> pd.DataFrame:  # type: ignore[type-arg]
+    """``frame`` (built from ``rows`` by :func:`lcl.scoring.pairs_frame`, same order) with the
+    columns ``in_local`` (the curation flag; clones count as in LoCaL's DFS side) and
+    ``opt_source`` (:func:`lcl.dataset.opt_source`: where an optimised variant comes from)."""
+    from .dataset import opt_source
+
+    if len(frame) != len(rows):
+        raise ValueError(f"{len(frame)} frame rows for {len(rows)} pairs: build the frame from the same rows")
+    return frame.assign(in_local=[bool(r.get("in_local", True)) for r in rows],
+                        opt_source=[opt_source(r) for r in rows])
+
+
+def in_local(frame: pd.DataFrame) -> pd.DataFrame:
+    """The curated LoCaL rows of a LoCaL-all frame (see :func:`with_sources`)."""
+    return frame[frame["in_local"].astype(bool)].reset_index(drop=True)
+
+
+def opt_by_source(frames: dict[str, pd.DataFrame], metric_columns: list[str]) -> pd.DataFrame:
+    """MAE per CEM of optimised (DFS) pairs per set and ``opt_source``, with the mean SurfaceSim
+    and df_score of each group (the rewriter's variants are built to reach SurfaceSim <= 0.65)."""
+    rows = []
+    for name, f in frames.items():
+        for source, g in f.groupby("opt_source", sort=True):
+            row: dict[str, object] = {"Set": name, "Source": source, "n": len(g),
+                                      "mean SurfaceSim": round(float(g[SURFACE].mean()), 3) if SURFACE in g else np.nan,
+                                      "mean df_score": round(float(g.df_score.mean()), 3)}
+            row.update({c: round(stats.mae(g[c], g.df_score), 3) if g[c].notna().all() else np.nan
+                        for c in metric_columns if c in g})
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
 def table5(scored: dict[str, pd.DataFrame], metric_columns: list[str]) -> pd.DataFrame:
     """MAE per dataset (rows) and CEM (columns); NaN where a CEM cannot score the language."""
     rows = []

@@ -6,8 +6,10 @@ names are the metrics' honest labels (``CodeBERTScore[MiniLM]``, ``CodeScore-sty
 maps a label back to the paper's column for comparisons. Scores are cached on disk by metric,
 version, settings and pair (:mod:`lcl.metrics.cache`), so a rerun is nearly free.
 
-CrystalBLEU's ignore set (the k = 50 most frequent n-grams) is computed on the corpus being
-scored (every reference and candidate of the table), as CrystalBLEU's authors do per dataset.
+CrystalBLEU is computed as the paper's authors ran it: the ignore set (the k = 50 most
+frequent n-grams) comes from each pair alone, which is why it is so often 0. The corpus ignore
+set (every reference and candidate of the table) is the sensitivity column
+``CrystalBLEU[corpus]`` (:data:`SENSITIVITY`), never one of the four CEMs.
 """
 
 from __future__ import annotations
@@ -24,6 +26,8 @@ from . import metrics
 #: the four reference-based CEMs of the paper, as registry names
 CEMS: tuple[str, ...] = ("codebleu", "crystalbleu", "codebertscore", "codescore_style")
 SURFACE = "surface_sim"
+#: metric variants reported only as sensitivity columns next to the CEMs (never a CEM column)
+SENSITIVITY: tuple[str, ...] = ("crystalbleu_corpus",)
 #: languages each metric can score (CodeScore is Python-only, as in the paper)
 PYTHON_ONLY = {"codescore_style"}
 
@@ -47,6 +51,11 @@ def cem_columns(frame: pd.DataFrame) -> list[str]:
     """The CEM score columns present in a scored table, in the paper's order."""
     want = [label(n) for n in CEMS]
     return [c for c in want if c in frame.columns]
+
+
+def sensitivity_columns(frame: pd.DataFrame) -> list[str]:
+    """The sensitivity score columns (:data:`SENSITIVITY`) present in a scored table."""
+    return [c for c in (label(n) for n in SENSITIVITY) if c in frame.columns]
 
 
 def score_frame(

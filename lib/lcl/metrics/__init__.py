@@ -12,7 +12,8 @@ name                          label (tables, figures, files)   what
 ``surface_sim``               SurfaceSim                       Eq. 1, ``paper`` mode
 ``surface_sim_tree``          SurfaceSim[tree]                 Eq. 1, ``tree`` mode (APTED)
 ``codebleu``                  CodeBLEU                         codebleu==0.7.0, default weights
-``crystalbleu``               CrystalBLEU                      crystalbleu==0.2, k=50, corpus
+``crystalbleu``               CrystalBLEU                      crystalbleu==0.2, k=50, per pair
+``crystalbleu_corpus``        CrystalBLEU[corpus]              the same, corpus ignore set
 ``codebertscore``             CodeBERTScore[MiniLM]            code-bert-score, substitute enc.
 ``codescore_style``           CodeScore-style (retrained)      our learned metric
 ``external:PATH``             external:<file name>             JSONL of {id, score}
@@ -100,6 +101,13 @@ def _crystalbleu(**options: Any) -> Metric:
     return CrystalBLEU(**opts)
 
 
+@register("crystalbleu_corpus")
+def _crystalbleu_corpus(**options: Any) -> Metric:
+    from .crystalbleu_metric import CrystalBLEU
+
+    return CrystalBLEU(mode="corpus", **_pick(options, "k", "ignore"))
+
+
 @register("codebertscore")
 def _codebertscore(**options: Any) -> Metric:
     from .codebertscore_metric import CodeBERTScore
@@ -151,12 +159,13 @@ def label(name: str, **options: Any) -> str:
         "surface_sim_tree": "SurfaceSim[tree]",
         "codebleu": "CodeBLEU",
         "crystalbleu": "CrystalBLEU",
+        "crystalbleu_corpus": "CrystalBLEU[corpus]",
         "codescore_style": "CodeScore-style (retrained)",
     }
     if name == "codebertscore" and not options.get("encoder"):
         return "CodeBERTScore[MiniLM]"
-    if name == "crystalbleu" and options.get("crystalbleu_mode") == "paper":
-        return "CrystalBLEU[paper]"
+    if name == "crystalbleu" and options.get("crystalbleu_mode") == "corpus":
+        return "CrystalBLEU[corpus]"
     if name in static:
         return static[name]
     if name.startswith("external:"):

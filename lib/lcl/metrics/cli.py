@@ -40,7 +40,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--encoder", default=None, help="codebertscore: local encoder dir (default: shipped MiniLM, a substitute)")
     p.add_argument("--num-layers", type=int, default=None, help="codebertscore: encoder layer to use")
     p.add_argument("--component", default=None, choices=["P", "R", "F1", "F3"], help="codebertscore component (default F1)")
-    p.add_argument("--crystalbleu-mode", default=None, choices=["corpus", "paper"], help="crystalbleu ignore set (default corpus)")
+    p.add_argument("--crystalbleu-mode", default=None, choices=["corpus", "paper"], help="crystalbleu ignore set: paper (default: per pair, as the authors ran it) or corpus (sensitivity)")
     p.add_argument("--codescore-model", default=None, help="codescore_style: trained model dir")
     p.add_argument("--workers", type=int, default=None, help="worker processes for codebleu / surface_sim_tree")
     p.set_defaults(func=run_score)

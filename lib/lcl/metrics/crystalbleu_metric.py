@@ -8,15 +8,16 @@ smoothing, so a pair without a surviving 4-gram match scores 0).
 
 Modes:
 
-``corpus`` (default)
-    the ignore set comes from all references and candidates being scored together (for
-    ``lcl score``: the whole input file, per language). Cache keys include its digest.
-``paper``
+``paper`` (default: the reproduction)
     the authors' wrapper: the ignore set is recomputed from the batch passed in, and they
     passed one pair at a time, so it comes from that pair's reference and candidate. With
     k = 50 this removes most of what two short programs share; it is why the paper's
     CrystalBLEU is so often 0. Reproduces ``author_scores.crystalbleu`` (rounded to 2
-    decimals there) within 0.01 for 99.3% of the published pairs.
+    decimals there) within 0.01 for 99.3% of the published pairs. Label ``CrystalBLEU``.
+``corpus`` (sensitivity)
+    the ignore set comes from all references and candidates being scored together (for
+    ``lcl score``: the whole input file, per language), as CrystalBLEU's own authors
+    intended it. Cache keys include its digest. Label ``CrystalBLEU[corpus]``.
 """
 
 from __future__ import annotations
@@ -87,11 +88,14 @@ class CrystalBLEU(Metric):
     version = VERSION
     chunk_size = 1024
 
-    def __init__(self, mode: str = "corpus", k: int = K, ignore: dict | None = None):
+    def __init__(self, mode: str = "paper", k: int = K, ignore: dict | None = None):
         if mode not in ("corpus", "paper"):
             raise ValueError("CrystalBLEU mode must be 'corpus' or 'paper'")
+        if mode == "paper" and ignore is not None:
+            # a fixed ignore set replaces the corpus one; paper mode derives its own per pair
+            raise ValueError("a fixed CrystalBLEU ignore set needs mode='corpus'")
         self.mode, self.k, self.fixed_ignore = mode, k, ignore
-        self.label = "CrystalBLEU" if mode == "corpus" else "CrystalBLEU[paper]"
+        self.label = "CrystalBLEU" if mode == "paper" else "CrystalBLEU[corpus]"
 
     def prepare(self, references: Sequence[str], candidates: Sequence[str], lang: str) -> Any:
         if self.mode == "paper":
