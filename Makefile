@@ -45,7 +45,7 @@ RAW_OK  := data/raw/.verified
 .DEFAULT_GOAL := help
 
 help: ## list targets
-	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
+	@grep -h -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
 
 # ---------------------------------------------------------------- environment
 venv: $(STAMP) ## create/refresh .venv from the lock file

@@ -177,8 +177,6 @@ def test_published_ids_resolve_to_spec_generators(project_data):
 def test_et_seeds_false_keeps_only_the_benchmarks_own_seed_inputs(project_data):
     from lcl.inputs import dumps
     from lcl.inputs.generate import task_seeds
-    from lcl.inputs.resolve import resolve_published
-    from lcl.inputs.store import spec_for, tasks_for
     from lcl.records import Task
 
     base = {"task": "MBPP/1", "level": "function", "args": [{"type": "int", "min": 0, "max": 9}]}
@@ -190,7 +188,16 @@ def test_et_seeds_false_keeps_only_the_benchmarks_own_seed_inputs(project_data):
     t = Task("MBPP", "1", "function", "def f(x):\n    return x\n", "f", seed_inputs=([1], [2], [7], [8]),
              extra={"n_own_seeds": 2})
     assert task_seeds(t, on) == [[1], [2], [7], [8]] and task_seeds(t, off) == [[1], [2]]
-    # MBPP/123 (reviewed et_seeds: false): its three asserts open every run, none of the 53 ET inputs
+
+
+@pytest.mark.mirror
+def test_reviewed_et_seeds_false_spec_opens_runs_with_the_tasks_own_asserts(project_data):
+    """MBPP/123 (reviewed et_seeds: false): its three asserts open every run, none of the 53 ET
+    inputs. MBPP's full task list comes from the data mirror."""
+    from lcl.inputs.generate import task_seeds
+    from lcl.inputs.resolve import resolve_published
+    from lcl.inputs.store import spec_for, tasks_for
+
     task, spec = tasks_for("MBPP/123")[0], spec_for("MBPP/123")
     if task.extra.get("n_et_tests"):
         assert spec.et_seeds is False and task.extra["n_own_seeds"] == 3 and len(task.seed_inputs) > 50

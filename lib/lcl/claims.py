@@ -36,15 +36,16 @@ REASONS = {
     "T1.PIE.tests": "PIE's own tests live in CodeNet, not in the PIE release",
     "T1.PIE.orig": "",
     "T2": "optimised variants from our offline rewriter (no model reachable) and PIE's fast programs, mutants "
-          "capped per task; labels from our engine and reviewed input specs",
-    "T3": "CodeBERTScore on a MiniLM substitute encoder, CodeScore a retrained CodeScore-style substitute; "
-          "CrystalBLEU's ignore set from the scored corpus",
+          "capped per task; labels from our engine and reviewed input specs; curated as the release shows "
+          "(lcl.curation; LoCaL-all in table2_sensitivity)",
+    "T3": "CodeBERTScore on a MiniLM substitute encoder, CodeScore a retrained CodeScore-style substitute",
     "T3.CodeBLEU": "same package and weights; PIE pairs sampled by the profile",
     "T3.CodeBERTScore": _MINILM,
     "T3.CodeScore": "retrained CodeScore-style substitute (frozen MiniLM + head), not the CodeScore checkpoint",
-    "T3.CrystalBLEU": "our CrystalBLEU's ignore set (k = 50 most frequent n-grams) comes from the scored PIE pairs",
+    "T3.CrystalBLEU": "same package, per-pair ignore set as the authors ran it; PIE pairs sampled by the profile "
+                      "(corpus ignore set: table3_crystalbleu_sensitivity)",
     "T4": _POOL,
-    "T4.CrystalBLEU": "ignore set from the union of scored RQ2 pairs; " + _POOL,
+    "T4.CrystalBLEU": "per-pair ignore set as the authors ran it; " + _POOL,
     "T4.CodeBERTScore": _MINILM,
     "T4.CodeScore": "retrained CodeScore-style substitute (HumanEval function-level candidates); PIE pairs are "
                     "whole stdin programs, so its absolute scores are low",
@@ -60,7 +61,8 @@ REASONS = {
                                    "distribution); our substitute never saw it",
     "T5.ShareCode_java": "same pairs and labels; CodeBERTScore on a MiniLM substitute encoder",
     "T5.ShareCode_java.CodeBLEU": "same pairs, labels and package (Java keywords and dataflow of codebleu 0.7.0)",
-    "T5.ShareCode_java.CrystalBLEU": "same pairs and labels; CrystalBLEU's ignore set from the scored corpus",
+    "T5.ShareCode_java.CrystalBLEU": "same pairs, labels and per-pair ignore set (corpus ignore set: "
+                                     "table5_sensitivity)",
     "RQ4": "LoCaL is ours; two substitute CEMs",
     "T6": "CodeScore-style substitute (frozen MiniLM + head) trained on codegen-2b HumanEval completions, not "
           "CodeScore's training set; our LoCaL labels",

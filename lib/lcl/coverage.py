@@ -128,7 +128,14 @@ def hit_rates_by_source(frame: pd.DataFrame, th: regions.Thresholds | None) -> p
             inside = int(np.sum(regions.assign(g[X].to_numpy(float), g[Y].to_numpy(float), th) == "DFS"))
         rows.append({"Source": source, "n": len(g), "mean SurfaceSim": round(float(g[X].mean()), 3),
                      "inside DFS": inside, "%": round(100 * inside / len(g), 2) if inside is not None else None})
-    return pd.DataFrame(rows, columns=["Source", "n", "mean SurfaceSim", "inside DFS", "%"])
+    out = pd.DataFrame(rows, columns=["Source", "n", "mean SurfaceSim", "inside DFS", "%"])
+    return out.sort_values("Source", key=_source_order, kind="stable").reset_index(drop=True)
+
+
+def _source_order(s: pd.Series) -> pd.Series:
+    from .dataset import OPT_SOURCES
+
+    return s.map({name: i for i, name in enumerate(OPT_SOURCES)}).fillna(len(OPT_SOURCES))
 
 
 def headline(name: str, th: regions.Thresholds | None, cov: pd.DataFrame, hits: pd.DataFrame) -> dict[str, Any]:

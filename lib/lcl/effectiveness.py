@@ -48,9 +48,14 @@ def in_local(frame: pd.DataFrame) -> pd.DataFrame:
 def opt_by_source(frames: dict[str, pd.DataFrame], metric_columns: list[str]) -> pd.DataFrame:
     """MAE per CEM of optimised (DFS) pairs per set and ``opt_source``, with the mean SurfaceSim
     and df_score of each group (the rewriter's variants are built to reach SurfaceSim <= 0.65)."""
+    from .dataset import OPT_SOURCES
+
     rows = []
     for name, f in frames.items():
-        for source, g in f.groupby("opt_source", sort=True):
+        for source in OPT_SOURCES:
+            g = f[f["opt_source"] == source]
+            if g.empty:
+                continue
             row: dict[str, object] = {"Set": name, "Source": source, "n": len(g),
                                       "mean SurfaceSim": round(float(g[SURFACE].mean()), 3) if SURFACE in g else np.nan,
                                       "mean df_score": round(float(g.df_score.mean()), 3)}
