@@ -74,11 +74,12 @@ HOSTILE = {
     "c_stack_overflow": ("import faulthandler\ndef f(x):\n    faulthandler._stack_overflow()\n", "C"),
     "segfault": ("import faulthandler\ndef f(x):\n    faulthandler._sigsegv()\n", "C"),
     "segfault_via_ctypes": ("import ctypes\ndef f(x):\n    return ctypes.string_at(0)\n", "XC"),
-    # numpy is preloaded by the fork-server (it imports ctypes); reaching ctypes through it is still denied
+    # numpy is preloaded by the fork-server (it imports ctypes): ctypes reached through it is
+    # ctypes (a crash with the kernel's confinement, refused where only the audit hook confines)
     "ctypes_via_preloaded_numpy": ("import numpy\ndef f(x):\n    ct = numpy.ctypeslib.ctypes\n"
-                                   "    return ct.string_at(0)\n", "X"),
+                                   "    return ct.string_at(0)\n", "XC"),
     "ctypes_via_preloaded_scipy": ("import scipy._lib._ccallback as cb\ndef f(x):\n    return cb.ctypes.string_at(0)\n",
-                                   "X"),
+                                   "XC"),
     "abort": ("import os\ndef f(x):\n    os.abort()\n", "C"),
     "memory_bomb": ("def f(x):\n    b = bytearray(10**11)\n    return x * 2\n", "X"),
     "memory_bomb_list": ("def f(x):\n    return len([0] * (10**10))\n", "X"),
@@ -137,7 +138,7 @@ def test_writes_outside_the_temp_dir_are_refused(sandbox_tmp: Path, outside: Pat
         f"__import__('os').rename({str(keep)!r}, 'stolen')",
         f"__import__('shutil').rmtree({str(outside)!r})",
         f"__import__('os').mkdir({str(target)!r})",
-        f"__import__('os').symlink({str(keep)!r}, 'link')",
+        f"__import__('os').symlink('keep.txt', {str(target)!r})",
         f"__import__('os').chmod({str(keep)!r}, 0)",
         f"__import__('os').truncate({str(keep)!r}, 0)",
         f"(__import__('os').chdir({str(outside)!r}), open('pwned', 'w'))",
@@ -211,7 +212,7 @@ def test_namespace_is_used_when_available() -> None:
     assert fs.netns is True
     # with only the namespace (no audit hook on sockets) a socket can be created but nothing is reachable
     code = ("import socket\ndef f(x):\n    s = socket.socket()\n    try:\n        s.connect(('127.0.0.1', 9))\n"
-            "    except OSError as e:\n        return type(e).__name__\n    return 'connected'\n")
+            "    except OSError as e:\n        return 'OSError'\n    return 'connected'\n")
     ref = "def f(x):\n    return 'OSError'\n"
     res = run(code, ref=ref, network="netns", inputs=[[1]])
     assert res.df_score == 1.0
