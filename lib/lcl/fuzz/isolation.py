@@ -112,9 +112,12 @@ def read_paths(exclude: tuple[str, ...] = ()) -> list[str]:
     prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
     ex = tuple(os.path.realpath(e) for e in exclude)
     out: list[str] = []
+    def under(p: str, dirs: Any) -> bool:
+        return any(p == d or p.startswith(d.rstrip(os.sep) + os.sep) for d in dirs)
+
     for p in [*sorted(prefixes), *SYSTEM_READ]:
         rp = os.path.realpath(p)
-        if os.path.exists(rp) and rp not in out and not any(rp == e or rp.startswith(e + os.sep) for e in ex):
+        if os.path.exists(rp) and not under(rp, out) and not under(rp, ex):
             out.append(rp)
     return out
 
@@ -218,15 +221,30 @@ def _arg_low(i: int) -> int:
     return 16 + 8 * i + (0 if sys.byteorder == "little" else 4)
 
 
+_PROGRAM_HEAD: list[bytes] = []
+
+
+def _program_head() -> bytes:
+    """The part of the filter that does not depend on the pid (built once per process)."""
+    if not _PROGRAM_HEAD:
+        eperm, enosys = RET_ERRNO | errno.EPERM, RET_ERRNO | errno.ENOSYS
+        blocks: list[tuple[int, list[bytes]]] = [(nr, [_ins(_RET, eperm)]) for nr in sorted(set(DENY_X86_64.values()))]
+        blocks.append((SYS_CLONE3, [_ins(_RET, enosys)]))  # libc falls back to clone, checked below
+        blocks.append((SYS_CLONE, [_ins(_LD_ABS, _arg_low(0)), _ins(_JSET, CLONE_THREAD, 0, 1),
+                                   _ins(_RET, RET_ALLOW), _ins(_RET, eperm)]))
+        prog = [_ins(_LD_ABS, 4), _ins(_JEQ, AUDIT_ARCH_X86_64, 1, 0), _ins(_RET, RET_KILL_PROCESS),
+                _ins(_LD_ABS, 0), _ins(_JGE, 0x40000000, 0, 1), _ins(_RET, enosys)]  # no x32 calls
+        for nr, body in blocks:
+            prog.append(_ins(_JEQ, nr, 0, len(body)))
+            prog += body
+        _PROGRAM_HEAD.append(b"".join(prog))
+    return _PROGRAM_HEAD[0]
+
+
 def seccomp_program(pid: int) -> bytes:
     """The worker's BPF filter (x86_64): see :data:`DENY_X86_64` and :func:`_pid_args_x86_64`."""
-    eperm, enosys = RET_ERRNO | errno.EPERM, RET_ERRNO | errno.ENOSYS
+    eperm = RET_ERRNO | errno.EPERM
     blocks: list[tuple[int, list[bytes]]] = []
-    for nr in sorted(set(DENY_X86_64.values())):
-        blocks.append((nr, [_ins(_RET, eperm)]))
-    blocks.append((SYS_CLONE3, [_ins(_RET, enosys)]))  # libc falls back to clone, checked below
-    blocks.append((SYS_CLONE, [_ins(_LD_ABS, _arg_low(0)), _ins(_JSET, CLONE_THREAD, 0, 1),
-                               _ins(_RET, RET_ALLOW), _ins(_RET, eperm)]))
     for nr, conds in _pid_args_x86_64(pid).items():
         body: list[bytes] = []
         for arg, values in conds:
@@ -238,8 +256,7 @@ def seccomp_program(pid: int) -> bytes:
             body.append(_ins(_RET, eperm))
         body.append(_ins(_RET, RET_ALLOW))
         blocks.append((nr, body))
-    prog = [_ins(_LD_ABS, 4), _ins(_JEQ, AUDIT_ARCH_X86_64, 1, 0), _ins(_RET, RET_KILL_PROCESS),
-            _ins(_LD_ABS, 0), _ins(_JGE, 0x40000000, 0, 1), _ins(_RET, enosys)]  # no x32 calls
+    prog = [_program_head()]
     for nr, body in blocks:
         prog.append(_ins(_JEQ, nr, 0, len(body)))
         prog += body
@@ -335,6 +352,9 @@ def probe(tmp_base: str | None = None, exclude: tuple[str, ...] = ()) -> dict[st
     import tempfile
 
     readable = read_paths(exclude)
+    if seccomp_supported():
+        _program_head()  # built once here, inherited by every worker forked later
+    _libc()
     tmpdir = tempfile.mkdtemp(prefix="lcl-fuzz-probe-", dir=tmp_base)
     r, w = os.pipe()
     try:
@@ -405,3 +425,10 @@ def describe(rep: dict[str, Any]) -> str:
         if rep["python_fallback"]:
             line += f" (remaining: {'; '.join(rep['python_fallback'])})"
     return line
+
+
+def provenance(rep: dict[str, Any]) -> dict[str, Any]:
+    """What a result records about the workers that produced it (no timings, no paths)."""
+    mech = rep.get("mechanisms") or {}
+    return {"mode": rep.get("mode", "best"), "active": [m for m in MECHANISMS if mech.get(m)],
+            "missing": [m for m in MECHANISMS if not mech.get(m)], "landlock_abi": int(rep.get("landlock_abi") or 0)}
