@@ -223,6 +223,50 @@ def hanging(runs: int, budget: float, n: int) -> float:
     return time.perf_counter() - t
 
 
+def worker_start(n: int) -> tuple[float, float, float]:
+    """Median ms of a pass of one input in a fresh lean worker (fork, confine, load, run,
+    reply) with the kernel's isolation and with the Python-only fallback, and the median ms
+    of ``isolation.confine`` itself in a forked child."""
+    import statistics
+
+    from lcl.fuzz import isolation as iso
+    from lcl.fuzz.sandbox import CodeSpec, Executor
+
+    def passes(fallback: bool) -> float:
+        if fallback:
+            os.environ["LCL_FUZZ_NO_KERNEL_ISOLATION"] = "1"
+        try:
+            with Executor(CodeSpec("function", "def f(x):\n    return x\n", "f"), Settings(runs=1)) as ex:
+                ex.set_inputs([[1]])
+                ts = []
+                for _ in range(n):
+                    ex.drop_workers()
+                    t = time.perf_counter()
+                    ex.run_pass([1.0], 5.0, 2.0)
+                    ts.append(time.perf_counter() - t)
+            return statistics.median(ts) * 1000
+        finally:
+            os.environ.pop("LCL_FUZZ_NO_KERNEL_ISOLATION", None)
+
+    probed = iso.probe()
+    d = tempfile.mkdtemp()
+    ts = []
+    for _ in range(n):
+        r, w = os.pipe()
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - child
+            t = time.perf_counter()
+            iso.confine(d, probed["readable"], probed["want"])
+            os.write(w, repr(time.perf_counter() - t).encode())
+            os._exit(0)
+        os.close(w)
+        ts.append(float(os.read(r, 64)))
+        os.close(r)
+        os.waitpid(pid, 0)
+    os.rmdir(d)
+    return passes(False), passes(True), statistics.median(ts) * 1000
+
+
 def rss() -> int:
     import psutil
 
@@ -325,6 +369,11 @@ def _main(a: argparse.Namespace, tmp: Path) -> int:
     print(f"pair whose variant hangs on every input (N={n_paper}, R={runs}, T={budget:g}s): "
           f"{r['hang_wall']:.2f}s wall (R x T = {runs * budget:g}s; N x floor timeout would be "
           f"{n_paper * runs * Settings().timeout_floor:,.0f}s)\n")
+
+    r["start_kernel_ms"], r["start_python_ms"], r["confine_ms"] = worker_start(50 if q else 200)
+    print(f"worker start (fork, confine, load, one input; median): {r['start_kernel_ms']:.1f} ms with the kernel's "
+          f"isolation, {r['start_python_ms']:.1f} ms with the Python-only fallback; confine() itself "
+          f"{r['confine_ms']:.2f} ms\n")
 
     mem = memory([1000, 4000] if q else [2000, 20000])
     r["mem"] = mem

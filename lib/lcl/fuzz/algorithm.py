@@ -22,6 +22,7 @@ from itertools import repeat
 from typing import Any
 
 from ..errors import UserError
+from . import isolation as ISO
 from . import semantics as S
 from .sandbox import CodeSpec, Executor, wipe_dir
 
@@ -231,7 +232,8 @@ def reference_key(spec: CodeSpec, inputs: Sequence[Any], settings: S.Settings, i
 def compute_reference(spec: CodeSpec, inputs: Sequence[Any], settings: S.Settings, *,
                       network: str | None = None, ref_cache: MutableMapping[str, bytes] | None = None,
                       label: str = "", inputs_hash: str | None = None,
-                      blobs: list[bytes] | None = None, stop_over_budget: bool = False) -> ReferenceOutcomes:
+                      blobs: list[bytes] | None = None, stop_over_budget: bool = False,
+                      isolation: str | None = None) -> ReferenceOutcomes:
     """Reference outcomes for ``inputs`` (from ``ref_cache`` when present). ``blobs``: the
     same inputs already pickled by :meth:`Executor.set_inputs` of the same level (reused).
 
@@ -251,7 +253,7 @@ def compute_reference(spec: CodeSpec, inputs: Sequence[Any], settings: S.Setting
     known = inputs if isinstance(inputs, InputSet) else None
     if blobs is None and known is not None:
         blobs = known.blobs.get(spec.level)
-    with Executor(spec, s, network=network) as ex:
+    with Executor(spec, s, network=network, isolation=isolation) as ex:
         ex.precise = True
         ex.single_pass = True  # each input runs once: plain unpickling, no per-input preparation
         if stop_over_budget:
@@ -405,6 +407,8 @@ class PairResult:
     variant_load: str
     inputs_mode: str  # explicit | generator
     inputs_digests: list[str]
+    #: the variant workers' isolation (``isolation.provenance``): which kernel mechanisms confined them
+    isolation: dict[str, Any] | None = None
 
     @property
     def verdict_digest(self) -> str:
@@ -442,6 +446,7 @@ class PairResult:
             "variant_load": self.variant_load,
             "settings": self.settings.to_dict(),
             "engine_version": S.ENGINE_VERSION,
+            **({"isolation": self.isolation} if self.isolation is not None else {}),
         }
 
 
@@ -449,7 +454,8 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
               inputs: Sequence[Any] | None = None, generator: Generator | None = None,
               n: int | None = None, seed: int = 0, settings: S.Settings | None = None,
               network: str | None = None, ref_cache: MutableMapping[str, bytes] | None = None,
-              label: str = "", inputs_hash: str | None = None, only_runs: Sequence[int] | None = None) -> PairResult:
+              label: str = "", inputs_hash: str | None = None, only_runs: Sequence[int] | None = None,
+              isolation: str | None = None) -> PairResult:
     """Algorithm 1 for one (reference, variant) pair.
 
     Give either explicit ``inputs`` (N = their count, or the first ``n``; every run
@@ -461,7 +467,9 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
     Generator runs are independent (each in fresh workers, like a fresh fuzzing process per
     run), so ``only_runs`` may execute a subset of them, e.g. one run per thread of a batch;
     :func:`merge_runs` joins such parts into the result of the whole pair, identical to
-    running all runs here.
+    running all runs here. ``isolation``: ``best`` (default, or ``$LCL_FUZZ_ISOLATION``) runs
+    with what the kernel enforces and reports it; ``strict`` raises ``SandboxError`` unless
+    every mechanism is there (``docs/FUZZING.md``).
     """
     s = settings or S.Settings()
     level = "program" if stdin else "function"
@@ -499,7 +507,8 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
     hashes: list[str | None] = [None] * s.runs  # inputs digests, computed once the variant's workers start
     runs: list[S.RunScore] = []
     load_status = "ok"
-    with Executor(var_spec, s, network=network) as ex:
+    with Executor(var_spec, s, network=network, isolation=isolation) as ex:
+        iso = ISO.provenance(ex.fs.isolation)
         last_inputs: Any = None
         ref: ReferenceOutcomes | None = None
         timeouts: list[float] = []
@@ -529,7 +538,8 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
                     digest.start()  # computed while the reference runs (its key is not needed)
                 try:
                     ref = compute_reference(ref_spec, items, s, network=network, ref_cache=ref_cache, label=label,
-                                            inputs_hash=digest.value, blobs=ex.blobs, stop_over_budget=True)
+                                            inputs_hash=digest.value, blobs=ex.blobs, stop_over_budget=True,
+                                            isolation=isolation)
                 finally:
                     digest.join()  # an error of the digest comes first, as it did when it came first
                 hashes[r] = digest.value
@@ -562,7 +572,7 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
             verdicts = run_verdicts(ref, res.kinds, res.digests)
             runs.append(S.score_run(r, seeds[r], verdicts, 0.0, False))
     return PairResult(S.df_score(runs), runs, len(per_run[order[0]]), level, entry, int(seed), s, load_status, mode,
-                      [hashes[r] for r in order] if mode == "generator" else hashes[:1])  # type: ignore[misc]
+                      [hashes[r] for r in order] if mode == "generator" else hashes[:1], iso)  # type: ignore[misc]
 
 
 def merge_runs(parts: Sequence[PairResult]) -> PairResult:
@@ -583,4 +593,4 @@ def merge_runs(parts: Sequence[PairResult]) -> PairResult:
         runs.append(run)
     hashes = [part.inputs_digests[i] for _, part, i in by_run]
     return PairResult(S.df_score(runs), runs, first.n, first.level, first.entry, first.base_seed, first.settings,
-                      load_status, first.inputs_mode, hashes)
+                      load_status, first.inputs_mode, hashes, first.isolation)

@@ -105,13 +105,32 @@ def _read_code(row: dict[str, Any], field: str, base: Path, rid: str) -> str:
 
 
 def _read_rows(p: Path, what: str) -> list[Any]:
-    """JSON Lines, or a ``UserError`` naming the file when it is missing or malformed."""
+    """JSON Lines, or a ``UserError`` naming the file when it is missing, not a file, not
+    UTF-8 text or malformed."""
     try:
         return read_jsonl(p)
     except FileNotFoundError:
         raise UserError(f"{p}: {what} file not found") from None
-    except ValueError as exc:  # includes UnicodeDecodeError
+    except IsADirectoryError:
+        raise UserError(f"{p}: {what} file expected, found a directory") from None
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{p}: {what} file is not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except ValueError as exc:
         raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"{p}: cannot read the {what} file ({exc.strerror or exc})") from None
+
+
+def _int_field(row: dict[str, Any], field: str, rid: str, default: int | None, minimum: int | None = None) -> int | None:
+    """An integer field of a pairs-file row (JSON numbers only: ``"3"`` is refused, not guessed)."""
+    v = row.get(field, default)
+    if v is None:
+        return None
+    if not isinstance(v, int) or isinstance(v, bool):
+        raise UserError(f"pair {rid}: '{field}' must be an integer, got {json.dumps(v)[:40]}")
+    if minimum is not None and v < minimum:
+        raise UserError(f"pair {rid}: '{field}' must be at least {minimum}, got {v}")
+    return v
 
 
 def read_inputs_file(path: str | Path, *, level: str) -> list[Any]:
@@ -135,8 +154,8 @@ def resolve_row(row: dict[str, Any], base: Path, default_seed: int,
     if rid is None or not isinstance(rid, (str, int)):
         raise UserError(f"pairs file: a row has no 'id': {str(row)[:80]!r}")
     rid = str(rid)
-    seed = int(row.get("seed", default_seed))
-    n = row.get("n")
+    seed = _int_field(row, "seed", rid, default_seed) or 0
+    n = _int_field(row, "n", rid, None, 1)
     explicit = any(k in row for k in ("reference", "reference_file", "variant", "variant_file"))
     published = "golden_code" in row or "generated_code" in row
     if explicit or not published:
@@ -342,9 +361,10 @@ def load_jobs(rows: Iterable[dict[str, Any]], base: Path, settings: S.Settings, 
             check_code(job.reference, level=job.level, entry=job.entry, side="reference", label=f"pair {job.id}")
             check_code(job.variant, level=job.level, entry=job.entry, side="variant", label=f"pair {job.id}")
         except UserError as exc:
-            if not published:
+            if not (published or keep_going):
                 raise
-            # a published file is accepted as it is: its broken rows become error rows
+            # a published file is accepted as it is, and so is an explicit one under
+            # keep_going: its broken rows become error rows
             job.error = str(exc).splitlines()[0]
         if job.n is not None and job.inputs is not None and not (1 <= int(job.n) <= len(job.inputs)):
             raise UserError(f"pair {job.id}: n={job.n} must be between 1 and the number of inputs ({len(job.inputs)})")
@@ -511,13 +531,16 @@ def _executor(jobs: int, scheduler: str | None):
             client = Client(scheduler, timeout="30s")
         except (OSError, TimeoutError) as exc:
             raise UserError(f"--scheduler {scheduler}: cannot connect ({exc})") from None
+        except (ValueError, TypeError) as exc:  # not an address at all
+            raise UserError(f"--scheduler {scheduler}: not a scheduler address ({exc})") from None
 
         class _Dask:
             def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
                 return client.submit(fn, *args, pure=False)
 
+        limit = float(os.environ.get("LCL_DASK_NO_WORKER_TIMEOUT") or NO_WORKER_TIMEOUT)
         try:
-            yield _Dask(), lambda futs: as_completed(futs)
+            yield _Dask(), lambda futs: dask_completed(as_completed(futs), lambda: _dask_workers(client), limit)
         finally:
             client.close()
     elif jobs <= 1:
@@ -542,6 +565,44 @@ def _executor(jobs: int, scheduler: str | None):
             raise
         finally:
             pool.shutdown(wait=True, cancel_futures=True)
+
+
+#: seconds a Dask batch waits with no worker connected before it gives up (the pairs
+#: finished so far are in the store; rerunning resumes)
+NO_WORKER_TIMEOUT = 120.0
+
+
+def _dask_workers(client: Any) -> int:
+    try:
+        return len(client.nthreads())
+    except Exception:  # noqa: BLE001 - a lost scheduler counts as no worker
+        return 0
+
+
+def dask_completed(ac: Any, workers: Callable[[], int], limit: float, poll: float = 0.1,
+                   check_every: float = 1.0) -> Iterable[Any]:
+    """The futures of a ``distributed.as_completed`` as they finish, or a ``UserError`` once
+    no worker has been connected for ``limit`` seconds (Dask would wait for one forever)."""
+    import time
+
+    lonely_since: float | None = None
+    next_check = 0.0
+    while not ac.is_empty():
+        if ac.has_ready():
+            yield from ac.next_batch(block=False)
+            lonely_since = None
+            continue
+        now = time.monotonic()
+        if now >= next_check:
+            next_check = now + check_every
+            if workers() > 0:
+                lonely_since = None
+            elif lonely_since is None:
+                lonely_since = now
+            elif now - lonely_since > limit:
+                raise UserError(f"Dask: no worker connected for {limit:.0f} s, pairs still pending; the finished "
+                                "pairs are kept in the store (rerun to resume)")
+        time.sleep(poll)
 
 
 def default_jobs() -> int:

@@ -28,7 +28,25 @@ def _settings_args(p: argparse.ArgumentParser) -> None:
     g.add_argument("--n-program", type=int, metavar="N",
                    help="generated inputs per run for stdin programs (default 1000; generator inputs only)")
     g.add_argument("--network", choices=("auto", "netns", "audit"), default=None,
-                   help="network containment (default auto: private namespace + audit hook)")
+                   help="network containment (default auto: private namespace, Landlock; the audit hook "
+                        "refuses sockets where no namespace is available)")
+    g.add_argument("--isolation", choices=("best", "strict"), default=None,
+                   help="kernel isolation of the workers (default best: what the kernel has, said at start-up "
+                        "where something is missing; strict: refuse to run without user-level Landlock, seccomp, "
+                        "no_new_privs, dropped capabilities and a network namespace). Also $LCL_FUZZ_ISOLATION")
+
+
+def _check_isolation(args: argparse.Namespace) -> None:
+    """Start the fork-server now, so that a refused ``--isolation strict`` (or an unusable
+    sandbox) is one line before any work, not a traceback after it."""
+    from .sandbox import SandboxError, get_forkserver
+
+    if args.isolation:
+        os.environ["LCL_FUZZ_ISOLATION"] = args.isolation  # the batch's local workers inherit it
+    try:
+        get_forkserver(args.network, heavy=False)
+    except SandboxError as exc:
+        raise UserError(str(exc)) from None
 
 
 def _settings(args: argparse.Namespace) -> Any:
@@ -127,6 +145,7 @@ def cmd_pair(args: argparse.Namespace) -> int:
     from .batch import read_inputs_file
 
     s = _settings(args)
+    _check_isolation(args)
     level = "program" if args.stdin else "function"
     ref = _read_code(args.reference, "reference")
     var = _read_code(args.variant, "variant")
@@ -134,7 +153,7 @@ def cmd_pair(args: argparse.Namespace) -> int:
     check_code(var, level=level, entry=args.entry, side="variant")
     inputs = read_inputs_file(args.inputs, level=level)
     res = fuzz_pair(ref, var, entry=args.entry, stdin=args.stdin, inputs=inputs, n=args.n, seed=args.seed,
-                    settings=s, network=args.network)
+                    settings=s, network=args.network, isolation=args.isolation)
     d = res.to_dict()
     if args.json:
         print(json.dumps(d, sort_keys=True))
@@ -153,6 +172,11 @@ def cmd_batch(args: argparse.Namespace) -> int:
     from .store import ResultStore
 
     s = _settings(args)
+    if args.out.is_dir():  # found now, not after the fuzzing
+        raise UserError(f"--out {args.out}: is a directory (give a file path for RESULTS.jsonl)")
+    if not args.out.parent.is_dir():
+        raise UserError(f"--out {args.out}: folder {args.out.parent} does not exist")
+    _check_isolation(args)
     # default: the project's own resolver (task from the id, inputs from its constraint spec)
     for spec in args.resolver or [os.environ.get("LCL_FUZZ_RESOLVER") or "lcl.inputs.resolve:resolve_published"]:
         load_resolver(spec)

@@ -48,8 +48,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 try:  # package import (harness) or path import (fork-server)
+    from . import isolation as ISO
     from . import semantics as S
 except ImportError:  # pragma: no cover - the fork-server sets sys.path so this is not needed
+    from lcl.fuzz import isolation as ISO  # type: ignore[no-redef]
     from lcl.fuzz import semantics as S  # type: ignore[no-redef]
 
 HDR = 64  # shared-memory header: [0:8] files created (counter), rest reserved
@@ -171,11 +173,17 @@ _NET_EVENTS = ("socket.__new__", "socket.connect", "socket.bind", "socket.sendto
                "socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr",
                "socket.gethostbyname_ex", "socket.getnameinfo")
 _BLOCKED_IMPORTS = frozenset({"_posixsubprocess", "posix", "_ctypes", "_socket", "_multiprocessing"})
+#: with the kernel's confinement (see ``isolation``) the hook only counts created files (the
+#: disk limit's trigger) and turns process creation, which seccomp refuses, into a
+#: PermissionError at the call (``os.system`` would otherwise just return -1)
+_KERNEL_SPAWN_EVENTS = ("os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system",
+                        "subprocess.Popen", "pty.spawn")
 
 
-def _install_audit_hook(tmpdir: str, max_files: int, block_net: bool, shm: memoryview) -> None:
-    """Confine writes to ``tmpdir``, forbid process creation, signals to others, rlimit
-    changes, ctypes, (optionally) sockets, and fresh loads of dangerous extension modules."""
+def _install_audit_hook(tmpdir: str, max_files: int, block_net: bool, shm: memoryview, kernel: bool = False) -> None:
+    """Count created files (over ``max_files``: refused) and refuse process creation; without
+    ``kernel`` confinement also confine writes to ``tmpdir``, forbid signals to others, rlimit
+    changes, ctypes and fresh loads of dangerous extension modules; (optionally) sockets."""
     root = tmpdir.rstrip(os.sep) + os.sep
     me = os.getpid()
     abspath, fsdecode, isdir = os.path.abspath, os.fsdecode, os.path.isdir
@@ -247,24 +255,37 @@ def _install_audit_hook(tmpdir: str, max_files: int, block_net: bool, shm: memor
     def on_chdir(a: tuple) -> None:
         _CHDIR[0] = True
 
-    handlers: dict[str, Any] = {"open": on_open, "os.mkdir": on_mkdir, "os.rename": on_rename,
-                                "os.replace": on_rename, "os.kill": on_kill,
-                                "resource.setrlimit": on_setrlimit, "import": on_import,
-                                "os.chdir": on_chdir}
-    for e in _SPAWN_EVENTS:
-        handlers[e] = on_deny
-    for e in _PATH_EVENTS:
-        handlers[e] = on_path
+    def count_open(a: tuple) -> None:
+        path, mode, flags = a
+        create = any(c in mode for c in "wax") if isinstance(mode, str) else bool((flags or 0) & os.O_CREAT)
+        if create and not isinstance(path, int):
+            created()
+
+    def count_mkdir(a: tuple) -> None:
+        created()
+
+    if kernel:
+        handlers: dict[str, Any] = {"open": count_open, "os.mkdir": count_mkdir, "os.chdir": on_chdir}
+        for e in _KERNEL_SPAWN_EVENTS:
+            handlers[e] = on_deny
+    else:
+        handlers = {"open": on_open, "os.mkdir": on_mkdir, "os.rename": on_rename, "os.replace": on_rename,
+                    "os.kill": on_kill, "resource.setrlimit": on_setrlimit, "import": on_import, "os.chdir": on_chdir}
+        for e in _SPAWN_EVENTS:
+            handlers[e] = on_deny
+        for e in _PATH_EVENTS:
+            handlers[e] = on_path
     if block_net:
         for e in _NET_EVENTS:
             handlers[e] = on_deny
     get = handlers.get
+    python_only = not kernel
 
     def hook(event: str, args: tuple) -> None:
         h = get(event)
         if h is not None:
             h(args)
-        elif event[:7] == "ctypes.":
+        elif python_only and event[:7] == "ctypes.":
             deny("ctypes")
 
     sys.addaudithook(hook)
@@ -296,12 +317,22 @@ def _contain(cfg: dict[str, Any], shm: memoryview) -> None:
     for res, val in limits:
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(res, (val, val))
-    # the variant must not reach the code that could undo any of this
+    iso = cfg.get("isolation") or {}
+    kernel = bool(iso.get("kernel"))
+    # refused by the kernel (seccomp) where it confines the worker, but os.system would only
+    # return -1: the call raises instead, as every refused call does
+    names = ("fork", "forkpty", "system") if kernel else (
+        "mkfifo", "mknod", "chroot", "setsid", "setpgid", "fork", "forkpty", "system")
     for mod in (os, sys.modules.get("posix")):
-        for name in ("mkfifo", "mknod", "chroot", "setsid", "setpgid", "fork", "forkpty", "system"):
+        for name in names:
             if mod is not None and hasattr(mod, name):
                 setattr(mod, name, _blocked)
-    _install_audit_hook(tmpdir, s["max_files"], cfg["block_net"], shm)
+    if iso.get("want"):  # irrevocable; raises (the worker then dies) if a promised mechanism fails
+        got = ISO.confine(tmpdir, iso["readable"], iso["want"])
+        missing = [m for m, on in got.items() if iso["mechanisms"].get(m) and not on]
+        if missing:
+            raise SandboxError(f"isolation: {', '.join(missing)} could not be applied")
+    _install_audit_hook(tmpdir, s["max_files"], cfg["block_net"], shm, kernel=kernel)
 
 
 def _recv_exact(sock: socket.socket, n: int) -> bytes:
@@ -828,8 +859,9 @@ def _worker_entry(sock_fd: int, shm_fd: int, cfg: dict[str, Any]) -> None:
             raise _HardExit(code)
 
         os._exit = fake_exit  # type: ignore[assignment]
-        for name in ("ctypes", "_ctypes", "ctypes._endian"):
-            sys.modules.pop(name, None)
+        if not (cfg.get("isolation") or {}).get("kernel"):  # ctypes is blocked at Python level
+            for name in ("ctypes", "_ctypes", "ctypes._endian"):
+                sys.modules.pop(name, None)
         w.real_exit = real_exit  # type: ignore[attr-defined]
         w.serve()
     except BaseException:  # noqa: BLE001
@@ -853,9 +885,27 @@ _PRELOAD_OPTIONAL = ("numpy", "scipy", "scipy.sparse", "scipy.sparse.csgraph", "
 _SINGLE_THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
-def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1") -> None:
+def _probe_isolation(netns: bool, mode: str, libdir: str) -> dict[str, Any]:
+    """The isolation report of this fork-server's workers (see ``isolation``); what it needs
+    to apply them travels in each worker's config. ``LCL_FUZZ_NO_KERNEL_ISOLATION`` simulates
+    a kernel without Landlock and seccomp (tests)."""
+    if os.environ.get("LCL_FUZZ_NO_KERNEL_ISOLATION"):
+        probed: dict[str, Any] = {"want": {}, "readable": []}
+    else:
+        try:
+            probed = ISO.probe(os.environ.get("LCL_FUZZ_TMP") or None, exclude=(libdir,))
+        except Exception as exc:  # noqa: BLE001
+            probed = {"want": {}, "readable": [], "errors": {"probe": str(exc)[:200]}}
+    rep = ISO.report(probed, netns, mode)
+    rep["want"] = probed.get("want", {}) if any(rep["mechanisms"].values()) else {}
+    rep["readable"] = probed.get("readable", [])
+    return rep
+
+
+def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "best") -> None:
     """Loop: receive (config, [sock_fd, shm_fd]) and fork a worker. Exits on EOF. ``heavy``
-    ("1"/"0"): whether the optional third-party modules are preloaded."""
+    ("1"/"0"): whether the optional third-party modules are preloaded; ``mode``: isolation
+    ``best`` (what the kernel has, reported) or ``strict`` (refuse to start without all)."""
     import importlib
 
     ctl = socket.socket(fileno=ctl_fd)
@@ -866,6 +916,7 @@ def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1") -> None:
             netns = libc.unshare(CLONE_NEWNET) == 0
         except Exception:  # noqa: BLE001
             netns = False
+    iso = _probe_isolation(netns, mode, sys.path[0])
     for name in _PRELOAD:
         with contextlib.suppress(Exception):
             importlib.import_module(name)
@@ -877,7 +928,11 @@ def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1") -> None:
     with contextlib.suppress(Exception):
         _libc()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
-    ctl.send(pickle.dumps({"netns": netns, "pid": os.getpid(), "error": None if netns or network != "netns" else "unshare(CLONE_NEWNET) failed"}))
+    error = None if netns or network != "netns" else "unshare(CLONE_NEWNET) failed"
+    if mode == "strict" and iso["missing"] and error is None:
+        error = f"--isolation strict: the kernel lacks {', '.join(iso['missing'])}"
+    public = {k: v for k, v in iso.items() if k not in ("want", "readable")}
+    ctl.send(pickle.dumps({"netns": netns, "pid": os.getpid(), "error": error, "isolation": public}))
     # children are reaped only here, so an unreaped child's pid (= its process group, after
     # setsid) cannot have been reused when we signal it
     children: set[int] = set()
@@ -909,7 +964,9 @@ def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1") -> None:
         pid = os.fork()
         if pid == 0:
             ctl.close()
-            cfg["block_net"] = network == "audit" or (network == "auto")
+            # sockets are refused by the audit hook only where no namespace isolates them
+            cfg["block_net"] = network == "audit" or (network == "auto" and not netns)
+            cfg["isolation"] = iso
             _worker_entry(sock_fd, shm_fd, cfg)
         os.close(sock_fd)
         os.close(shm_fd)
@@ -928,28 +985,34 @@ def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1") -> None:
 
 _BOOT = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
-    "from lcl.fuzz.sandbox import _forkserver_main; _forkserver_main(int(sys.argv[2]), sys.argv[3], sys.argv[4])"
+    "from lcl.fuzz.sandbox import _forkserver_main; "
+    "_forkserver_main(int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5])"
 )
 
 
 class ForkServer:
     """Harness-side handle of one fork-server process (thread-safe)."""
 
-    def __init__(self, network: str = "auto", heavy: bool = True) -> None:
+    def __init__(self, network: str = "auto", heavy: bool = True, isolation: str = "best") -> None:
         import subprocess
 
         if network not in NETWORK_MODES:
             raise ValueError(f"network must be one of {NETWORK_MODES}")
+        if isolation not in ISO.MODES:
+            raise ValueError(f"isolation must be one of {ISO.MODES}")
         self.network = network
         self.lock = threading.Lock()
         a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
         libdir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
         env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
                "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
-        if os.environ.get("LCL_FUZZ_NO_NETNS"):  # simulate a kernel that refuses unshare (tests)
-            env["LCL_FUZZ_NO_NETNS"] = "1"
+        for var in ("LCL_FUZZ_NO_NETNS", "LCL_FUZZ_NO_KERNEL_ISOLATION"):  # simulate an older kernel (tests)
+            if os.environ.get(var):
+                env[var] = "1"
+        if os.environ.get("LCL_FUZZ_TMP"):
+            env["LCL_FUZZ_TMP"] = os.environ["LCL_FUZZ_TMP"]
         self.proc = subprocess.Popen(
-            [sys.executable, "-s", "-c", _BOOT, libdir, str(b.fileno()), network, "1" if heavy else "0"],
+            [sys.executable, "-s", "-c", _BOOT, libdir, str(b.fileno()), network, "1" if heavy else "0", isolation],
             pass_fds=(b.fileno(),), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
             stderr=None, close_fds=True, start_new_session=True,  # outlives a killpg of the harness
         )
@@ -958,6 +1021,7 @@ class ForkServer:
         a.settimeout(60)
         hello = pickle.loads(a.recv(1 << 16))
         self.netns = bool(hello["netns"])
+        self.isolation: dict[str, Any] = hello.get("isolation") or {}
         if hello.get("error"):
             self.close()
             raise SandboxError(f"fork-server: {hello['error']}")
@@ -989,19 +1053,36 @@ class ForkServer:
             self.proc.wait()
 
 
-_SERVERS: dict[tuple[str, bool, bool], ForkServer] = {}
+_SERVERS: dict[tuple[str, bool, bool, str, bool], ForkServer] = {}
 _SERVERS_LOCK = threading.Lock()
+_REPORTED: set[str] = set()
 
 
-def get_forkserver(network: str | None = None, heavy: bool = True) -> ForkServer:
-    """The process-wide fork-server for ``network`` (started on first use); ``heavy``: the one
-    with numpy and scipy preloaded (see :func:`needs_heavy`)."""
+def isolation_mode(isolation: str | None = None) -> str:
+    """``isolation`` or ``$LCL_FUZZ_ISOLATION`` or ``best``."""
+    mode = isolation or os.environ.get("LCL_FUZZ_ISOLATION") or "best"
+    if mode not in ISO.MODES:
+        raise ValueError(f"isolation must be one of {ISO.MODES}, not {mode!r}")
+    return mode
+
+
+def get_forkserver(network: str | None = None, heavy: bool = True, isolation: str | None = None) -> ForkServer:
+    """The process-wide fork-server for ``network`` and ``isolation`` (started on first use);
+    ``heavy``: the one with numpy and scipy preloaded (see :func:`needs_heavy`). The first
+    fork-server whose isolation is incomplete says so on stderr."""
     network = network or os.environ.get("LCL_FUZZ_NETWORK", "auto")
-    key = (network, bool(os.environ.get("LCL_FUZZ_NO_NETNS")), heavy)
+    mode = isolation_mode(isolation)
+    key = (network, bool(os.environ.get("LCL_FUZZ_NO_NETNS")), heavy, mode,
+           bool(os.environ.get("LCL_FUZZ_NO_KERNEL_ISOLATION")))
     with _SERVERS_LOCK:
         fs = _SERVERS.get(key)
         if fs is None or fs.proc.poll() is not None:
-            fs = _SERVERS[key] = ForkServer(network, heavy)
+            fs = _SERVERS[key] = ForkServer(network, heavy, mode)
+            if fs.isolation.get("missing"):
+                line = ISO.describe(fs.isolation)
+                if line not in _REPORTED:
+                    _REPORTED.add(line)
+                    print(line, file=sys.stderr)
         return fs
 
 
@@ -1261,10 +1342,10 @@ class Executor:
     """
 
     def __init__(self, spec: CodeSpec, settings: S.Settings, *, network: str | None = None,
-                 tmp_base: str | None = None) -> None:
+                 tmp_base: str | None = None, isolation: str | None = None) -> None:
         self.spec = spec
         self.s = settings
-        self.fs = get_forkserver(network, needs_heavy(spec.code))
+        self.fs = get_forkserver(network, needs_heavy(spec.code), isolation)
         base = tmp_base or os.environ.get("LCL_FUZZ_TMP") or None
         self.tmpdir = os.path.realpath(tempfile.mkdtemp(prefix="lcl-fuzz-", dir=base))
         self.blobs: list[bytes] = []

@@ -76,9 +76,15 @@ def register(subparsers: Any) -> None:
     b.set_defaults(func=run_base)
 
 
-def _pairs(rows: list[dict[str, Any]], path: Path) -> tuple[list[str], list[str], list[str]]:
+def _pairs(rows: list[dict[str, Any]], path: Path, by_id: bool = False) -> tuple[list[str], list[str], list[str]]:
+    """Code and ids of the rows. ``by_id``: a metric matches rows by id (``external:``), so
+    every row needs its own id; otherwise rows without one are numbered, and said so."""
+    if not rows:
+        raise UserError(f"{path}: no pairs (the file is empty)")
     refs, cands, ids = [], [], []
     for i, row in enumerate(rows, 1):
+        if not isinstance(row, dict):
+            raise UserError(f"{path}: row {i} is not a JSON object (got {json.dumps(row)[:60]})")
         ref = row.get("reference", row.get("golden_code"))
         cand = row.get("candidate", row.get("generated_code"))
         if not isinstance(ref, str) or not isinstance(cand, str):
@@ -89,7 +95,28 @@ def _pairs(rows: list[dict[str, Any]], path: Path) -> tuple[list[str], list[str]
         refs.append(ref)
         cands.append(cand)
         ids.append(str(row.get("id", i)))
+    _check_ids(rows, ids, path, by_id)
     return refs, cands, ids
+
+
+def _check_ids(rows: list[dict[str, Any]], ids: list[str], path: Path, by_id: bool) -> None:
+    no_id = [i for i, row in enumerate(rows, 1) if row.get("id") is None]
+    seen: dict[str, int] = {}
+    dups = []
+    for i, rid in enumerate(ids, 1):
+        if rid in seen:
+            dups.append(f"{rid!r} (rows {seen[rid]} and {i})")
+        seen.setdefault(rid, i)
+    if by_id and (no_id or dups):
+        what = (f"{len(no_id)} row(s) without an 'id' (first: row {no_id[0]})" if no_id
+                else f"duplicate ids: {', '.join(dups[:3])}")
+        raise UserError(f"{path}: {what}; external: scores are matched by id, so every row needs its own")
+    if no_id:
+        print(f"lcl score: {path}: {len(no_id)} row(s) without an 'id' are identified by their row number",
+              file=sys.stderr)
+    if dups:  # e.g. the published LoCaL release repeats ids: every row is kept and scored
+        print(f"lcl score: {path}: {len(dups)} repeated id(s), every row kept: {', '.join(dups[:3])}"
+              + (" ..." if len(dups) > 3 else ""), file=sys.stderr)
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -112,10 +139,12 @@ def run_score(args: argparse.Namespace) -> int:
         raise UserError(f"{args.pairs} does not exist")
     try:
         rows = read_jsonl(args.pairs)
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{args.pairs}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
     except ValueError as exc:
         raise UserError(str(exc)) from exc
-    refs, cands, ids = _pairs(rows, args.pairs)
     names = [n.strip() for n in args.metric.split(",") if n.strip()]
+    refs, cands, ids = _pairs(rows, args.pairs, by_id=any(n.startswith("external:") for n in names))
     if not names:
         raise UserError("--metric needs at least one metric name")
     opts = _options(args)

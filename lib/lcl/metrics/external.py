@@ -38,9 +38,14 @@ class ExternalScores(Metric):
         self.scores: dict[str, float] = {}
         try:
             rows = read_jsonl(self.path)
+        except UnicodeDecodeError as exc:
+            raise UserError(f"{self.path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
         except ValueError as exc:
             raise UserError(str(exc)) from exc
+        first: dict[str, int] = {}
         for lineno, row in enumerate(rows, 1):
+            if not isinstance(row, dict):
+                raise UserError(f"{self.path}: row {lineno} is not a JSON object {{id, score}}")
             if "id" not in row or "score" not in row:
                 raise UserError(f"{self.path}: row {lineno} lacks 'id' or 'score'")
             v = row["score"]
@@ -50,7 +55,11 @@ class ExternalScores(Metric):
                 raise UserError(f"{self.path}: row {lineno} ({row['id']}): score {v!r} is not a number") from exc
             if not math.isnan(v) and not 0.0 <= v <= 1.0:
                 raise UserError(f"{self.path}: row {lineno} ({row['id']}): score {v} outside [0, 1]")
-            self.scores[str(row["id"])] = v
+            rid = str(row["id"])
+            if rid in first:  # not "last one wins": a pair would silently get either score
+                raise UserError(f"{self.path}: id {rid!r} appears twice (rows {first[rid]} and {lineno})")
+            first[rid] = lineno
+            self.scores[rid] = v
 
     def score_chunk(self, references: Sequence[str], candidates: Sequence[str], lang: str, state: Any) -> np.ndarray:
         ids = getattr(self, "_ids", None)

@@ -1,0 +1,434 @@
+"""Kernel-enforced isolation of a sandboxed worker (Linux, standard library only).
+
+A worker confines itself with :func:`confine` after the fork-server forked it and before it
+receives any untrusted code; every step is irrevocable for the process and the threads it
+starts later:
+
+* ``no_new_privs`` (``PR_SET_NO_NEW_PRIVS``): nothing it could run gains privileges; it is
+  also what lets an unprivileged process install the next two.
+* ``landlock_fs``: reads only below the interpreter's prefixes, the system libraries and a few
+  files of ``/etc`` and ``/dev``; reads and writes only in its private temporary directory.
+  ``/proc``, the checkout, the harness's inputs and result store, ``$HOME`` and every other
+  worker's directory cannot be opened, listed, created, removed, linked or renamed.
+* ``landlock_net`` (Landlock ABI >= 4): TCP bind and connect are refused.
+* ``landlock_scope`` (ABI >= 6): signals and abstract UNIX sockets cannot reach a process
+  outside the worker (the fork-server, the harness, other workers).
+* ``seccomp``: a BPF filter refuses (``EPERM``) process creation and ``execve``, ``ptrace``
+  and cross-process memory access, namespaces and mounts, kernel keyrings, BPF, io_uring,
+  file metadata changes (``chmod``/``chown``/``utime``/xattrs, which Landlock does not
+  cover), ``AF_UNIX`` sockets, and signals, rlimits, priorities and affinities aimed at any
+  process but the worker.
+* ``capabilities``: the worker drops every capability (effective, permitted, inheritable
+  and the bounding set), so a worker running as root cannot raise its rlimits or bypass
+  file permissions.
+
+The fork-server's private network namespace (``netns``) is set up in ``sandbox``. What a
+kernel lacks is reported by :func:`probe`, run once per fork-server in a throw-away child.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import errno
+import os
+import platform
+import struct
+import sys
+from typing import Any
+
+#: every mechanism, in report order (``netns`` is the fork-server's, the rest each worker's)
+MECHANISMS = ("netns", "no_new_privs", "landlock_fs", "landlock_net", "landlock_scope", "seccomp", "capabilities")
+MODES = ("best", "strict")
+
+# ---------------------------------------------------------------- syscalls and constants
+SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
+LANDLOCK_CREATE_RULESET_VERSION = 1
+LANDLOCK_RULE_PATH_BENEATH = 1
+PR_SET_NO_NEW_PRIVS, PR_GET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_SET_SECCOMP = 38, 39, 24, 22
+SECCOMP_MODE_FILTER = 2
+O_PATH = getattr(os, "O_PATH", 0o10000000)
+
+FS_EXECUTE, FS_WRITE_FILE, FS_READ_FILE, FS_READ_DIR = 1 << 0, 1 << 1, 1 << 2, 1 << 3
+FS_ALL_V1 = (1 << 13) - 1  # execute .. make_sym
+FS_REFER, FS_TRUNCATE, FS_IOCTL_DEV = 1 << 13, 1 << 14, 1 << 15
+FILE_RIGHTS = FS_EXECUTE | FS_WRITE_FILE | FS_READ_FILE | FS_TRUNCATE | FS_IOCTL_DEV
+READ_RIGHTS = FS_EXECUTE | FS_READ_FILE | FS_READ_DIR
+NET_BIND_TCP, NET_CONNECT_TCP = 1 << 0, 1 << 1
+SCOPE_ABSTRACT_UNIX_SOCKET, SCOPE_SIGNAL = 1 << 0, 1 << 1
+
+#: read-only system paths a worker may need (dynamic loader, shared libraries, time zone,
+#: user names); missing ones are skipped
+SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/ld.so.conf", "/etc/ld.so.conf.d",
+               "/etc/localtime", "/etc/passwd", "/etc/group", "/etc/nsswitch.conf")
+DEVICES_READ = ("/dev/urandom", "/dev/random", "/dev/zero")
+DEVICES_RW = ("/dev/null", "/dev/full")
+
+_LIBC: list[Any] = []
+
+
+def _libc() -> Any:
+    if not _LIBC:
+        lib = ctypes.CDLL(None, use_errno=True)
+        lib.syscall.restype = ctypes.c_long
+        lib.prctl.restype = ctypes.c_int
+        _LIBC.append(lib)
+    return _LIBC[0]
+
+
+def _check(ret: int, what: str) -> int:
+    if ret < 0:
+        e = ctypes.get_errno()
+        raise OSError(e, f"{what}: {os.strerror(e)}")
+    return ret
+
+
+def landlock_abi() -> int:
+    """The kernel's Landlock ABI version (0: none)."""
+    try:
+        v = _libc().syscall(SYS_LANDLOCK_CREATE_RULESET, None, ctypes.c_size_t(0),
+                            ctypes.c_uint32(LANDLOCK_CREATE_RULESET_VERSION))
+    except Exception:  # noqa: BLE001
+        return 0
+    return max(0, int(v))
+
+
+# ---------------------------------------------------------------- Landlock
+def _fs_rights(abi: int) -> int:
+    rights = FS_ALL_V1
+    if abi >= 2:
+        rights |= FS_REFER
+    if abi >= 3:
+        rights |= FS_TRUNCATE
+    if abi >= 5:
+        rights |= FS_IOCTL_DEV
+    return rights
+
+
+def read_paths(exclude: tuple[str, ...] = ()) -> list[str]:
+    """Directories and files a worker may read: the interpreter's prefixes (base and virtual
+    environment: stdlib and site-packages), ``sys.path`` entries inside them, and
+    :data:`SYSTEM_READ`. Nothing under ``exclude`` (the harness's own source tree) nor any
+    other ``sys.path`` entry (``PYTHONPATH``, editable checkouts, the working directory)."""
+    prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
+    ex = tuple(os.path.realpath(e) for e in exclude)
+    out: list[str] = []
+    def under(p: str, dirs: Any) -> bool:
+        return any(p == d or p.startswith(d.rstrip(os.sep) + os.sep) for d in dirs)
+
+    for p in [*sorted(prefixes), *SYSTEM_READ]:
+        rp = os.path.realpath(p)
+        if os.path.exists(rp) and not under(rp, out) and not under(rp, ex):
+            out.append(rp)
+    return out
+
+
+def _add_path_rule(ruleset: int, path: str, rights: int) -> bool:
+    try:
+        fd = os.open(path, O_PATH | os.O_CLOEXEC)
+    except OSError:
+        return False
+    try:
+        if not os.path.isdir(path):
+            rights &= FILE_RIGHTS
+        attr = struct.pack("=Qi", rights, fd)
+        buf = ctypes.create_string_buffer(attr, len(attr))
+        _check(_libc().syscall(SYS_LANDLOCK_ADD_RULE, ctypes.c_int(ruleset), ctypes.c_int(LANDLOCK_RULE_PATH_BENEATH),
+                               buf, ctypes.c_uint32(0)), f"landlock_add_rule({path})")
+    finally:
+        os.close(fd)
+    return True
+
+
+def landlock(tmpdir: str, readable: list[str], abi: int) -> dict[str, bool]:
+    """Restrict this process with Landlock: reads of ``readable``, everything in ``tmpdir``;
+    TCP and scopes where ``abi`` has them. Needs no_new_privs."""
+    fs = _fs_rights(abi)
+    net = NET_BIND_TCP | NET_CONNECT_TCP if abi >= 4 else 0
+    scoped = SCOPE_ABSTRACT_UNIX_SOCKET | SCOPE_SIGNAL if abi >= 6 else 0
+    attr = struct.pack("=QQQ", fs, net, scoped)[: 8 if abi < 4 else 16 if abi < 6 else 24]
+    buf = ctypes.create_string_buffer(attr, len(attr))
+    libc = _libc()
+    rs = _check(libc.syscall(SYS_LANDLOCK_CREATE_RULESET, buf, ctypes.c_size_t(len(attr)), ctypes.c_uint32(0)),
+                "landlock_create_ruleset")
+    try:
+        for p in readable:
+            _add_path_rule(rs, p, READ_RIGHTS & fs)
+        for p in DEVICES_READ:
+            _add_path_rule(rs, p, FS_READ_FILE)
+        for p in DEVICES_RW:
+            _add_path_rule(rs, p, FS_READ_FILE | FS_WRITE_FILE)
+        if not _add_path_rule(rs, tmpdir, fs):
+            raise OSError(errno.ENOENT, f"landlock: temporary directory {tmpdir} is missing")
+        _check(libc.syscall(SYS_LANDLOCK_RESTRICT_SELF, ctypes.c_int(rs), ctypes.c_uint32(0)), "landlock_restrict_self")
+    finally:
+        os.close(rs)
+    return {"landlock_fs": True, "landlock_net": bool(net), "landlock_scope": bool(scoped)}
+
+
+# ---------------------------------------------------------------- seccomp-bpf
+AUDIT_ARCH_X86_64 = 0xC000003E
+RET_ALLOW, RET_ERRNO, RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
+_LD_ABS, _JEQ, _JSET, _JGE, _RET = 0x20, 0x15, 0x45, 0x35, 0x06
+CLONE_THREAD = 0x00010000
+AF_UNIX = 1
+
+#: x86_64 numbers of the calls refused outright (EPERM)
+DENY_X86_64 = {
+    "ptrace": 101, "process_vm_readv": 310, "process_vm_writev": 311, "kcmp": 312, "process_madvise": 440,
+    "pidfd_open": 434, "pidfd_getfd": 438, "pidfd_send_signal": 424, "tkill": 200,
+    "fork": 57, "vfork": 58, "execve": 59, "execveat": 322,
+    "mount": 165, "umount2": 166, "pivot_root": 155, "chroot": 161, "unshare": 272, "setns": 308,
+    "open_tree": 428, "move_mount": 429, "fsopen": 430, "fsconfig": 431, "fsmount": 432, "fspick": 433,
+    "mount_setattr": 442, "name_to_handle_at": 303, "open_by_handle_at": 304,
+    "bpf": 321, "perf_event_open": 298, "userfaultfd": 323, "keyctl": 250, "add_key": 248, "request_key": 249,
+    "io_uring_setup": 425, "io_uring_enter": 426, "io_uring_register": 427, "fanotify_init": 300,
+    "init_module": 175, "finit_module": 313, "delete_module": 176, "kexec_load": 246, "kexec_file_load": 320,
+    "reboot": 169, "swapon": 167, "swapoff": 168, "acct": 163, "quotactl": 179, "iopl": 172, "ioperm": 173,
+    "settimeofday": 164, "clock_settime": 227, "clock_adjtime": 305, "adjtimex": 159,
+    "sethostname": 170, "setdomainname": 171, "personality": 135, "migrate_pages": 256, "move_pages": 279,
+    # file metadata: Landlock does not cover it, and a worker running as root owns most files
+    "chmod": 90, "fchmod": 91, "fchmodat": 268, "fchmodat2": 452, "chown": 92, "fchown": 93, "lchown": 94,
+    "fchownat": 260, "utime": 132, "utimes": 235, "futimesat": 261, "utimensat": 280,
+    "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198,
+    "fremovexattr": 199, "setxattrat": 463, "removexattrat": 466,
+}
+SYS_CLONE, SYS_CLONE3, SYS_SOCKET = 56, 435, 41
+
+
+def _pid_args_x86_64(pid: int) -> dict[int, list[tuple[int, tuple[int, ...]]]]:
+    """Calls allowed only when each listed argument (low 32 bits) is one of the values: they
+    must aim at this process (0 or its pid; -pid is its process group after setsid)."""
+    me, grp = pid & 0xFFFFFFFF, (-pid) & 0xFFFFFFFF
+    own = (0, me)
+    return {
+        62: [(0, (0, me, grp))],  # kill
+        234: [(0, (me,))],  # tgkill
+        129: [(0, (me,))],  # rt_sigqueueinfo
+        297: [(0, (me,))],  # rt_tgsigqueueinfo
+        302: [(0, own)],  # prlimit64
+        141: [(0, (0,)), (1, own)],  # setpriority(PRIO_PROCESS, self)
+        251: [(0, (1,)), (1, own)],  # ioprio_set(IOPRIO_WHO_PROCESS, self)
+        203: [(0, own)], 144: [(0, own)], 142: [(0, own)], 314: [(0, own)],  # sched_set{affinity,scheduler,param,attr}
+        SYS_SOCKET: [(0, tuple(range(2, 64)))],  # anything but AF_UNIX (0 and 1)
+    }
+
+
+def _ins(code: int, k: int, jt: int = 0, jf: int = 0) -> bytes:
+    return struct.pack("=HBBI", code, jt, jf, k & 0xFFFFFFFF)
+
+
+def _arg_low(i: int) -> int:
+    return 16 + 8 * i + (0 if sys.byteorder == "little" else 4)
+
+
+_PROGRAM_HEAD: list[bytes] = []
+
+
+def _program_head() -> bytes:
+    """The part of the filter that does not depend on the pid (built once per process)."""
+    if not _PROGRAM_HEAD:
+        eperm, enosys = RET_ERRNO | errno.EPERM, RET_ERRNO | errno.ENOSYS
+        blocks: list[tuple[int, list[bytes]]] = [(nr, [_ins(_RET, eperm)]) for nr in sorted(set(DENY_X86_64.values()))]
+        blocks.append((SYS_CLONE3, [_ins(_RET, enosys)]))  # libc falls back to clone, checked below
+        blocks.append((SYS_CLONE, [_ins(_LD_ABS, _arg_low(0)), _ins(_JSET, CLONE_THREAD, 0, 1),
+                                   _ins(_RET, RET_ALLOW), _ins(_RET, eperm)]))
+        prog = [_ins(_LD_ABS, 4), _ins(_JEQ, AUDIT_ARCH_X86_64, 1, 0), _ins(_RET, RET_KILL_PROCESS),
+                _ins(_LD_ABS, 0), _ins(_JGE, 0x40000000, 0, 1), _ins(_RET, enosys)]  # no x32 calls
+        for nr, body in blocks:
+            prog.append(_ins(_JEQ, nr, 0, len(body)))
+            prog += body
+        _PROGRAM_HEAD.append(b"".join(prog))
+    return _PROGRAM_HEAD[0]
+
+
+def seccomp_program(pid: int) -> bytes:
+    """The worker's BPF filter (x86_64): see :data:`DENY_X86_64` and :func:`_pid_args_x86_64`."""
+    eperm = RET_ERRNO | errno.EPERM
+    blocks: list[tuple[int, list[bytes]]] = []
+    for nr, conds in _pid_args_x86_64(pid).items():
+        body: list[bytes] = []
+        for arg, values in conds:
+            if values == tuple(range(2, 64)):  # a range: one comparison
+                body += [_ins(_LD_ABS, _arg_low(arg)), _ins(_JGE, 2, 1, 0), _ins(_RET, eperm)]
+                continue
+            body.append(_ins(_LD_ABS, _arg_low(arg)))
+            body += [_ins(_JEQ, v, len(values) - j, 0) for j, v in enumerate(values)]
+            body.append(_ins(_RET, eperm))
+        body.append(_ins(_RET, RET_ALLOW))
+        blocks.append((nr, body))
+    prog = [_program_head()]
+    for nr, body in blocks:
+        prog.append(_ins(_JEQ, nr, 0, len(body)))
+        prog += body
+    prog.append(_ins(_RET, RET_ALLOW))
+    return b"".join(prog)
+
+
+def seccomp_supported() -> bool:
+    return platform.machine() in ("x86_64", "AMD64") and sys.platform.startswith("linux")
+
+
+def seccomp(pid: int) -> None:
+    prog = seccomp_program(pid)
+    fbuf = ctypes.create_string_buffer(prog, len(prog))
+    fprog = struct.pack("@HP", len(prog) // 8, ctypes.addressof(fbuf))  # struct sock_fprog
+    pbuf = ctypes.create_string_buffer(fprog, len(fprog))
+    _check(_libc().prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, pbuf, 0, 0), "seccomp")
+
+
+# ---------------------------------------------------------------- capabilities, no_new_privs
+_CAP_VERSION_3 = 0x20080522
+
+
+def drop_capabilities() -> bool:
+    """Empty the bounding set (where permitted) and the effective, permitted and inheritable
+    sets; True when no capability is left."""
+    libc = _libc()
+    for cap in range(64):
+        if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() == errno.EINVAL:
+            break
+    hdr = ctypes.create_string_buffer(struct.pack("=Ii", _CAP_VERSION_3, 0), 8)
+    data = ctypes.create_string_buffer(24)
+    _check(libc.syscall(126, hdr, data), "capset")  # capset(hdr, all zero)
+    _check(libc.syscall(125, hdr, data), "capget")
+    return not any(data.raw)
+
+
+def no_new_privs() -> bool:
+    libc = _libc()
+    _check(libc.prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), "prctl(PR_SET_NO_NEW_PRIVS)")
+    return libc.prctl(PR_GET_NO_NEW_PRIVS, 0, 0, 0, 0) == 1
+
+
+# ---------------------------------------------------------------- the whole confinement
+def confine(tmpdir: str, readable: list[str], want: dict[str, bool]) -> dict[str, bool]:
+    """Apply every mechanism ``want`` names (as found by :func:`probe`) to this process.
+    Raises OSError when one of them fails: the caller must then not run untrusted code."""
+    got = {m: False for m in MECHANISMS if m != "netns"}
+    if not any(want.get(m) for m in got):
+        return got
+    got["no_new_privs"] = no_new_privs()
+    abi = int(want.get("landlock_abi", 0) or 0)
+    if want.get("landlock_fs") and abi:
+        got.update(landlock(tmpdir, readable, abi))
+    if want.get("capabilities"):
+        got["capabilities"] = drop_capabilities()
+    if want.get("seccomp"):  # last: it refuses calls the steps above make (capset is fine)
+        seccomp(os.getpid())
+        got["seccomp"] = True
+    return got
+
+
+def _try_all(tmpdir: str, readable: list[str]) -> dict[str, Any]:
+    """In a throw-away child: each mechanism on its own, then all together."""
+    abi = landlock_abi()
+    out: dict[str, Any] = {"landlock_abi": abi, "errors": {}}
+    want = {"landlock_abi": abi, "landlock_fs": abi > 0, "capabilities": True, "seccomp": seccomp_supported()}
+    steps = [("no_new_privs", no_new_privs),
+             ("landlock", lambda: landlock(tmpdir, readable, abi) if abi else None),
+             ("capabilities", drop_capabilities),
+             ("seccomp", lambda: seccomp(os.getpid()) if want["seccomp"] else None)]
+    for name, step in steps:
+        try:
+            r = step()
+        except Exception as exc:  # noqa: BLE001
+            out["errors"][name] = str(exc)[:200]
+            want.update({"landlock_fs": False} if name == "landlock" else {name: False})
+            continue
+        if isinstance(r, dict):
+            out.update(r)
+        elif name != "seccomp":
+            out[name] = bool(r)
+        else:
+            out[name] = want["seccomp"]
+    out["want"] = want
+    return out
+
+
+def probe(tmp_base: str | None = None, exclude: tuple[str, ...] = ()) -> dict[str, Any]:
+    """Which mechanisms this kernel enforces, found by applying them in a forked child (the
+    caller must be single-threaded). Returns ``{"want": {...}, "landlock_abi": N, ...}``."""
+    import json
+    import tempfile
+
+    readable = read_paths(exclude)
+    if seccomp_supported():
+        _program_head()  # built once here, inherited by every worker forked later
+    _libc()
+    tmpdir = tempfile.mkdtemp(prefix="lcl-fuzz-probe-", dir=tmp_base)
+    r, w = os.pipe()
+    try:
+        pid = os.fork()
+        if pid == 0:  # pragma: no cover - child
+            try:
+                os.close(r)
+                data = json.dumps(_try_all(tmpdir, readable)).encode()
+                os.write(w, data)
+            finally:
+                os._exit(0)
+        os.close(w)
+        w = -1
+        chunks = []
+        while True:
+            b = os.read(r, 1 << 16)
+            if not b:
+                break
+            chunks.append(b)
+        os.waitpid(pid, 0)
+    finally:
+        os.close(r)
+        if w >= 0:
+            os.close(w)
+        os.rmdir(tmpdir)
+    try:
+        res: dict[str, Any] = json.loads(b"".join(chunks) or b"{}")
+    except ValueError:
+        res = {}
+    res.setdefault("want", {})
+    res["readable"] = readable
+    return res
+
+
+def report(probed: dict[str, Any], netns: bool, mode: str) -> dict[str, Any]:
+    """The isolation report: which mechanisms are active, which are missing, and what that
+    leaves (printed by ``lcl fuzz pair --json`` and kept in each result)."""
+    mech = {m: bool(probed.get(m)) for m in MECHANISMS}
+    mech["netns"] = bool(netns)
+    missing = [m for m in MECHANISMS if not mech[m]]
+    return {"mode": mode, "mechanisms": mech, "missing": missing, "landlock_abi": int(probed.get("landlock_abi") or 0),
+            "kernel": kernel_enforced(mech), "python_fallback": _fallbacks(mech),
+            "errors": dict(probed.get("errors") or {})}
+
+
+def kernel_enforced(mech: dict[str, bool]) -> bool:
+    """Writes, reads and process creation are confined by the kernel: the Python-level
+    blocks (imports of ctypes, subprocess, ...) are then not needed."""
+    return bool(mech.get("landlock_fs") and mech.get("seccomp") and mech.get("no_new_privs"))
+
+
+def _fallbacks(mech: dict[str, bool]) -> list[str]:
+    out = []
+    if not kernel_enforced(mech):
+        out.append("audit hook confines writes and process creation; blocks ctypes, subprocess, multiprocessing "
+                   "and socket imports (bypassable: reads are not confined)")
+    if not mech.get("netns") and not mech.get("landlock_net"):
+        out.append("audit hook refuses sockets")
+    return out
+
+
+def describe(rep: dict[str, Any]) -> str:
+    """One line for the start-up message."""
+    on = [m for m in MECHANISMS if rep["mechanisms"].get(m)]
+    line = f"lcl fuzz: isolation {'complete' if not rep['missing'] else 'partial'}: " + ", ".join(on or ["none"])
+    if rep["missing"]:
+        line += f"; missing: {', '.join(rep['missing'])}"
+        if rep["python_fallback"]:
+            line += f" (remaining: {'; '.join(rep['python_fallback'])})"
+    return line
+
+
+def provenance(rep: dict[str, Any]) -> dict[str, Any]:
+    """What a result records about the workers that produced it (no timings, no paths)."""
+    mech = rep.get("mechanisms") or {}
+    return {"mode": rep.get("mode", "best"), "active": [m for m in MECHANISMS if mech.get(m)],
+            "missing": [m for m in MECHANISMS if not mech.get(m)], "landlock_abi": int(rep.get("landlock_abi") or 0)}
