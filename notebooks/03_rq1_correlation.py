@@ -62,7 +62,7 @@ display(scored[["SurfaceSim", *cems]].describe().round(3))
 
 # %%
 t3 = correlation.table3(scored, n_boot=P.bootstrap, seed=seed)
-t3.insert(3, "rho (paper)", [claims.paper_value(f"T3.{scoring.paper_name(m)}.rho") for m in t3.Metric])
+t3 = correlation.with_paper(t3)
 outputs.save_table(t3, "table3_correlation", profile=profile, seed=seed, directory=tables_out,
                    title="Table 3. Spearman correlation between SurfaceSim and CEMs on equivalent PIE pairs",
                    notes=[f"{len(chosen)} PIE pairs; 95% CI: percentile bootstrap, {P.bootstrap} resamples, seed {seed}.",

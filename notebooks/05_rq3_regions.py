@@ -90,17 +90,11 @@ display(t_th)
 # ## Coverage of the regions per dataset
 
 # %%
-cov = coverage.region_table(frames, th)
-paper = {"LoCaL_balanced": ("RQ3.local.sfd", "RQ3.local.dfs", "RQ3.local.ctrl_dist"),
-         "CodeScore_test": ("RQ3.base.sfd", "RQ3.base.dfs", "RQ3.base.ctrl_dist")}
-cov["SFD (paper)"] = [claims.paper_value(paper[d][0]) for d in cov.Dataset]
-cov["DFS (paper)"] = [claims.paper_value(paper[d][1]) for d in cov.Dataset]
-cov["Control distance (paper)"] = [claims.paper_value(paper[d][2]) for d in cov.Dataset]
+cov = coverage.with_paper(coverage.region_table(frames, th), coverage.COVERAGE)
 outputs.save_table(cov, "rq3_coverage", profile=profile, seed=seed, directory=tables_out,
                    title="Pairs per region (Eq. 4) and control points' distance to the nearest SFD/DFS boundary",
                    notes=["Paper counts are for 854 pairs per dataset; compare shares when our n differs."])
-hits = coverage.hit_rates(local_sim, th)
-hits["% (paper)"] = [claims.paper_value("RQ3.mut_in_sfd"), claims.paper_value("RQ3.opt_in_dfs")]
+hits = coverage.with_paper(coverage.hit_rates(local_sim, th), coverage.HITS)
 outputs.save_table(hits, "rq3_hit_rates", profile=profile, seed=seed, directory=tables_out,
                    title="Hit rates: all mutants in SFD, all optimised variants in DFS")
 display(cov, hits)

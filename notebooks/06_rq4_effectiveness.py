@@ -81,14 +81,12 @@ ordered = {"CodeScore_test": scored["CodeScore_test"], "LoCaL": loc,
 # ## Table 5 · MAE of each CEM per dataset (ours, with the paper's value beside it)
 
 # %%
-t5 = eff.table5(ordered, cems)
-for col in cems:
-    name = scoring.paper_name(col)
-    t5[f"{name} (paper)"] = [claims.load()["paper_value"].get(f"T5.{d}.{name}", np.nan) for d in t5.Dataset]
+t5 = eff.with_paper(eff.table5(ordered, cems, seed))
 outputs.save_table(t5, "table5_mae", profile=profile, seed=seed, directory=tables_out,
                    title="Table 5. MAE of four CEMs across datasets (ours vs paper)",
                    notes=["CodeBERTScore[MiniLM]: substitute encoder. CodeScore-style: our retrained substitute "
                           "(trained on codegen-2b HumanEval completions); N/A on Java as in the paper.",
+                          f"95% CI: percentile bootstrap over pairs, 1000 resamples, seed {seed}.",
                           f"Datasets capped at {P.eval_pairs_cap} pairs (seed {seed})." if P.eval_pairs_cap else
                           "All pairs of every dataset.",
                           "LoCaL_published: the part of the authors' LoCaL release in the mirror, with their labels.",
