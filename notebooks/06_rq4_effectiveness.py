@@ -18,9 +18,8 @@
 # truth on LoCaL, its mutation-only and optimisation-only subsets, the CodeScore_test baseline and
 # the Java ShareCode set? Which pairs fool them most? (Paper Section 4.6, Table 5.)
 #
-# **Paper's answer.** Every CEM errs far more on LoCaL (MAE 0.73-0.80) than on CodeScore_test
-# (0.08-0.57); the 100 worst pairs per metric have |SurfaceSim - df_score| = 0.86 on average; APPS
-# then PIE pairs are the hardest.
+# **Paper's answer.** Its numbers and conclusions are printed below from
+# `data/reference/paper_claims.csv` and `lcl.conclusions` (never typed here).
 #
 # **Our setting.** LoCaL = our pairs from `02_variants`; CodeScore_test and ShareCode_java with the
 # published labels; the published part of the authors' LoCaL release and our human-written clone
@@ -58,6 +57,9 @@ sets = {
     "Clones": eff.labelled(eff.with_sources(scoring.pairs_frame(clone_rows := dataset.load_clones(profile)), clone_rows)),
 }
 print({k: len(v) for k, v in sets.items()})
+
+# %%
+display(Markdown(claims.paper_answer(['Table 5', 'Section 4.6.2', 'Section 1', 'Section 4.6'])))
 
 # %% [markdown]
 # ## Scores (one corpus per dataset; LoCaL and its subsets are slices of LoCaL-all)
@@ -148,7 +150,7 @@ display(t5s)
 # %% [markdown]
 # ## Optimised variants by source
 #
-# Our rewriter stops once SurfaceSim falls to 0.65 or below, which is the paper's fitted x_lo: its
+# Our rewriter stops once SurfaceSim falls to the paper's fitted x_lo (value in the note below): its
 # variants are built to land in DFS. So that no conclusion rests only on them, the optimised
 # pairs are split by source: the rewriter with surface rewrites only, the rewriter with
 # algorithmic strategies, PIE's own fast programs, and human-written clones.
@@ -206,7 +208,10 @@ display(Markdown("\n".join([
     f"- The {worst_k} worst pairs per metric have mean |SurfaceSim - df_score| between "
     f"{worst['mean |SurfaceSim - df_score|'].min():.2f} and {worst['mean |SurfaceSim - df_score|'].max():.2f} "
     f"(paper {claims.paper_value('RQ4.worst100_gap')}): the errors sit where surface and behaviour disagree.",
-    "- The paper's CodeScore reaches 0.08 on CodeScore_test because that set is its own inference distribution; our "
+    f"- The paper's CodeScore reaches {claims.paper_value('T5.CodeScore_test.CodeScore')} on CodeScore_test because "
+    "that set is its own inference distribution; our "
     "CodeScore-style substitute never saw it, so its baseline MAE is higher. The authors' own values on the published "
     "pairs (table above) show how far our substitutes are from the originals on identical pairs.",
+    "**The paper's conclusions (Section 4.6) on these numbers** (computed by `lcl.conclusions`):",
+    claims.section_text(claims.build(str(tables_out)), "Section 4.6"),
 ])))

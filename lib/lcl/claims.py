@@ -188,3 +188,15 @@ def section_text(table: pd.DataFrame, section: str) -> str:
     (for a research-question notebook's "what we found")."""
     rows = table[(table.kind == "conclusion") & (table.section == section)]
     return "\n".join(f"- Paper: {r.quantity} — **{r.status}** ({r.reason})" for r in rows.itertuples())
+
+
+def paper_answer(sections: list[str]) -> str:
+    """The paper's numbers for ``sections`` (from the claims data) and the conclusions it states
+    there, as markdown: what a research-question notebook compares against."""
+    ref = load()
+    rows = ref[ref.section.isin(sections)]
+    nums = [f"{r.quantity} ({cid}): {r.paper_value:g}" + (f" ± {r.paper_std:g}" if r.paper_std == r.paper_std else "")
+            for cid, r in rows.iterrows()]
+    said = [c.statement for c in conclusions.CONCLUSIONS if c.section in sections]
+    return ("**The paper's numbers:** " + "; ".join(nums) + ".\n\n" if nums else "") + (
+        "**The paper concludes:** " + "; ".join(said) + "." if said else "")
