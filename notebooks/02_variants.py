@@ -108,11 +108,7 @@ display(Markdown(curation_sentence()))
 # ## Table 2 · Statistics of LoCaL (ours next to the paper's)
 
 # %%
-t2 = dataset.table2(pairs)
-paper = {"Optimized": ("T2.opt.method", "T2.opt.program", "T2.opt.total", "T2.opt.surfacesim", "T2.opt.df"),
-         "Mutated": ("T2.mut.method", "T2.mut.program", "T2.mut.total", "T2.mut.surfacesim", "T2.mut.df")}
-for col, i in (("Total (paper)", 2), ("Avg. SurfaceSim (paper)", 3), ("Avg. df_score (paper)", 4)):
-    t2[col] = [claims.paper_value(paper[v][i]) for v in t2["Variant Type"]]
+t2 = dataset.table2_with_paper(pairs, seed)
 notes = [f"{r['stage']}: {r['what']} = {r['count']}" for r in ledger.to_rows()]
 notes.append("Optimised variants: offline rewriter (function tasks, APPS) and PIE's own fast programs; the paper used GPT-4.")
 notes.append(f"LoCaL = the curated pairs (lcl.curation: MUT df < {curation.DF_BOUNDARY}, OPT df > {curation.DF_BOUNDARY}); "

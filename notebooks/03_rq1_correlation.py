@@ -18,8 +18,8 @@
 # functional similarity 1.0), does a CEM's score still rise and fall with SurfaceSim (Eq. 1)?
 # An unbiased CEM would show Spearman's rho = 0. (Paper Section 4.3, Table 3.)
 #
-# **Paper's answer.** All four correlate positively and significantly: CodeBLEU 0.87,
-# CodeBERTScore 0.88, CrystalBLEU 0.59, CodeScore 0.35 (n = 1000).
+# **Paper's answer.** Its numbers and conclusions are printed below from
+# `data/reference/paper_claims.csv` and `lcl.conclusions` (never typed here).
 #
 # **Our setting.** CodeBLEU and CrystalBLEU are the published packages; **CodeBERTScore runs
 # on a substitute encoder** (MiniLM shipped by a package; CodeBERT is not obtainable offline);
@@ -48,6 +48,9 @@ pie = loaders.pairs_if_available("PIE")
 chosen = correlation.sample_pairs(pie, P.rq1_pairs, seed)
 print(f"{len(chosen)} of {len(pie)} PIE slow/fast pairs (profile {profile})")
 
+# %%
+display(Markdown(claims.paper_answer(['Table 3', 'Section 4.3'])))
+
 # %% [markdown]
 # ## Scores: SurfaceSim and the four CEMs
 
@@ -62,7 +65,7 @@ display(scored[["SurfaceSim", *cems]].describe().round(3))
 
 # %%
 t3 = correlation.table3(scored, n_boot=P.bootstrap, seed=seed)
-t3.insert(3, "rho (paper)", [claims.paper_value(f"T3.{scoring.paper_name(m)}.rho") for m in t3.Metric])
+t3 = correlation.with_paper(t3)
 outputs.save_table(t3, "table3_correlation", profile=profile, seed=seed, directory=tables_out,
                    title="Table 3. Spearman correlation between SurfaceSim and CEMs on equivalent PIE pairs",
                    notes=[f"{len(chosen)} PIE pairs; 95% CI: percentile bootstrap, {P.bootstrap} resamples, seed {seed}.",
@@ -125,5 +128,7 @@ lines.append("- CrystalBLEU with the per-pair ignore set (the paper's way) gives
              f" (paper rho {claims.paper_value('T3.CrystalBLEU.rho'):.4f}).")
 lines.append("- Differences from the paper are expected for the two substitutes: a MiniLM encoder is not CodeBERT, and our "
              "CodeScore-style model is trained on codegen-2b HumanEval completions, not on CodeScore's data.")
+lines.append("**The paper's conclusions (Section 4.3) on these numbers** (computed by `lcl.conclusions`):")
+lines.append(claims.section_text(claims.build(str(tables_out)), "Section 4.3"))
 display(Markdown("\n".join(lines)))
 print({"mean SurfaceSim": round(float(np.mean(x)), 3)})

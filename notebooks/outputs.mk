@@ -45,6 +45,7 @@ NB_04_rq2_distinguishability_OUT := tables/table4_distinguishability.csv tables/
 NB_05_rq3_regions_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)
 NB_05_rq3_regions_OUT := tables/rq3_thresholds.csv tables/rq3_thresholds.md tables/rq3_coverage.csv tables/rq3_coverage.md \
                          tables/rq3_hit_rates.csv tables/rq3_hit_rates.md \
+                         tables/rq3_draws.csv tables/rq3_draws.md tables/rq3_draws_summary.csv tables/rq3_draws_summary.md \
                          tables/rq3_sensitivity.csv tables/rq3_sensitivity.md \
                          tables/rq3_hit_rates_by_source.csv tables/rq3_hit_rates_by_source.md \
                          figures/figure5_regions.png figures/figure5_regions.pdf \

@@ -78,3 +78,20 @@ def test_cli_unknown_notebook_is_a_clean_error(capsys):
 def test_cli_unknown_benchmark_is_a_clean_error(capsys):
     assert cli.main(["tasks", "FOO"]) == 2
     assert "unknown benchmark" in capsys.readouterr().err
+
+
+def test_verify_columns_and_record_only(tmp_path, monkeypatch):
+    """A table's ``columns`` restricts the comparison; ``record(only=...)`` copies just those tables."""
+    from lcl import paths
+
+    a = pd.DataFrame({"claim_id": ["x"], "status": ["holds"], "reason": ["quotes 0.10"]})
+    b = a.assign(reason="quotes 0.11")
+    tol = {"columns": ["claim_id", "status"]}
+    assert verify.compare_table("claims", verify._columns(a, tol), verify._columns(b, tol), 0, 0) == []
+    assert verify.compare_table("claims", a, b, 0, 0)
+    (tmp_path / "tables").mkdir()
+    a.to_csv(tmp_path / "tables" / "claims.csv", index=False)
+    a.to_csv(tmp_path / "tables" / "other.csv", index=False)
+    monkeypatch.setattr(paths, "tables", lambda: tmp_path / "tables")
+    monkeypatch.setattr(verify, "expected_dir", lambda profile: tmp_path / "expected" / profile)
+    assert [p.name for p in verify.record("full", ["claims"])] == ["claims.csv"]

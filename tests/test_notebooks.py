@@ -82,10 +82,43 @@ def test_notebooks_quick_with_mirror_and_report_in_browser(tmp_root: Path, tmp_p
     links = report.linked_files(index)
     assert links and all(p.exists() for p in links), [p for p in links if not p.exists()]
     assert any(p.suffix == ".png" for p in links) and any(p.suffix == ".html" for p in links)
-    _render_in_chromium(index, tmp_path)
+    dom = _render_in_chromium(index, tmp_path)
+    assert _summary_in(dom) == _summary_expected(tmp_root / "tables" / "claims.csv")
 
 
-def _render_in_chromium(index: Path, tmp_path: Path) -> None:
+def _summary_in(page: str) -> dict[str, int]:
+    """The claims summary shown on the front page: status -> count."""
+    import re
+
+    return {k: int(v) for k, v in re.findall(r"data-status=['\"]([^'\"]+)['\"]>(\d+)<", page)}
+
+
+def _summary_expected(claims_csv: Path) -> dict[str, int]:
+    import html
+
+    import pandas as pd
+
+    from lcl import claims
+
+    return {html.escape(k): v for k, v in claims.summary(pd.read_csv(claims_csv)).items()}
+
+
+def test_front_page_verdict_matches_the_claims_table(tmp_path: Path, monkeypatch):
+    """The verdict box shows the counts of tables/claims.csv (no notebooks run)."""
+    from lcl import claims, paths
+
+    monkeypatch.setattr(paths, "tables", lambda: tmp_path)
+    table = claims.compare({"T1.HumanEval.orig": 164, "T1.APPS.orig": 298,
+                            "T2.opt.surfacesim": 0.6, "T2.mut.surfacesim": 0.9, "T2.opt.df": 1.0, "T2.mut.df": 0.1})
+    table.to_csv(tmp_path / "claims.csv", index=False)
+    page = "".join(report.verdict_html(tmp_path / "claims.csv"))
+    shown = _summary_in(page)
+    assert shown == _summary_expected(tmp_path / "claims.csv")
+    assert shown["within tolerance"] == 1 and shown["by construction"] == 1
+    assert page.index("claims-summary") < page.index("claims-by-section")
+
+
+def _render_in_chromium(index: Path, tmp_path: Path) -> str:
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         pytest.skip("chromium not installed (.ci/run installs Debian's chromium)")
@@ -98,6 +131,8 @@ def _render_in_chromium(index: Path, tmp_path: Path) -> None:
     subprocess.run([chromium, *flags, f"--screenshot={shot}", "--window-size=1200,1600", index.as_uri()],
                    capture_output=True, text=True, timeout=120)
     assert shot.exists() and shot.stat().st_size > 10_000, "screenshot of the rendered index expected"
+    assert dom.stdout.index("Verdict") < dom.stdout.index("00_data"), "the verdict comes before the notebooks"
+    return dom.stdout
 
 
 def test_a_failing_notebook_is_kept_with_its_traceback(tmp_path, monkeypatch):

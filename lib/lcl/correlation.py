@@ -11,8 +11,26 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import scoring, stats
+from . import claim_links, scoring, stats
+from .claim_links import Link
 from .records import Pair
+
+TABLE3 = "table3_correlation"
+#: Table 3's claims (rho with its bootstrap CI) and the values Section 4.3's conclusions need
+#: (p-value, CrystalBLEU's zeros)
+CLAIMS: list[Link] = [
+    *(Link(f"T3.{scoring.paper_name(scoring.label(m))}.rho", TABLE3, "Metric", scoring.label(m), "rho",
+           low="CI low", high="CI high") for m in scoring.CEMS),
+    *(Link(f"aux.T3.{scoring.paper_name(scoring.label(m))}.p", TABLE3, "Metric", scoring.label(m), "p-value",
+           paper=False) for m in scoring.CEMS),
+    Link("aux.T3.CrystalBLEU.zeros", TABLE3, "Metric", scoring.label("crystalbleu"), "zeros", paper=False),
+    Link("aux.T3.CrystalBLEU.n", TABLE3, "Metric", scoring.label("crystalbleu"), "n", paper=False),
+]
+
+
+def with_paper(table: pd.DataFrame) -> pd.DataFrame:
+    """Table 3 with the paper's rho beside ours (from the claim declarations)."""
+    return claim_links.add_paper_columns(table, CLAIMS, TABLE3)
 
 
 def sample_pairs(pairs: list[Pair], n: int | None, seed: int) -> list[Pair]:

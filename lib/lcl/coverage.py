@@ -15,9 +15,49 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import regions
+from . import claim_links, regions
+from .claim_links import Link
 
 X, Y = "SurfaceSim", "df_score"
+
+THRESHOLDS, COVERAGE, HITS, DRAWS = "rq3_thresholds", "rq3_coverage", "rq3_hit_rates", "rq3_draws_summary"
+_CTRL = "Control: mean distance to SFD/DFS"
+_N = ("a count of pairs in our LoCaL_balanced / CodeScore_test sample, whose size differs from the paper's "
+      "854: reported, not judged (the shares are compared by the conclusions)")
+_SETS = (("local", "LoCaL_balanced"), ("base", "CodeScore_test"))
+
+
+def _rq3_links() -> list[Link]:
+    out = [Link(f"RQ3.{k}", THRESHOLDS, "used", "True", k, paper=False, ci_table=DRAWS)
+           for k in ("x_lo", "x_hi", "y_lo", "y_hi")]
+    for tag, ds in _SETS:
+        out += [Link(f"RQ3.{tag}.{r.lower()}", COVERAGE, "Dataset", ds, r, tolerance_reason=_N) for r in ("SFD", "DFS")]
+        out.append(Link(f"RQ3.{tag}.ctrl_dist", COVERAGE, "Dataset", ds, _CTRL, ci_table=DRAWS))
+        out += [Link(f"aux.RQ3.{tag}.{r.lower()}_share", COVERAGE, "Dataset", ds, f"{r} %", paper=False, ci_table=DRAWS)
+                for r in ("SFD", "DFS")]
+    out += [Link(cid, HITS, "Variants", kind, "%", low="CI low", high="CI high")
+            for cid, kind in (("RQ3.mut_in_sfd", "MUT"), ("RQ3.opt_in_dfs", "OPT"))]
+    return out
+
+
+#: Section 4.5's claims: thresholds and control distances with their spread over repeated draws
+#: of LoCaL_balanced (rq3_draws_summary), hit rates with a Wilson 95 % CI
+CLAIMS: list[Link] = _rq3_links()
+
+
+def with_paper(table: pd.DataFrame, name: str) -> pd.DataFrame:
+    """RQ3 table ``name`` with the paper's values beside ours (from the claim declarations)."""
+    return claim_links.add_paper_columns(table, CLAIMS, name)
+
+
+def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
+    """Wilson score 95 % interval of a share ``k / n``, in percent."""
+    if n <= 0:
+        return float("nan"), float("nan")
+    p = k / n
+    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
+    return round(100 * (centre - half), 2), round(100 * (centre + half), 2)
 
 
 def balanced(local: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
@@ -81,13 +121,14 @@ def hit_rates(local: pd.DataFrame, th: regions.Thresholds | None) -> pd.DataFram
     for kind, region in (("MUT", "SFD"), ("OPT", "DFS")):
         if lab is None:
             rows.append({"Variants": kind, "Region": region, "n": int((local.variant_type == kind).sum()),
-                         "inside": None, "%": None})
+                         "inside": None, "%": None, "CI low": None, "CI high": None})
             continue
         sel = (local.variant_type == kind).to_numpy()
         hit = int(np.sum(lab[sel] == region))
+        lo, hi = wilson(hit, int(sel.sum()))
         rows.append({"Variants": kind, "Region": region, "n": int(sel.sum()), "inside": hit,
-                     "%": round(100 * hit / sel.sum(), 2) if sel.sum() else None})
-    return pd.DataFrame(rows)
+                     "%": round(100 * hit / sel.sum(), 2) if sel.sum() else None, "CI low": lo, "CI high": hi})
+    return pd.DataFrame(rows, columns=["Variants", "Region", "n", "inside", "%", "CI low", "CI high"])
 
 
 def figure1_examples(local: pd.DataFrame, max_lines: int = 14) -> dict[str, Any] | None:
@@ -149,3 +190,47 @@ def headline(name: str, th: regions.Thresholds | None, cov: pd.DataFrame, hits: 
     row["MUT in SFD %"] = h.loc["MUT", "%"] if "MUT" in h.index else None
     row["OPT in DFS %"] = h.loc["OPT", "%"] if "OPT" in h.index else None
     return row
+
+
+# ----------------------------------------------------------------------------- repeated draws
+def draw_seeds(seed: int, k: int) -> list[int]:
+    """``k`` recorded seeds for repeated draws of LoCaL_balanced, derived from ``seed``."""
+    return [int(s) for s in np.random.default_rng(seed).integers(0, 2**31 - 1, size=k)]
+
+
+def one_draw(scored_local: pd.DataFrame, scored_base: pd.DataFrame, metric_columns: list[str], n: int, seed: int,
+             *, step: float, error: regions.ErrorKind) -> dict[str, Any]:
+    """Algorithm 2 and the region shares on one draw of LoCaL_balanced from the scored LoCaL
+    (no re-scoring: every draw is a subset of one scored frame)."""
+    frames = {"LoCaL_balanced": balanced(scored_local, n, seed), "CodeScore_test": scored_base}
+    th = fit(frames, metric_columns, step=step, error=error)
+    row: dict[str, Any] = {"seed": seed, **{k: getattr(th, k) if th else None for k in ("x_lo", "x_hi", "y_lo", "y_hi")}}
+    cov = region_table(frames, th).set_index("Dataset") if th else pd.DataFrame()
+    for tag, ds in _SETS:
+        for col, key in (("SFD %", "sfd_share"), ("DFS %", "dfs_share"), (_CTRL, "ctrl_dist")):
+            row[f"{tag}.{key}"] = cov.loc[ds, col] if ds in cov.index else None
+    return row
+
+
+#: column of :func:`draws` -> claim id it gives the spread of
+DRAW_CLAIMS = {**{k: f"RQ3.{k}" for k in ("x_lo", "x_hi", "y_lo", "y_hi")},
+               **{f"{tag}.ctrl_dist": f"RQ3.{tag}.ctrl_dist" for tag, _ in _SETS},
+               **{f"{tag}.{r}_share": f"aux.RQ3.{tag}.{r}_share" for tag, _ in _SETS for r in ("sfd", "dfs")}}
+
+
+def draws(scored_local: pd.DataFrame, scored_base: pd.DataFrame, metric_columns: list[str], n: int,
+          seeds: list[int], *, step: float, error: regions.ErrorKind) -> pd.DataFrame:
+    """One row per draw of LoCaL_balanced (seed recorded): thresholds, shares, control distances."""
+    rows = [one_draw(scored_local, scored_base, metric_columns, n, s, step=step, error=error) for s in seeds]
+    return pd.DataFrame(rows, columns=["seed", *DRAW_CLAIMS])
+
+
+def draws_summary(table: pd.DataFrame) -> pd.DataFrame:
+    """Per claim: mean, std and the 2.5-97.5 percentile range over the draws (the CI of the claims table)."""
+    rows = []
+    for col, cid in DRAW_CLAIMS.items():
+        v = pd.to_numeric(table[col], errors="coerce").dropna().to_numpy(float) if col in table else np.array([])
+        lo, hi = (np.quantile(v, [0.025, 0.975]) if len(v) > 1 else (np.nan, np.nan))
+        rows.append({"claim_id": cid, "draws": len(v), "mean": float(v.mean()) if len(v) else np.nan,
+                     "std": float(v.std(ddof=1)) if len(v) > 1 else np.nan, "CI low": float(lo), "CI high": float(hi)})
+    return pd.DataFrame(rows)

@@ -21,7 +21,8 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from typing import Any
 
-from . import cache, curation, loaders, profiles
+from . import cache, claim_links, curation, loaders, profiles
+from .claim_links import Derived, Link
 from .profiles import Profile
 from .records import Task
 
@@ -335,23 +336,58 @@ def opt_by_generator(pairs: list[dict[str, Any]]) -> Any:
                          "mean df_score": g.df_score.mean().round(3)}).reset_index()
 
 
-def table2(pairs: list[dict[str, Any]]) -> Any:
-    """Table 2: counts per variant type and level, mean SurfaceSim and mean df_score."""
+TABLE2 = "table2_variants"
+_SIZE = ("a count of our LoCaL: set by our generators, caps and curation, not a measurement of the "
+         "paper's set, so it is reported, not judged")
+_T2_KINDS = (("opt", "Optimized"), ("mut", "Mutated"))
+#: Table 2's claims (the bootstrap CI over pairs for the two means)
+CLAIMS: list[Any] = [
+    *(Link(f"T2.{tag}.{suffix}", TABLE2, "Variant Type", kind, column, tolerance_reason=_SIZE)
+      for tag, kind in _T2_KINDS for suffix, column in (("method", "Method-Level"), ("program", "Program-Level"),
+                                                         ("total", "Total"))),
+    *(Link(f"T2.{tag}.{suffix}", TABLE2, "Variant Type", kind, column, low=f"{column} CI low",
+           high=f"{column} CI high")
+      for tag, kind in _T2_KINDS for suffix, column in (("surfacesim", "Avg. SurfaceSim"), ("df", "Avg. df_score"))),
+    Derived("T2.total", (TABLE2,), lambda t: float(t[TABLE2]["Total"].sum()), tolerance_reason=_SIZE),
+]
+
+
+def _mean_ci(values: Any, seed: int) -> tuple[float | None, float | None]:
+    """Percentile bootstrap 95 % CI of a mean over pairs (None for fewer than two pairs)."""
+    from .stats import bootstrap_ci
+
+    v = [float(x) for x in values]
+    if len(v) < 2:
+        return None, None
+    lo, hi = bootstrap_ci(v, n_boot=1000, seed=seed)
+    return round(lo, 4), round(hi, 4)
+
+
+def table2(pairs: list[dict[str, Any]], seed: int = 0) -> Any:
+    """Table 2: counts per variant type and level, mean SurfaceSim and mean df_score, each mean
+    with a bootstrap 95 % CI over pairs (counts have none: they are sizes of our set)."""
     import pandas as pd
 
     df = pd.DataFrame(pairs)
     rows = []
     for kind, label_ in (("OPT", "Optimized"), ("MUT", "Mutated")):
         g = df[df.variant_type == kind] if len(df) else df
-        rows.append({
+        row: dict[str, Any] = {
             "Variant Type": label_,
             "Method-Level": int((g.level == "function").sum()) if len(g) else 0,
             "Program-Level": int((g.level == "program").sum()) if len(g) else 0,
             "Total": len(g),
-            "Avg. SurfaceSim": round(float(g.surface_sim.mean()), 3) if len(g) else None,
-            "Avg. df_score": round(float(g.df_score.mean()), 3) if len(g) else None,
-        })
+        }
+        for column, field in (("Avg. SurfaceSim", "surface_sim"), ("Avg. df_score", "df_score")):
+            row[column] = round(float(g[field].mean()), 3) if len(g) else None
+            row[f"{column} CI low"], row[f"{column} CI high"] = _mean_ci(g[field] if len(g) else [], seed)
+        rows.append(row)
     return pd.DataFrame(rows)
+
+
+def table2_with_paper(pairs: list[dict[str, Any]], seed: int = 0) -> Any:
+    """:func:`table2` with the paper's values beside ours (from the claim declarations)."""
+    return claim_links.add_paper_columns(table2(pairs, seed), CLAIMS, TABLE2)
 
 
 def fingerprint(pairs: list[dict[str, Any]]) -> Any:

@@ -32,6 +32,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import claim_links, scoring
+from .claim_links import Link
 from .profiles import Profile
 from .records import Pair
 from .stats import distinguishability
@@ -453,7 +455,8 @@ def _ms(values: pd.Series) -> tuple[float, float]:
 
 
 TABLE4_COLUMNS = ["metric", "repetitions", "EQ", "EQ std", "NEQ orig", "NEQ orig std", "d orig", "d orig std",
-                  "NEQ repl", "NEQ repl std", "d repl", "d repl std", "n_eq", "n_neq_orig", "n_neq_repl", "drop %"]
+                  "NEQ repl", "NEQ repl std", "d repl", "d repl std", "n_eq", "n_neq_orig", "n_neq_repl", "drop %",
+                  "drop % std"]
 
 
 def table4(long: pd.DataFrame) -> pd.DataFrame:
@@ -475,9 +478,11 @@ def table4(long: pd.DataFrame) -> pd.DataFrame:
         row["d repl"], row["d repl std"] = _ms(rp["d"])
         row["n_eq"], row["n_neq_orig"] = int(o["n_eq"].min()), int(o["n_neq"].min())
         row["n_neq_repl"] = int(rp["n_neq"].min())
+        per_rep = (o["d"].to_numpy(float) - rp["d"].to_numpy(float)) / o["d"].to_numpy(float) * 100.0
+        row["drop % std"] = float(np.std(per_rep, ddof=1)) if len(per_rep) > 1 else float("nan")
         out.append(row)
-    t = pd.DataFrame(out, columns=TABLE4_COLUMNS[:-1])
-    t["drop %"] = drops(t)
+    t = pd.DataFrame(out, columns=[c for c in TABLE4_COLUMNS if c != "drop %"])
+    t.insert(len(t.columns) - 1, "drop %", drops(t))
     return t
 
 
@@ -515,21 +520,25 @@ def claim_values(table: pd.DataFrame) -> dict[str, float]:
     return out
 
 
-def with_paper(table: pd.DataFrame) -> pd.DataFrame:
-    """``table`` with the paper's values next to ours (``<column> (paper)``; read from
-    :func:`lcl.claims.paper_value`, never typed in). SurfaceSim has no paper d or drop."""
-    from .claims import paper_value
+TABLE4 = "table4_distinguishability"
 
-    column = {suffix: col for col, suffix in CLAIM_COLUMNS.items()}
-    paper: list[dict[str, float]] = []
-    for i in range(len(table)):
-        row = {f"{c} (paper)": float("nan") for c in (*CLAIM_COLUMNS, "drop %")}
-        for key in claim_values(table.iloc[[i]]):
-            target = "drop %" if key.startswith("RQ2.drop.") else column[key.rsplit(".", 1)[1]]
-            try:
-                row[f"{target} (paper)"] = paper_value(key)
-            except KeyError:
-                pass
-        paper.append(row)
-    names = [f"{c} (paper)" for c in (*CLAIM_COLUMNS, "drop %")]
-    return pd.concat([table.reset_index(drop=True), pd.DataFrame(paper, columns=names)], axis=1)
+
+def _t4_links() -> list[Link]:
+    out = [Link(f"RQ2.surf.{CLAIM_COLUMNS[c]}", TABLE4, "metric", SURFACE_LABEL, c, std=f"{c} std")
+           for c in ("EQ", "NEQ orig", "NEQ repl")]
+    for m in scoring.CEMS:
+        label, name = scoring.label(m), scoring.paper_name(scoring.label(m))
+        out += [Link(f"T4.{name}.{suffix}", TABLE4, "metric", label, col, std=f"{col} std")
+                for col, suffix in CLAIM_COLUMNS.items()]
+        out.append(Link(f"RQ2.drop.{name}", TABLE4, "metric", label, "drop %", std="drop % std"))
+    return out
+
+
+#: Table 4's claims and Section 4.4's numbers: mean and std over the repetitions, as the paper reports
+CLAIMS: list[Link] = _t4_links()
+
+
+def with_paper(table: pd.DataFrame) -> pd.DataFrame:
+    """``table`` with the paper's values next to ours (``<column> (paper)``; from the claim
+    declarations, never typed in). SurfaceSim has no paper d or drop."""
+    return claim_links.add_paper_columns(table, CLAIMS, TABLE4)

@@ -11,9 +11,49 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from . import stats
+from . import claim_links, scoring, stats
+from .claim_links import Derived, Link
 
 SURFACE = "SurfaceSim"
+TABLE5, INCREASE, WORST, BY_BENCH = "table5_mae", "rq4_increase", "rq4_worst_cases", "rq4_mae_by_benchmark"
+T5_SETS = ("CodeScore_test", "LoCaL", "LoCaL_opt", "LoCaL_mut", "ShareCode_java")
+_DERIVED = ("a mean over the four CEMs of values with their own bootstrap CIs (table5_mae); no CI is "
+            "propagated to it, so a fixed 0.05")
+
+
+def _t5_links() -> list[Link | Derived]:
+    labels = [scoring.label(m) for m in scoring.CEMS]
+    out: list[Link | Derived] = [
+        Link(f"T5.{ds}.{scoring.paper_name(lb)}", TABLE5, "Dataset", ds, lb, low=f"{lb} CI low", high=f"{lb} CI high")
+        for ds in T5_SETS for lb in labels if not (ds == "ShareCode_java" and lb == scoring.label("codescore_style"))]
+    out += [Link(f"aux.RQ4.ratio.{scoring.paper_name(lb)}", INCREASE, "Metric", lb, "ratio", paper=False)
+            for lb in labels]
+    out += [Link(f"aux.RQ4.bench.{b}.{scoring.paper_name(lb)}", BY_BENCH, "benchmark", b, lb, paper=False)
+            for b in ("HumanEval", "MBPP", "APPS", "PIE") for lb in labels]
+    out += [Derived("RQ4.mean_mae_increase", (INCREASE,), lambda t: float(t[INCREASE]["increase"].mean()),
+                    tolerance=0.05, tolerance_reason=_DERIVED),
+            Derived("RQ4.worst100_gap", (WORST,), lambda t: float(t[WORST]["mean |SurfaceSim - df_score|"].mean()),
+                    tolerance=0.05, tolerance_reason=_DERIVED)]
+    return out
+
+
+#: Table 5's claims (MAE with a bootstrap 95 % CI over pairs) and Section 4.6's numbers
+CLAIMS: list[Link | Derived] = _t5_links()
+
+
+def with_paper(table: pd.DataFrame) -> pd.DataFrame:
+    """Table 5 with the paper's MAE beside ours (from the claim declarations)."""
+    return claim_links.add_paper_columns(table, CLAIMS, TABLE5)
+
+
+def mae_ci(scores: np.ndarray, truth: np.ndarray, seed: int, n_boot: int = 1000) -> tuple[float, float]:
+    """Percentile bootstrap 95 % CI of the MAE over pairs (NaN for fewer than two pairs)."""
+    err = np.abs(np.asarray(scores, float) - np.asarray(truth, float))
+    if len(err) < 2:
+        return float("nan"), float("nan")
+    idx = np.random.default_rng(seed).integers(0, len(err), size=(n_boot, len(err)))
+    lo, hi = np.quantile(err[idx].mean(axis=1), [0.025, 0.975])
+    return round(float(lo), 4), round(float(hi), 4)
 
 
 def cap(frame: pd.DataFrame, n: int | None, seed: int) -> pd.DataFrame:
@@ -65,16 +105,20 @@ def opt_by_source(frames: dict[str, pd.DataFrame], metric_columns: list[str]) ->
     return pd.DataFrame(rows)
 
 
-def table5(scored: dict[str, pd.DataFrame], metric_columns: list[str]) -> pd.DataFrame:
-    """MAE per dataset (rows) and CEM (columns); NaN where a CEM cannot score the language."""
+def table5(scored: dict[str, pd.DataFrame], metric_columns: list[str], seed: int = 0) -> pd.DataFrame:
+    """MAE per dataset (rows) and CEM (columns); NaN where a CEM cannot score the language. Each
+    MAE has a bootstrap 95 % CI over the dataset's pairs (``<CEM> CI low`` / ``<CEM> CI high``)."""
     rows = []
     for name, f in scored.items():
         row: dict[str, object] = {"Dataset": name, "n": len(f)}
+        cis: dict[str, object] = {}
         for col in metric_columns:
             ok = f[col].notna() if col in f else pd.Series(False, index=f.index)
             row[col] = round(stats.mae(f.loc[ok, col], f.loc[ok, "df_score"]), 3) if ok.any() else np.nan
+            cis[f"{col} CI low"], cis[f"{col} CI high"] = (
+                mae_ci(f.loc[ok, col], f.loc[ok, "df_score"], seed) if ok.any() else (np.nan, np.nan))
         row["mean score (all CEMs)"] = round(float(np.nanmean([f[c].mean() for c in metric_columns if c in f])), 3)
-        rows.append(row)
+        rows.append({**row, **cis})
     return pd.DataFrame(rows)
 
 

@@ -16,10 +16,23 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from . import claims, loaders, sources
+from . import claim_links, loaders, sources
+from .claim_links import Link
 from .records import Task
 
 PAPER_BENCH = {"HumanEval": "HumanEval", "MBPP": "MBPP", "APPS": "APPS", "PIE": "PIE"}
+
+TABLE1 = "table1_datasets"
+_COUNT = "a count of a fixed public benchmark: no sampling, so no uncertainty; it must match (within 0.5)"
+_TESTS = ("a mean of per-problem test counts over a fixed selection: no sampling, so no uncertainty; "
+          "within 0.5 tests per problem")
+#: Table 1's claims: per benchmark, # Ori., k and test cases per problem
+CLAIMS: list[Link] = [
+    Link(f"T1.{pb}.{suffix}", TABLE1, "Benchmark", b, column, tolerance=0.5,
+         tolerance_reason=_TESTS if suffix == "tests" else _COUNT)
+    for b, pb in PAPER_BENCH.items()
+    for suffix, column in (("orig", "# Ori."), ("k", "k"), ("tests", "# Test cases/problem"))
+]
 
 
 @dataclass
@@ -52,21 +65,17 @@ def table1(summaries: list[BenchmarkSummary]) -> pd.DataFrame:
     """Table 1 with our values next to the paper's."""
     rows = []
     for s in summaries:
-        pb = PAPER_BENCH[s.benchmark]
         rows.append({
             "Benchmark": s.benchmark,
             "# Ori.": s.n_original if s.available else None,
-            "# Ori. (paper)": int(claims.paper_value(f"T1.{pb}.orig")),
             "k": s.n_selected if s.available else None,
-            "k (paper)": int(claims.paper_value(f"T1.{pb}.k")),
             "# Test cases/problem": round(s.tests_per_problem, 1) if s.tests_per_problem is not None else None,
-            "# Test cases/problem (paper)": claims.paper_value(f"T1.{pb}.tests"),
             "NL description?": ("Yes" if s.has_description else "No") if s.available else None,
             "Level": s.level.capitalize(),
             "rejected (ast.parse)": len(s.rejected) if s.available else None,
             "status": "ok" if s.available else "skipped: source not available",
         })
-    return pd.DataFrame(rows)
+    return claim_links.add_paper_columns(pd.DataFrame(rows), CLAIMS, TABLE1)
 
 
 def table1_notes(summaries: list[BenchmarkSummary]) -> list[str]:

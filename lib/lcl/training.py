@@ -19,7 +19,8 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
-from . import cache, paths, sources
+from . import cache, claim_links, paths, sources
+from .claim_links import Derived, Link
 from .profiles import Profile
 
 STOP_TOKENS = ("\ndef", "\n#", "\nif", "\nclass")  # CodePPM/MultiPL-E stop tokens for Python
@@ -352,8 +353,6 @@ def table6(runs: Any, with_paper: bool = True) -> Any:
     single model) of MAE per set over the independent models, the paper's values beside."""
     import pandas as pd
 
-    from . import claims
-
     g = runs.groupby(["p", "set"])["MAE"]
     stats = pd.DataFrame({"mean": g.mean(), "std": g.std(ddof=1), "models": g.count()}).reset_index()
     out = pd.DataFrame({"p (%)": sorted(runs["p"].unique())})
@@ -362,13 +361,25 @@ def table6(runs: Any, with_paper: bool = True) -> Any:
         st = stats[stats.set == name].set_index("p")
         out[f"{name} MAE"] = [float(st.loc[p, "mean"]) if p in st.index else float("nan") for p in out["p (%)"]]
         out[f"{name} std"] = [float(st.loc[p, "std"]) if p in st.index else float("nan") for p in out["p (%)"]]
-        if with_paper:
-            ref = claims.load()
-            ids = [f"T6.{name}.{p}" for p in out["p (%)"]]
-            out[f"{name} MAE (paper)"] = [claims.paper_value(i) if i in ref.index else float("nan") for i in ids]
-            out[f"{name} std (paper)"] = [float(ref.loc[i, "paper_std"]) if i in ref.index else float("nan")
-                                          for i in ids]
+    return claim_links.add_paper_columns(out, CLAIMS, TABLE6) if with_paper else out
+
+
+TABLE6 = "table6_training"
+_RQ5_PERCENT = ("a relative change between two means of Table 6, each with its std over models; the std is "
+                "not propagated to the ratio, so a fixed 10 percentage points")
+
+
+def _t6_links() -> list[Link | Derived]:
+    out: list[Link | Derived] = [Link(f"T6.{name}.{p}", TABLE6, "p (%)", str(p), f"{name} MAE", std=f"{name} std")
+                                 for name in ("Combined", "Baseline", "LoCaL_test") for p in range(0, 101, 10)]
+    for cid in ("RQ5.local_test_reduction", "RQ5.baseline_increase", "RQ5.combined_drop"):
+        out.append(Derived(cid, (TABLE6,), lambda t, c=cid: headline(t[TABLE6])[c], tolerance=10.0,
+                           tolerance_reason=_RQ5_PERCENT))
     return out
+
+
+#: Table 6's claims (mean and std over the models per p, as the paper reports) and Section 4.7's
+CLAIMS: list[Link | Derived] = _t6_links()
 
 
 def headline(table: Any) -> dict[str, float]:

@@ -1,0 +1,322 @@
+"""The paper's conclusions (Sections 3.3 and 4.3-4.7), each a test on our numbers.
+
+A :class:`Conclusion` reads our values (:class:`lcl.claim_links.Reading` by claim id) and
+returns ``holds`` or ``fails``; one that follows from how our data were built returns ``by
+construction`` instead, one computed on an input the substitute cannot score returns ``not
+comparable``, and one whose values are missing is ``not reproduced``. Each verdict carries the
+numbers it was decided on.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from .claim_links import Reading
+
+CEMS = ("CodeBLEU", "CrystalBLEU", "CodeBERTScore", "CodeScore")
+#: a CEM whose mean score on equivalent PIE pairs (Table 4, EQ) falls below this does not score PIE's
+#: whole stdin programs: the paper's lowest EQ score is 0.39 (CrystalBLEU)
+BROKEN_EQ = 0.2
+HOLDS, FAILS, BY_CONSTRUCTION, NOT_COMPARABLE, MISSING = (
+    "holds", "fails", "by construction", "not comparable", "not reproduced")
+
+Values = dict[str, Reading]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: str
+    evidence: str
+
+
+@dataclass(frozen=True)
+class Conclusion:
+    claim_id: str
+    section: str
+    statement: str
+    judge: Callable[[Values], Verdict]
+
+
+def _v(values: Values, cid: str) -> float:
+    r = values.get(cid)
+    return r.value if r is not None else math.nan
+
+
+def broken(values: Values, cem: str) -> str:
+    """Why ``cem`` is not comparable on PIE pairs ('' when it is)."""
+    eq = _v(values, f"T4.{cem}.eq")
+    if not math.isnan(eq) and eq < BROKEN_EQ:
+        return (f"{cem} scores equivalent PIE pairs near 0 (table4_distinguishability EQ = {eq:.2f} < {BROKEN_EQ}): "
+                "the substitute does not score whole stdin programs")
+    return ""
+
+
+def _test(values: Values, needs: list[str], ok: Callable[[], bool], shown: str, *, pie_cems: tuple[str, ...] = (),
+          construction: str = "") -> Verdict:
+    missing = [c for c in needs if math.isnan(_v(values, c))]
+    if missing:
+        return Verdict(MISSING, "missing: " + ", ".join(missing))
+    why = "; ".join(b for b in (broken(values, c) for c in pie_cems) if b)
+    if why:
+        return Verdict(NOT_COMPARABLE, why)
+    if construction:
+        return Verdict(BY_CONSTRUCTION, f"{shown}; {construction}")
+    return Verdict(HOLDS if ok() else FAILS, shown)
+
+
+def comparable(values: Values, cems: tuple[str, ...] = CEMS) -> tuple[str, ...]:
+    """The CEMs of ``cems`` that score PIE pairs (a ranking is tested among these only)."""
+    return tuple(c for c in cems if not broken(values, c))
+
+
+def _ranking(v: Values, template: str, expected: list[str], *, highest_first: bool = True) -> Verdict:
+    """The paper's ranking of the CEMs by ``template`` values, tested among the comparable CEMs."""
+    kept = comparable(v)
+    ids = [template.format(cem=c) for c in kept]
+    want = [c for c in expected if c in kept]
+    got = sorted(kept, key=lambda c: (-1 if highest_first else 1) * _v(v, template.format(cem=c)))
+    left = [c for c in CEMS if c not in kept]
+    shown = _fmt(v, *ids) + (f" ({', '.join(left)} left out: not comparable)" if left else "")
+    return _test(v, ids or [template.format(cem="none")], lambda: got[:len(want)] == want, shown)
+
+
+def _fmt(values: Values, *cids: str) -> str:
+    return ", ".join(f"{c} = {_v(values, c):.3g}" for c in cids)
+
+
+# ----------------------------------------------------------------------------- Section 3.3 (Table 2)
+def _t2_surface(v: Values) -> Verdict:
+    a, b = "T2.opt.surfacesim", "T2.mut.surfacesim"
+    return _test(v, [a, b], lambda: _v(v, a) < _v(v, b), _fmt(v, a, b))
+
+
+def _t2_behaviour(v: Values) -> Verdict:
+    a, b = "T2.opt.df", "T2.mut.df"
+    return _test(v, [a, b], lambda: _v(v, a) > 0.5 > _v(v, b), _fmt(v, a, b),
+                 construction="curation keeps optimised variants above df 0.5 and mutants below (lcl.curation)")
+
+
+# ----------------------------------------------------------------------------- Section 4.3 (RQ1)
+def _rho_positive(cem: str) -> Callable[[Values], Verdict]:
+    def judge(v: Values) -> Verdict:
+        r, p = f"T3.{cem}.rho", f"aux.T3.{cem}.p"
+        return _test(v, [r, p], lambda: _v(v, r) > 0 and _v(v, p) < 0.05, _fmt(v, r, p), pie_cems=(cem,))
+    return judge
+
+
+def _rho_strongest(v: Values) -> Verdict:
+    ids = [f"T3.{c}.rho" for c in comparable(v)]
+    top = sorted(comparable(v), key=lambda c: -_v(v, f"T3.{c}.rho"))[:2]
+    return _test(v, ids, lambda: set(top) == {"CodeBLEU", "CodeBERTScore"}, _fmt(v, *ids),
+                 pie_cems=("CodeBLEU", "CodeBERTScore"))
+
+
+def _rho_codescore_weakest(v: Values) -> Verdict:
+    ids = [f"T3.{c}.rho" for c in CEMS]
+    return _test(v, ids, lambda: min(CEMS, key=lambda c: _v(v, f"T3.{c}.rho")) == "CodeScore", _fmt(v, *ids),
+                 pie_cems=("CodeScore",))
+
+
+def _crystal_zeros(v: Values) -> Verdict:
+    z, n = "aux.T3.CrystalBLEU.zeros", "aux.T3.CrystalBLEU.n"
+    return _test(v, [z, n], lambda: _v(v, z) > 0, _fmt(v, z, n))
+
+
+# ----------------------------------------------------------------------------- Section 4.4 (RQ2)
+def _d_orig(cem: str) -> Callable[[Values], Verdict]:
+    return lambda v: _test(v, [f"T4.{cem}.d_orig"], lambda: _v(v, f"T4.{cem}.d_orig") > 1,
+                           _fmt(v, f"T4.{cem}.d_orig"), pie_cems=(cem,))
+
+
+def _d_repl(cem: str) -> Callable[[Values], Verdict]:
+    return lambda v: _test(v, [f"T4.{cem}.d_repl"], lambda: _v(v, f"T4.{cem}.d_repl") < 1,
+                           _fmt(v, f"T4.{cem}.d_repl"), pie_cems=(cem,))
+
+
+def _drop_order(v: Values) -> Verdict:
+    return _ranking(v, "RQ2.drop.{cem}", ["CrystalBLEU", "CodeBLEU", "CodeScore", "CodeBERTScore"])
+
+
+def _surface_order(v: Values) -> Verdict:
+    ids = ["RQ2.surf.neq_orig", "RQ2.surf.eq", "RQ2.surf.neq_repl"]
+    return _test(v, ids, lambda: _v(v, ids[0]) < _v(v, ids[1]) < _v(v, ids[2]), _fmt(v, *ids))
+
+
+def _crystal_best_orig(v: Values) -> Verdict:
+    return _ranking(v, "T4.{cem}.d_orig", ["CrystalBLEU"])
+
+
+def _crystal_worst_repl(v: Values) -> Verdict:
+    return _ranking(v, "T4.{cem}.d_repl", ["CrystalBLEU"], highest_first=False)
+
+
+def _codebertscore_inflated(v: Values) -> Verdict:
+    return _ranking(v, "T4.{cem}.neq_orig", ["CodeBERTScore"])
+
+
+# ----------------------------------------------------------------------------- Section 4.5 (RQ3)
+def _share_higher(region: str) -> Callable[[Values], Verdict]:
+    a, b = f"aux.RQ3.local.{region}_share", f"aux.RQ3.base.{region}_share"
+    return lambda v: _test(v, [a, b], lambda: _v(v, a) > _v(v, b), _fmt(v, a, b))
+
+
+def _ctrl_closer(v: Values) -> Verdict:
+    a, b = "RQ3.local.ctrl_dist", "RQ3.base.ctrl_dist"
+    return _test(v, [a, b], lambda: _v(v, a) < _v(v, b), _fmt(v, a, b))
+
+
+def _mut_in_sfd(v: Values) -> Verdict:
+    return _test(v, ["RQ3.mut_in_sfd"], lambda: _v(v, "RQ3.mut_in_sfd") > 50, _fmt(v, "RQ3.mut_in_sfd"))
+
+
+#: the rewriter stops once SurfaceSim <= 0.65 and curation keeps optimised variants above df 0.5
+REWRITER_MAX_SIM, CURATION_OPT_DF = 0.65, 0.5
+
+
+def _opt_in_dfs(v: Values) -> Verdict:
+    ids = ["RQ3.opt_in_dfs", "RQ3.x_lo", "RQ3.y_hi"]
+    built = _v(v, "RQ3.x_lo") > REWRITER_MAX_SIM and _v(v, "RQ3.y_hi") < CURATION_OPT_DF
+    why = (f"x_lo > {REWRITER_MAX_SIM} (the rewriter's stop) and y_hi < {CURATION_OPT_DF} (the curation's bound): "
+           "every rewriter variant lands in DFS") if built else ""
+    shown = _fmt(v, *ids)
+    if _v(v, "RQ3.x_lo") > REWRITER_MAX_SIM:
+        shown += (f"; the SurfaceSim side holds by design for rewriter variants (stop at {REWRITER_MAX_SIM} < x_lo), "
+                  "per source in rq3_hit_rates_by_source")
+    return _test(v, ids, lambda: _v(v, ids[0]) > 50, shown, construction=why)
+
+
+# ----------------------------------------------------------------------------- Section 4.6 (RQ4)
+def _above(hard: str, base: str, cem: str) -> Callable[[Values], Verdict]:
+    """MAE on ``hard`` above MAE on ``base``; with both CIs, only when they do not overlap."""
+    a, b = f"T5.{hard}.{cem}", f"T5.{base}.{cem}"
+
+    def ok(v: Values) -> bool:
+        ra, rb = v[a], v[b]
+        if not (math.isnan(ra.low) or math.isnan(rb.high)):
+            return ra.low > rb.high
+        return ra.value > rb.value
+
+    def judge(v: Values) -> Verdict:
+        shown = _fmt(v, a, b)
+        if a in v and b in v and not math.isnan(v[a].low) and not math.isnan(v[b].high):
+            shown += f" (CIs {v[a].low:.3f}-{v[a].high:.3f} vs {v[b].low:.3f}-{v[b].high:.3f})"
+        return _test(v, [a, b], lambda: ok(v), shown)
+    return judge
+
+
+def _ratio_order(v: Values) -> Verdict:
+    ids = [f"aux.RQ4.ratio.{c}" for c in CEMS]
+    order = ["CodeScore", "CodeBLEU", "CrystalBLEU", "CodeBERTScore"]
+    return _test(v, ids, lambda: sorted(CEMS, key=lambda c: -_v(v, f"aux.RQ4.ratio.{c}")) == order, _fmt(v, *ids))
+
+
+def _codebertscore_opt(v: Values) -> Verdict:
+    a, b = "T5.LoCaL_opt.CodeBERTScore", "T5.LoCaL_mut.CodeBERTScore"
+    return _test(v, [a, b], lambda: _v(v, a) < _v(v, b), _fmt(v, a, b))
+
+
+def _worst_gap(v: Values) -> Verdict:
+    return _test(v, ["RQ4.worst100_gap"], lambda: _v(v, "RQ4.worst100_gap") > 0.5, _fmt(v, "RQ4.worst100_gap"))
+
+
+def _apps_then_pie(cem: str) -> Callable[[Values], Verdict]:
+    ids = [f"aux.RQ4.bench.{b}.{cem}" for b in ("APPS", "PIE", "HumanEval", "MBPP")]
+
+    def ok(v: Values) -> bool:
+        return sorted(ids, key=lambda c: -_v(v, c))[:2] == ids[:2]
+    return lambda v: _test(v, ids, lambda: ok(v), _fmt(v, *ids))
+
+
+# ----------------------------------------------------------------------------- Section 4.7 (RQ5)
+def _combined_drop(v: Values) -> Verdict:
+    return _test(v, ["RQ5.combined_drop"], lambda: _v(v, "RQ5.combined_drop") > 0, _fmt(v, "RQ5.combined_drop"))
+
+
+def _small_p_large_gain(v: Values) -> Verdict:
+    ids = ["T6.Combined.0", "T6.Combined.20", "T6.Combined.100"]
+    c0, c20, c100 = (_v(v, i) for i in ids)
+    return _test(v, ids, lambda: c0 - c20 >= 0.5 * (c0 - c100) and c0 > c100, _fmt(v, *ids))
+
+
+def _local_test_falls(v: Values) -> Verdict:
+    return _test(v, ["RQ5.local_test_reduction"], lambda: _v(v, "RQ5.local_test_reduction") > 50,
+                 _fmt(v, "RQ5.local_test_reduction"))
+
+
+def _baseline_minor(v: Values) -> Verdict:
+    a, b = "RQ5.baseline_increase", "RQ5.local_test_reduction"
+    return _test(v, [a, b], lambda: _v(v, a) < 0.25 * _v(v, b) and _v(v, b) > 0, _fmt(v, a, b))
+
+
+def _per_cem(prefix: str, section: str, text: str, make: Callable[[str], Callable[[Values], Verdict]],
+             cems: tuple[str, ...] = CEMS) -> list[Conclusion]:
+    return [Conclusion(f"{prefix}.{c}", section, text.format(cem=c), make(c)) for c in cems]
+
+
+def _t5(hard: str, cem: str, base: str = "CodeScore_test") -> Callable[[Values], Verdict]:
+    return _above(hard, base, cem)
+
+
+CONCLUSIONS: list[Conclusion] = [
+    Conclusion("C.T2.surface", "Table 2", "optimised pairs look less alike than mutated pairs (mean SurfaceSim)",
+               _t2_surface),
+    Conclusion("C.T2.behaviour", "Table 2", "optimised pairs behave the same (df near 1), mutants differ (df < 0.5)",
+               _t2_behaviour),
+    *_per_cem("C.RQ1.positive", "Section 4.3", "{cem}: rho with SurfaceSim > 0 and significant (p < 0.05)",
+              _rho_positive),
+    Conclusion("C.RQ1.strongest", "Section 4.3", "CodeBLEU and CodeBERTScore correlate most strongly", _rho_strongest),
+    Conclusion("C.RQ1.codescore_weakest", "Section 4.3", "CodeScore's correlation is the weakest",
+               _rho_codescore_weakest),
+    Conclusion("C.RQ1.crystal_zeros", "Section 4.3", "CrystalBLEU often returns 0 on equivalent pairs", _crystal_zeros),
+    *_per_cem("C.RQ2.d_orig", "Section 4.4", "{cem}: d > 1 on ds_orig", _d_orig),
+    *_per_cem("C.RQ2.d_repl", "Section 4.4", "{cem}: d < 1 on ds_replaced", _d_repl),
+    Conclusion("C.RQ2.drop_order", "Section 4.4",
+               "drop in d ranks CrystalBLEU > CodeBLEU > CodeScore > CodeBERTScore", _drop_order),
+    Conclusion("C.RQ2.surface", "Section 4.4",
+               "SurfaceSim: NEQ ds_orig < EQ < NEQ ds_replaced (replaced pairs look more alike)", _surface_order),
+    Conclusion("C.RQ2.crystal_best_orig", "Section 4.4", "CrystalBLEU has the highest d on ds_orig",
+               _crystal_best_orig),
+    Conclusion("C.RQ2.crystal_worst_repl", "Section 4.4", "CrystalBLEU has the lowest d on ds_replaced",
+               _crystal_worst_repl),
+    Conclusion("C.RQ2.codebertscore_high", "Section 4.4",
+               "CodeBERTScore gives the highest score to dissimilar non-equivalent pairs (NEQ ds_orig)",
+               _codebertscore_inflated),
+    Conclusion("C.RQ3.sfd", "Section 4.5", "LoCaL_balanced has a larger share in SFD than CodeScore_test",
+               _share_higher("sfd")),
+    Conclusion("C.RQ3.dfs", "Section 4.5", "LoCaL_balanced has a larger share in DFS than CodeScore_test",
+               _share_higher("dfs")),
+    Conclusion("C.RQ3.ctrl", "Section 4.5", "LoCaL's control points lie closer to SFD/DFS than the baseline's",
+               _ctrl_closer),
+    Conclusion("C.RQ3.mut_in_sfd", "Section 4.5", "more than half of the mutants fall in SFD", _mut_in_sfd),
+    Conclusion("C.RQ3.opt_in_dfs", "Section 4.5", "more than half of the optimised variants fall in DFS", _opt_in_dfs),
+    *_per_cem("C.RQ4.local", "Section 4.6", "{cem}: MAE on LoCaL above MAE on CodeScore_test (CIs apart)",
+              lambda c: _t5("LoCaL", c)),
+    *_per_cem("C.RQ4.sharecode", "Section 4.6", "{cem}: MAE on LoCaL above MAE on ShareCode_java (CIs apart)",
+              lambda c: _t5("LoCaL", c, "ShareCode_java"), CEMS[:3]),
+    *_per_cem("C.RQ4.mut", "Section 4.6", "{cem}: LoCaL_mut degrades it (MAE above CodeScore_test's, CIs apart)",
+              lambda c: _t5("LoCaL_mut", c)),
+    *_per_cem("C.RQ4.opt", "Section 4.6", "{cem}: LoCaL_opt degrades it (MAE above CodeScore_test's, CIs apart)",
+              lambda c: _t5("LoCaL_opt", c), ("CodeBLEU", "CrystalBLEU", "CodeScore")),
+    Conclusion("C.RQ4.codebertscore_opt", "Section 4.6",
+               "CodeBERTScore looks better on LoCaL_opt than on LoCaL_mut (inflated scores)", _codebertscore_opt),
+    Conclusion("C.RQ4.ratio_order", "Section 4.6",
+               "error increase ranks CodeScore > CodeBLEU > CrystalBLEU > CodeBERTScore", _ratio_order),
+    Conclusion("C.RQ4.worst_gap", "Section 4.6",
+               "the 100 worst cases show a large SurfaceSim/df gap (mean > 0.5)", _worst_gap),
+    *_per_cem("C.RQ4.apps_pie", "Section 4.6", "{cem}: worst on APPS, then PIE", _apps_then_pie),
+    Conclusion("C.RQ5.combined", "Section 4.7", "Combined MAE drops from p = 0 to p = 100", _combined_drop),
+    Conclusion("C.RQ5.small_p", "Section 4.7",
+               "10-20 % LoCaL already gives most of the gain (Combined at p = 20 reaches half the drop)",
+               _small_p_large_gain),
+    Conclusion("C.RQ5.local_test", "Section 4.7", "LoCaL_test MAE falls by more than half (p = 100 vs 0)",
+               _local_test_falls),
+    Conclusion("C.RQ5.baseline_minor", "Section 4.7",
+               "the baseline's error increase is minor (under a quarter of LoCaL_test's reduction) while "
+               "LoCaL_test's error falls", _baseline_minor),
+]
+
+
+def judge_all(values: Values) -> list[tuple[Conclusion, Verdict]]:
+    return [(c, c.judge(values)) for c in CONCLUSIONS]
