@@ -126,7 +126,7 @@ def test_our_labels_come_from_01s_rederivation(monkeypatch: pytest.MonkeyPatch, 
 
     def fake_rederive(ps: list[Pair], **kw: Any) -> pd.DataFrame:
         seen.append({"ids": [p.id for p in ps], **kw})
-        return pd.DataFrame({"id": [p.id for p in ps], "ours": [0.5, None]})
+        return pd.DataFrame({"id": [p.id for p in ps], "ours": [0.5, None], "skipped": [None, "id names no task"]})
 
     monkeypatch.setattr(L, "label_pairs", lambda p: (pairs, []))
     monkeypatch.setattr(L, "rederive", fake_rederive)
@@ -135,7 +135,7 @@ def test_our_labels_come_from_01s_rederivation(monkeypatch: pytest.MonkeyPatch, 
     assert {k: seen[0][k] for k in ("n_function", "n_program")} == {
         k: L.settings_for(get(profile))[k] for k in ("n_function", "n_program")}
     assert list(f.id) == ["a", "c"] and list(f.df_score) == [0.2, 1.0] and f.ours.iloc[0] == 0.5
-    assert np.isnan(f.ours.iloc[1]) and not missing
+    assert np.isnan(f.ours.iloc[1]) and f.ours_skipped.iloc[1] == "id names no task" and not missing
 
 
 def test_without_the_mirror_there_is_nothing_to_label(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -41,6 +41,8 @@ PAIR_COLUMNS = ["metric", "quantity", "rank", "id", "benchmark", "variant_type",
                 "value_after", "cause", "evidence"]
 
 THEIRS, OURS = "df_score", "ours"
+#: why a released pair has no label of ours (``not in the result store``, ``id names no task``, ...)
+SKIPPED = "ours_skipped"
 #: a share above this (percent) is "more than half"
 HALF = 50.0
 #: Table 5's LoCaL rows: (row name, variant_type selected or None for every covered pair)
@@ -54,8 +56,8 @@ def released_with_both_labels(profile: Profile, seed: int, jobs: int = 1,
                               progress: bool = False) -> tuple[pd.DataFrame, list[str]]:
     """The released LoCaL pairs that ``01_inputs`` re-derives at ``profile`` (every pair at full,
     a sample otherwise; :func:`lcl.labels.label_pairs`), as a :func:`lcl.scoring.pairs_frame`
-    with ``df_score`` = the authors' label and ``ours`` = ours (NaN without one), and one note
-    per unavailable source.
+    with ``df_score`` = the authors' label, ``ours`` = ours (NaN without one) and
+    ``ours_skipped`` = why there is none, and one note per unavailable source.
 
     Our labels come from :func:`lcl.labels.rederive` with the settings of ``01_inputs``, so the
     results it stored are reused. At the full profile nothing is fuzzed: only stored results
@@ -66,12 +68,13 @@ def released_with_both_labels(profile: Profile, seed: int, jobs: int = 1,
     pairs = [p for p in pairs if p.dataset == "LoCaL_published"]
     frame = scoring.pairs_frame(pairs)
     if not pairs:
-        return frame.assign(**{OURS: pd.Series(dtype=float)}), missing
+        return frame.assign(**{OURS: pd.Series(dtype=float), SKIPPED: pd.Series(dtype=object)}), missing
     got = labels.rederive(pairs, **labels.settings_for(profile), seed=seed, jobs=jobs, progress=progress,
                           stored_only=profile.name == "full")
     if list(got["id"]) != list(frame["id"]):
         raise AssertionError("rederive must return one row per pair, in order")
-    return frame.assign(**{OURS: pd.to_numeric(got["ours"], errors="coerce").to_numpy(float)}), missing
+    return frame.assign(**{OURS: pd.to_numeric(got["ours"], errors="coerce").to_numpy(float),
+                           SKIPPED: got["skipped"].to_numpy(object)}), missing
 
 
 def covered(frame: pd.DataFrame) -> pd.DataFrame:
@@ -195,6 +198,8 @@ def flip_pairs(frame: pd.DataFrame, qs: list[Quantity],
     causes = causes or {}
     frame = covered(frame)
     out: list[dict[str, Any]] = []
+    if frame.empty:
+        return pd.DataFrame(out, columns=PAIR_COLUMNS)
     for q in qs:
         sel, theirs = q.terms(frame, THEIRS)
         _, ours = q.terms(frame, OURS)
