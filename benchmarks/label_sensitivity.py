@@ -57,8 +57,11 @@ def main(argv: list[str] | None = None) -> int:
     released, unavailable = ls.released_with_both_labels(P, args.seed, args.jobs, progress=False)
     counts = ls.coverage_counts(released)
     print(counts, *unavailable, sep="\n", file=sys.stderr)
-    no_label = released[released[ls.OURS].isna()][ls.SKIPPED].fillna("no score").str.slice(0, 60)
-    print("without a label of ours:", no_label.value_counts().to_dict(), file=sys.stderr)
+    # the reason without the pair id or the task id, so that pairs group by why
+    why = (released[released[ls.OURS].isna()][ls.SKIPPED].fillna("no score")
+           .str.replace(r"^(reference|variant) of \S+: ", r"\1: ", regex=True)
+           .str.replace(r"'[A-Za-z]+/\d+'", "'TASK'", regex=True).str.slice(0, 48))
+    print("without a label of ours:", why.value_counts().to_dict(), file=sys.stderr)
     both = ls.covered(released)
     both = scoring.score_frame(both, codescore_model=model, progress=False) if len(both) else both
     base = eff.cap(eff.labelled(scoring.pairs_frame(loaders.pairs_if_available("CodeScore_test"))),
