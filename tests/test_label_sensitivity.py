@@ -171,3 +171,12 @@ def test_rederive_stored_only_fuzzes_nothing_new(monkeypatch: pytest.MonkeyPatch
     assert got.skipped.iloc[1] == "not in the result store"
     L.rederive(pairs, n_function=10, n_program=5, runs=1, seed=0, progress=False)
     assert ran[-1] == ["a", "b"]
+
+
+def test_share_margin_counts_the_pairs_between_a_share_and_half() -> None:
+    assert LS.share_margin(100 * 100 / 199, 199) == 1  # 100 of 199 inside: one leaving makes it 99, not above half
+    assert LS.share_margin(50.0, 4) == 1  # 2 of 4: one more is needed
+    assert LS.share_margin(75.0, 4) == 1 and LS.share_margin(100.0, 4) == 2 and LS.share_margin(0.0, 5) == 3
+    text = "\n".join(LS.found(LS.sensitivity(_frame(), LS.quantities(["M"], {"M": 0.5}, TH)), LS.flip_pairs(
+        _frame(), LS.quantities(["M"], {"M": 0.5}, TH)), {}))
+    assert "would change if 2 of the 4 pairs" in text  # SFD: 1 of 4 mutants (25%) with ours: 3 are above half

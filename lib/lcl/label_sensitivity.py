@@ -227,6 +227,14 @@ def flip_pairs(frame: pd.DataFrame, qs: list[Quantity],
     return pd.DataFrame(out, columns=PAIR_COLUMNS)
 
 
+def share_margin(percent: float, n: int, threshold: float = HALF) -> int:
+    """How many of ``n`` pairs would have to change region for "share > ``threshold``%" to change
+    (a share of ``percent``% of ``n``): how close a hit-rate conclusion is to flipping."""
+    inside = int(round(percent * n / 100))
+    limit = int(np.floor(threshold * n / 100 + 1e-9))  # the largest count that is not above the threshold
+    return inside - limit if inside > limit else limit + 1 - inside
+
+
 def found(table: pd.DataFrame, flips: pd.DataFrame, counts: Mapping[str, int]) -> list[str]:
     """"What we found" sentences, computed from the two tables."""
     if table.empty:
@@ -238,6 +246,10 @@ def found(table: pd.DataFrame, flips: pd.DataFrame, counts: Mapping[str, int]) -
              f" of a hit rate: {table[table.quantity.str.startswith('%')].difference.abs().max():.1f} points."]
     if changed.empty:
         lines.append(f"- None of the {len(table)} conclusions changes with our labels instead of the authors'.")
+    for _, r in table[table.quantity.str.startswith("%")].iterrows():
+        lines.append(f"- {r.quantity}: {r.value_theirs:.1f}% with their labels, {r.value_ours:.1f}% with ours; "
+                     f"'{r.conclusion}' would change if {share_margin(r.value_ours, int(r.n))} of the {r.n} pairs "
+                     "changed region under our labels.")
     for _, r in changed.iterrows():
         who = flips[(flips.metric == r.metric) & (flips.quantity == r.quantity)]
         lines.append(f"- **{r.metric}, {r.quantity}**: '{r.conclusion}' {'holds' if r.holds_theirs else 'fails'} with "
