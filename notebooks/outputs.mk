@@ -51,13 +51,18 @@ NB_05_rq3_regions_OUT := tables/rq3_thresholds.csv tables/rq3_thresholds.md tabl
                          figures/figure5_regions.png figures/figure5_regions.pdf \
                          figures/figure1_examples.png figures/figure1_examples.pdf
 
-NB_06_rq4_effectiveness_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)
+# 06's label sensitivity reads our labels of the released pairs from the result store that 01_inputs fills
+# (at full they come from the committed archive data/labels/, whose shards are declared too)
+RELEASED_LABELS := build/notebooks/$(PROFILE)/01_inputs.ipynb $(wildcard data/labels/LOCAL_*.jsonl.gz)
+NB_06_rq4_effectiveness_IN  := $(BASE_MODEL) $(LOCAL_PAIRS) $(RELEASED_LABELS)
 NB_06_rq4_effectiveness_OUT := tables/table5_mae.csv tables/table5_mae.md tables/rq4_author_scores.csv tables/rq4_author_scores.md \
                                tables/rq4_increase.csv tables/rq4_increase.md tables/rq4_worst_cases.csv tables/rq4_worst_cases.md \
                                tables/rq4_mae_by_benchmark.csv tables/rq4_mae_by_benchmark.md \
                                tables/table5_sensitivity.csv tables/table5_sensitivity.md \
                                tables/rq4_opt_by_source.csv tables/rq4_opt_by_source.md \
-                               figures/rq4_mae.png figures/rq4_mae.pdf
+                               figures/rq4_mae.png figures/rq4_mae.pdf \
+                               tables/label_sensitivity.csv tables/label_sensitivity.md \
+                               tables/label_sensitivity_pairs.csv tables/label_sensitivity_pairs.md
 
 NB_07_rq5_training_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)
 NB_07_rq5_training_OUT := tables/table6_training.csv tables/table6_training.md tables/rq5_runs.csv tables/rq5_runs.md \

@@ -64,9 +64,13 @@ def settings_for(profile: Profile) -> dict[str, int]:
 
 
 def rederive(pairs: list[Pair], *, n_function: int, n_program: int, runs: int, seed: int, jobs: int = 1,
-             progress: bool = True) -> pd.DataFrame:
-    """Fuzz every pair with the spec-driven inputs of its task; one row per pair."""
-    from .fuzz import Settings, register_resolver, run_batch
+             progress: bool = True, stored_only: bool = False) -> pd.DataFrame:
+    """Fuzz every pair with the spec-driven inputs of its task; one row per pair.
+
+    ``stored_only``: fuzz nothing; a pair whose result is not in the result store (or the
+    committed label archive merged into it) is skipped with the reason ``not in the result
+    store``, so a reader of finished labels can never start hours of fuzzing by accident."""
+    from .fuzz import Settings, batch_status, register_resolver, run_batch
     from .fuzz.algorithm import check_code
     from .inputs.resolve import resolve_published, task_uid_for_row
     from .inputs.store import spec_for
@@ -91,6 +95,12 @@ def rederive(pairs: list[Pair], *, n_function: int, n_program: int, runs: int, s
             skipped.append({"id": p.id, "reason": reason})
             continue
         rows.append({"id": p.id, "golden_code": p.reference, "generated_code": p.candidate})
+    if stored_only and rows:
+        stored = batch_status(rows, settings=settings, seed=seed)
+        for r in rows:
+            if not stored.get(r["id"]):
+                skipped.append({"id": r["id"], "reason": "not in the result store"})
+        rows = [r for r in rows if stored.get(r["id"])]
     results = run_batch(rows, settings=settings, seed=seed, jobs=jobs, progress=progress, keep_going=True) if rows else []
     by_id = {r["id"]: r for r in results}
     out = []
