@@ -15,7 +15,9 @@ local Hugging Face encoder directory by path) and a regression head predicting d
   (CodeScore's input layout) with a linear head on the mean-pooled output. CPU budget options:
   ``unfreeze_layers`` (train only the top N transformer layers), ``max_steps`` (cap on
   optimiser steps), ``max_length`` and ``trim_common_prefix`` (drop the leading lines both codes
-  share, so a short input still reaches the lines where they differ).
+  share, so a short input still reaches the lines where they differ), ``lr_head`` (a larger
+  learning rate for the head). The head starts as the mean predictor (zero weights, bias at the
+  logit of the training labels' mean), so a short run starts from the trivial baseline.
 
 Both modes take an optional validation set (paper Section 4.7.1 trains CodeScore with one):
 validation MAE is measured every ``eval_every`` steps (fast: epochs), the best weights are kept
@@ -202,6 +204,7 @@ class TrainConfig:
     batch_size: int = 16  # full mode
     max_length: int = MAX_LENGTH
     extra: dict[str, Any] = field(default_factory=dict)
+    lr_head: float | None = None  # full mode: the linear head's learning rate (None: lr_full)
     max_steps: int | None = None  # full mode: stop after this many optimiser steps (None: epochs only)
     unfreeze_layers: int | None = None  # full mode: train the top N encoder layers only (None: all)
     trim_common_prefix: bool = False  # drop the leading lines reference and candidate share
@@ -444,8 +447,14 @@ def _fit_full(enc: Encoder, head: Any, pairs: Sequence[TrainPair], validation: S
     import torch
 
     enc.freeze_below(config.unfreeze_layers)
-    params = [prm for prm in enc.model.parameters() if prm.requires_grad] + list(head.parameters())
-    opt = torch.optim.AdamW(params, lr=config.lr_full, weight_decay=config.weight_decay)
+    enc_params = [prm for prm in enc.model.parameters() if prm.requires_grad]
+    groups = [{"params": enc_params, "lr": config.lr_full}, {"params": list(head.parameters()),
+                                                              "lr": config.lr_head or config.lr_full}]
+    opt = torch.optim.AdamW([g for g in groups if g["params"]], weight_decay=config.weight_decay)
+    mean = min(max(float(np.mean([p.label for p in pairs])), 1e-3), 1 - 1e-3)
+    with torch.no_grad():  # start from the mean predictor: training has to beat it
+        head.weight.zero_()
+        head.bias.fill_(float(np.log(mean / (1 - mean))))
     gen = torch.Generator().manual_seed(config.seed)
     refs, cands = model_inputs(config, [p.reference for p in pairs], [p.candidate for p in pairs])
     y = torch.tensor([p.label for p in pairs], dtype=torch.float32)
