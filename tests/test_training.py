@@ -252,3 +252,22 @@ def test_rq5_config_follows_profile():
     assert T.rq5_config(profiles.get("full"), "fast")["mode"] == "fast"
     with pytest.raises(ValueError):
         T.rq5_config(profiles.get("full"), "slow")
+
+
+def test_grid_seconds_arithmetic():
+    cal = {"train_s_per_pair": 0.5, "predict_s_per_pair": 0.1}
+    assert T.grid_seconds(cal, models=55, train_pair_steps=960, predicted_pairs=1000) == pytest.approx(55 * 580)
+    assert T.grid_seconds(cal, models=0, train_pair_steps=960, predicted_pairs=1000) == 0
+
+
+def test_calibrate_needs_rows():
+    with pytest.raises(ValueError, match="at least 2"):
+        T.calibrate([{"id": 1, "reference": "a", "candidate": "b", "df_score": 0.5}], {"mode": "full"})
+
+
+def test_calibrate_times_one_step(tmp_path, monkeypatch):
+    monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache"))
+    rows = _rows("CAL", 3, label=0.5)
+    cal = T.calibrate(rows, {"mode": "full", "max_length": 32, "unfreeze_layers": 1}, batch=2)
+    assert set(cal) == {"train_s_per_pair", "predict_s_per_pair"}
+    assert cal["train_s_per_pair"] > 0 and cal["predict_s_per_pair"] > 0

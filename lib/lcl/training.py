@@ -524,6 +524,32 @@ def cost_summary(runs: Any, label: str, settings: dict[str, Any], device: str) -
             "settings": ", ".join(f"{k}={v}" for k, v in settings.items()), "device": device}
 
 
+def calibrate(rows: list[dict[str, Any]], config: dict[str, Any], batch: int = 4) -> dict[str, float]:
+    """Seconds per pair of one training step and of prediction with ``config`` (a throwaway
+    model: one optimiser step on ``batch`` rows, then a prediction of the same rows), to cost a
+    grid that is not run here."""
+    import time
+
+    from .metrics.codescore_style import TrainConfig, TrainPair, train
+
+    pick = labelled_rows(rows)[:batch]
+    if len(pick) < 2:
+        raise ValueError("calibration needs at least 2 labelled rows")
+    tp = [TrainPair(str(r["id"]), r["reference"], r["candidate"], r["df_score"]) for r in pick]
+    cfg = TrainConfig(**{**config, "batch_size": len(tp), "max_steps": 1, "epochs": 1, "patience": 0})
+    model = train(tp, config=cfg)
+    t0 = time.time()
+    model.predict([p.reference for p in tp], [p.candidate for p in tp], len(tp))
+    return {"train_s_per_pair": float(model.train_seconds or 0.0) / len(tp),
+            "predict_s_per_pair": (time.time() - t0) / len(tp)}
+
+
+def grid_seconds(cal: dict[str, float], *, models: int, train_pair_steps: int, predicted_pairs: int) -> float:
+    """Estimated seconds for ``models`` models, each with ``train_pair_steps`` (steps x batch)
+    training pair-steps and ``predicted_pairs`` predictions (validation and evaluation)."""
+    return models * (train_pair_steps * cal["train_s_per_pair"] + predicted_pairs * cal["predict_s_per_pair"])
+
+
 def plot_mae_vs_p(table: Any, label: str = "CodeScore-style (retrained)"):  # type: ignore[no-untyped-def]
     """Figure: mean MAE vs p per set with +-1 std bands (ours, solid) and the paper's Table 6
     (dashed, when the table has the paper columns)."""
