@@ -194,3 +194,27 @@ def test_full_mode_top_layer_only_saves_and_reloads(tmp_path: Path) -> None:
     again = CodeScoreModel.load(path)
     refs, cands = [p.reference for p in val], [p.candidate for p in val]
     np.testing.assert_allclose(again.predict(refs, cands), model.predict(refs, cands), atol=1e-6)
+
+
+def test_cached_frozen_layers_match_the_full_forward() -> None:
+    import torch
+
+    from lcl.metrics.codescore_style import Encoder
+
+    enc = Encoder(max_length=48)
+    enc.model.eval()
+    cands, refs = [CAND, OTHER, REF], [REF, REF, OTHER]
+    with torch.inference_mode():
+        whole = enc.pooled(enc.tokens(cands, refs))
+        top = enc.top_pooled(enc.bottom(cands, refs, 2), 2)
+    torch.testing.assert_close(top, whole, atol=2e-2, rtol=0)  # float16 storage of the cached states
+    assert enc.bottom(cands[:1], refs[:1], 2)[0] is enc.bottom(cands, refs, 2)[0]  # memoised
+
+
+def test_full_mode_with_cached_frozen_layers_trains_and_reloads(tmp_path: Path) -> None:
+    cfg = TrainConfig(mode="full", seed=0, epochs=2, batch_size=4, max_length=32, unfreeze_layers=1, cache_frozen=True,
+                      lr_head=1e-2)
+    model = train(_toy_pairs(4), config=cfg, validation=_toy_pairs(1, offset=500))
+    again = CodeScoreModel.load(model.save(tmp_path))
+    refs, cands = [REF, OTHER], [CAND, REF]
+    np.testing.assert_allclose(again.predict(refs, cands), model.predict(refs, cands), atol=1e-5)

@@ -16,7 +16,8 @@ local Hugging Face encoder directory by path) and a regression head predicting d
   ``unfreeze_layers`` (train only the top N transformer layers), ``max_steps`` (cap on
   optimiser steps), ``max_length`` and ``trim_common_prefix`` (drop the leading lines both codes
   share, so a short input still reaches the lines where they differ), ``lr_head`` (a larger
-  learning rate for the head). The head starts as the mean predictor (zero weights, bias at the
+  learning rate for the head), ``cache_frozen`` (run the frozen lower layers once per pair, in
+  eval mode, and train the top layers on their memoised output). The head starts as the mean predictor (zero weights, bias at the
   logit of the training labels' mean), so a short run starts from the trivial baseline.
 
 Both modes take an optional validation set (paper Section 4.7.1 trains CodeScore with one):
@@ -116,6 +117,45 @@ class Encoder:
         names = {n for n, prm in self.model.named_parameters() if prm.requires_grad}
         return {k: v.detach().clone() for k, v in self.model.state_dict().items() if k in names}
 
+    def bottom(self, first: Sequence[str], second: Sequence[str], n_top: int, batch_size: int = 16) -> list[Any]:
+        """Per pair, the hidden states entering the top ``n_top`` layers (frozen lower layers in
+        eval mode, no gradient), float16, unpadded; memoised in this process by pair text."""
+        import torch
+
+        depth = len(self.model.encoder.layer) - n_top
+        keys = [hashlib.sha256(f"{self.digest}\0{self.max_length}\0{depth}\0{a}\0{b}".encode()).hexdigest()
+                for a, b in zip(first, second, strict=True)]
+        todo = sorted({k: i for i, k in enumerate(keys) if k not in _BOTTOM}.values())
+        was_training = self.model.training
+        self.model.eval()
+        with torch.inference_mode():
+            for i in range(0, len(todo), batch_size):
+                idx = todo[i : i + batch_size]
+                batch = self.tokens([first[j] for j in idx], [second[j] for j in idx])
+                hs = self.model(**batch, output_hidden_states=True).hidden_states[depth]
+                for row, j in enumerate(idx):
+                    n = int(batch["attention_mask"][row].sum())
+                    _BOTTOM[keys[j]] = hs[row, :n].to(torch.float16).clone()
+        self.model.train(was_training)
+        return [_BOTTOM[k] for k in keys]
+
+    def top_pooled(self, hidden: Sequence[Any], n_top: int) -> Any:
+        """Mean-pooled output of the top ``n_top`` layers run on :meth:`bottom`'s states."""
+        import torch
+
+        length = max(int(h.shape[0]) for h in hidden)
+        h = torch.zeros(len(hidden), length, self.dim, device=self.device)
+        mask = torch.zeros(len(hidden), length, device=self.device)
+        for i, x in enumerate(hidden):
+            h[i, : x.shape[0]] = x.to(self.device, torch.float32)
+            mask[i, : x.shape[0]] = 1.0
+        additive = (1.0 - mask[:, None, None, :]) * torch.finfo(torch.float32).min
+        for layer in list(self.model.encoder.layer)[len(self.model.encoder.layer) - n_top:]:
+            out = layer(h, additive)
+            h = out[0] if isinstance(out, tuple) else out
+        m = mask.unsqueeze(-1)
+        return (h * m).sum(1) / m.sum(1).clamp(min=1.0)
+
     def pooled(self, batch: Any) -> Any:
         out = self.model(**batch).last_hidden_state
         mask = batch["attention_mask"].unsqueeze(-1).to(out.dtype)
@@ -170,6 +210,10 @@ class _EmbeddingStore:
         self.db.close()
 
 
+#: frozen lower-layer states per pair (Encoder.bottom), shared by the models one process trains
+_BOTTOM: dict[str, Any] = {}
+
+
 # --------------------------------------------------------------------------------- heads
 def _features(u: Any, v: Any) -> Any:
     import torch
@@ -210,6 +254,7 @@ class TrainConfig:
     trim_common_prefix: bool = False  # drop the leading lines reference and candidate share
     eval_every: int = 0  # with a validation set: steps (fast: epochs) between evaluations; 0 = each epoch
     patience: int = 0  # with a validation set: stop after this many evaluations without improvement (0: never)
+    cache_frozen: bool = False  # full mode with unfreeze_layers: run the frozen layers once per pair (eval mode)
 
 
 @dataclass
@@ -244,7 +289,7 @@ class CodeScoreModel:
         out: list[float] = []
         with torch.inference_mode():
             for i in range(0, len(references), batch_size):
-                h = self.encoder.pooled(self.encoder.tokens(candidates[i : i + batch_size], references[i : i + batch_size]))
+                h = _pair_pooled(self.encoder, self.config, candidates[i : i + batch_size], references[i : i + batch_size])
                 out.extend(torch.sigmoid(self.head(h).squeeze(-1)).tolist())
         self.encoder.model.train(was_training)
         return np.array(out, dtype=float)
@@ -438,6 +483,14 @@ def _fit_fast(enc: Encoder, head: Any, pairs: Sequence[TrainPair], validation: S
     return {"steps": len(losses), "final_loss": losses[-1] if losses else None}
 
 
+def _pair_pooled(enc: Encoder, config: TrainConfig, candidates: Sequence[str], references: Sequence[str]) -> Any:
+    """Pooled cross-encoder output for (candidate, reference) pairs: through the whole encoder,
+    or (``cache_frozen``) through the trained top layers on the frozen layers' memoised states."""
+    if config.cache_frozen and config.unfreeze_layers is not None:
+        return enc.top_pooled(enc.bottom(candidates, references, config.unfreeze_layers), config.unfreeze_layers)
+    return enc.pooled(enc.tokens(candidates, references))
+
+
 def _fit_full(enc: Encoder, head: Any, pairs: Sequence[TrainPair], validation: Sequence[TrainPair],
               config: TrainConfig, stopper: EarlyStopping, device: str) -> dict[str, Any]:
     """Fine-tuning: mini-batches over ``candidate [SEP] reference`` through the (top layers of
@@ -477,7 +530,7 @@ def _fit_full(enc: Encoder, head: Any, pairs: Sequence[TrainPair], validation: S
         for i in range(0, len(order), config.batch_size):
             idx = order[i : i + config.batch_size]
             opt.zero_grad()
-            pred = torch.sigmoid(head(enc.pooled(enc.tokens([cands[j] for j in idx], [refs[j] for j in idx]))).squeeze(-1))
+            pred = torch.sigmoid(head(_pair_pooled(enc, config, [cands[j] for j in idx], [refs[j] for j in idx])).squeeze(-1))
             loss = torch.nn.functional.mse_loss(pred, y[idx].to(device))
             loss.backward()
             opt.step()
