@@ -261,18 +261,22 @@ if ok:
     paper_like = {"mode": "full", "max_length": 512, "unfreeze_layers": None, "trim_common_prefix": False}
     n_models = len(FULL.rq5_percentages) * FULL.rq5_models_per_p
     val_full = round(training.VAL_FRACTION * FULL.rq5_base_pairs)  # upper bound: training size <= base pairs
+    # pairs a full grid visits at least once: both pools (the LoCaL pool's full size is known only at full;
+    # elsewhere it is taken as large as the base set) and the two evaluation sets
+    distinct = FULL.rq5_base_pairs + (len(local_pool) if profile == "full" else FULL.rq5_base_pairs) + 2 * FULL.rq5_eval
     for label, cfg, pair_steps, evals in (
             ("estimate: this CPU setting, full profile grid", training.rq5_config(FULL), FULL.rq5_max_steps * 16,
              FULL.rq5_max_steps // FULL.rq5_eval_every),
             ("estimate: paper-like fine-tuning, full profile grid", paper_like, 3 * FULL.rq5_base_pairs, 3)):
         cal = training.calibrate(cal_rows, cfg)
         total = training.grid_seconds(cal, models=n_models, train_pair_steps=pair_steps,
-                                      predicted_pairs=evals * val_full + 2 * FULL.rq5_eval)
+                                      predicted_pairs=evals * val_full + 2 * FULL.rq5_eval, distinct_pairs=distinct)
         cost_rows.append({"run": label, "models": n_models, "train s per model (mean)": total / n_models,
                           "train s per model (max)": float("nan"), "train s (all models)": total,
                           "settings": settings_text(cfg) + f"; {pair_steps} pair-steps, {evals} validations of "
-                          f"{val_full} pairs per model; calibrated {cal['train_s_per_pair']:.3f} s per training pair, "
-                          f"{cal['predict_s_per_pair']:.3f} s per predicted pair", "device": DEVICE})
+                          f"{val_full} pairs per model, {distinct} distinct pairs; calibrated {cal['train_s_per_pair']:.3f} s "
+                          f"per training pair, {cal['predict_s_per_pair']:.3f} s per predicted pair, "
+                          f"{cal['first_pass_s_per_pair']:.3f} s per pair's first pass", "device": DEVICE})
 cost = pd.DataFrame(cost_rows)
 outputs.save_table(cost, "rq5_cost", profile=profile, seed=seed, directory=tables_out,
                    notes=["Estimates scale a one-step calibration on 4 LoCaL pairs by the grid's pair-steps and "

@@ -258,6 +258,8 @@ def test_grid_seconds_arithmetic():
     cal = {"train_s_per_pair": 0.5, "predict_s_per_pair": 0.1}
     assert T.grid_seconds(cal, models=55, train_pair_steps=960, predicted_pairs=1000) == pytest.approx(55 * 580)
     assert T.grid_seconds(cal, models=0, train_pair_steps=960, predicted_pairs=1000) == 0
+    assert T.grid_seconds({**cal, "first_pass_s_per_pair": 2.0}, models=1, train_pair_steps=0, predicted_pairs=0,
+                          distinct_pairs=10) == pytest.approx(20.0)
 
 
 def test_calibrate_needs_rows():
@@ -268,6 +270,6 @@ def test_calibrate_needs_rows():
 def test_calibrate_times_one_step(tmp_path, monkeypatch):
     monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache"))
     rows = _rows("CAL", 3, label=0.5)
-    cal = T.calibrate(rows, {"mode": "full", "max_length": 32, "unfreeze_layers": 1}, batch=2)
-    assert set(cal) == {"train_s_per_pair", "predict_s_per_pair"}
+    cal = T.calibrate(rows, {"mode": "full", "max_length": 32, "unfreeze_layers": 1, "cache_frozen": True}, batch=2)
+    assert set(cal) == {"train_s_per_pair", "predict_s_per_pair", "first_pass_s_per_pair"}
     assert cal["train_s_per_pair"] > 0 and cal["predict_s_per_pair"] > 0

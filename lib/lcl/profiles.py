@@ -33,7 +33,7 @@ class Profile:
     rq5_max_length: int = 128  # tokens of candidate [SEP] reference (prefix-trimmed)
     rq5_unfreeze_layers: int | None = 2  # top encoder layers trained (None: all)
     rq5_max_steps: int = 60  # optimiser steps (batch 16) at most
-    rq5_eval_every: int = 10  # steps between validation evaluations
+    rq5_eval_every: int = 20  # steps between validation evaluations
     rq5_patience: int = 2  # evaluations without improvement before stopping
 
     def to_dict(self) -> dict[str, object]:
