@@ -231,6 +231,9 @@ def test_direction_holds_only_when_local_falls_beyond_spread_and_baseline_barely
     d = T.direction(_table((0.46, 0.20), (0.20, 0.40), 0.01))  # Baseline doubles: not slight
     assert d["local_test_falls"] and not d["baseline_rise_slight"] and not d["holds"]
     assert "does not hold: Baseline MAE rises" in T.direction_sentence(d)
+    gone = T.direction(_table((0.46, 0.07), (float("nan"), float("nan")), 0.02))  # no CodeScore_test here
+    assert not gone["holds"] and gone["missing"] == ["Baseline"]
+    assert T.direction_sentence(gone).startswith("Baseline not evaluated here")
     one = _table((0.3, 0.2), (0.3, 0.3), float("nan"))  # one model per p: no spread
     assert T.direction(one)["holds"] and "±" not in T.direction_sentence(T.direction(one))
 
