@@ -234,8 +234,9 @@ def test_direction_holds_only_when_local_falls_beyond_spread_and_baseline_barely
     gone = T.direction(_table((0.46, 0.07), (float("nan"), float("nan")), 0.02))  # no CodeScore_test here
     assert not gone["holds"] and gone["missing"] == ["Baseline"]
     assert T.direction_sentence(gone).startswith("Baseline not evaluated here")
-    one = _table((0.3, 0.2), (0.3, 0.3), float("nan"))  # one model per p: no spread
-    assert T.direction(one)["holds"] and "±" not in T.direction_sentence(T.direction(one))
+    one = _table((0.3, 0.2), (0.3, 0.3), float("nan"))  # one model per p: no spread, only the sign
+    assert T.direction(one)["holds"] and T.direction(one)["LoCaL_test"]["beyond_spread"] is None
+    assert "±" not in T.direction_sentence(T.direction(one)) and "no spread" in T.direction_sentence(T.direction(one))
 
 
 def test_cost_summary_counts_models_once():

@@ -473,22 +473,23 @@ def _endpoint(t: Any, name: str, lo: int, hi: int) -> dict[str, float]:
         return float(t.loc[p, col]) if col in t.columns else float("nan")
 
     a, b = get(lo, f"{name} MAE"), get(hi, f"{name} MAE")
-    sa, sb = (0.0 if math.isnan(x) else x for x in (get(lo, f"{name} std"), get(hi, f"{name} std")))
-    return {"lo": a, "hi": b, "std_lo": get(lo, f"{name} std"), "std_hi": get(hi, f"{name} std"),
-            "change_pct": (b - a) / a * 100 if a else float("nan"),
-            "beyond_spread": abs(b - a) > math.hypot(sa, sb),
+    sa, sb = get(lo, f"{name} std"), get(hi, f"{name} std")
+    spread = None if math.isnan(sa) or math.isnan(sb) else abs(b - a) > math.hypot(sa, sb)
+    return {"lo": a, "hi": b, "std_lo": sa, "std_hi": sb, "change_pct": (b - a) / a * 100 if a else float("nan"),
+            "beyond_spread": spread,
             "mean_lo": get(lo, f"{name} MAE (mean baseline)"), "mean_hi": get(hi, f"{name} MAE (mean baseline)")}
 
 
 def direction(table: Any) -> dict[str, Any]:
     """Whether Section 4.7.2's direction holds in a :func:`table6` table, lowest vs highest p:
-    LoCaL_test MAE falls by more than the models' spread (|change| > hypot of the two stds) and
+    LoCaL_test MAE falls by more than the models' spread (|change| > hypot of the two stds; with
+    one model per p there is no spread and only the sign counts, ``beyond_spread`` None) and
     Baseline MAE rises only slightly (its relative change is below :data:`SLIGHT_SHARE` of the
     LoCaL_test relative reduction). Also whether each endpoint model beats the mean baseline."""
     t = table.set_index("p (%)")
     lo, hi = int(min(t.index)), int(max(t.index))
     lt, bl = _endpoint(t, "LoCaL_test", lo, hi), _endpoint(t, "Baseline", lo, hi)
-    falls = bool(lt["hi"] < lt["lo"] and lt["beyond_spread"])
+    falls = bool(lt["hi"] < lt["lo"] and lt["beyond_spread"] is not False)
     slight = bool(falls and bl["change_pct"] < SLIGHT_SHARE * -lt["change_pct"])
     missing = [n for n, e in (("LoCaL_test", lt), ("Baseline", bl)) if e["lo"] != e["lo"] or e["hi"] != e["hi"]]
     return {"p_lo": lo, "p_hi": hi, "LoCaL_test": lt, "Baseline": bl, "local_test_falls": falls,
@@ -504,10 +505,11 @@ def direction_sentence(d: dict[str, Any]) -> str:
     def part(name: str) -> str:
         e = d[name]
         word = "falls" if e["hi"] < e["lo"] else "rises" if e["hi"] > e["lo"] else "stays"
-        spread = "beyond" if e["beyond_spread"] else "within"
+        spread = {True: "beyond the spread over models", False: "within the spread over models",
+                  None: "one model per p, so no spread"}[e["beyond_spread"]]
         mean = (f"; mean baseline {e['mean_lo']:.3f} and {e['mean_hi']:.3f}" if e["mean_lo"] == e["mean_lo"] else "")
         return (f"{name} MAE {word} from {pm(e['lo'], e['std_lo'])} (p = {d['p_lo']}) to {pm(e['hi'], e['std_hi'])} "
-                f"(p = {d['p_hi']}), {e['change_pct']:+.1f}%, {spread} the spread over models{mean}")
+                f"(p = {d['p_hi']}), {e['change_pct']:+.1f}%, {spread}{mean}")
 
     if d.get("missing"):
         return (f"{', '.join(d['missing'])} not evaluated here, so the paper's direction cannot be judged"
@@ -529,24 +531,24 @@ def cost_summary(runs: Any, label: str, settings: dict[str, Any], device: str) -
             "settings": ", ".join(f"{k}={v}" for k, v in settings.items()), "device": device}
 
 
-def calibrate(rows: list[dict[str, Any]], config: dict[str, Any], batch: int = 4) -> dict[str, float]:
-    """Seconds per pair of one training step and of prediction with ``config``, to cost a grid
-    that is not run here: a throwaway model takes two optimiser steps over ``batch`` rows twice
+def calibrate(rows: list[dict[str, Any]], config: dict[str, Any], batch: int = 16) -> dict[str, float]:
+    """Seconds per pair of a training step and of prediction with ``config``, to cost a grid
+    that is not run here: a throwaway model takes two optimiser steps of ``batch`` rows, twice
     (the second run finds the frozen layers' states memoised, as every model after the first
     does in a grid), then predicts the same rows. ``first_pass_s_per_pair`` is the one-time
     extra of a pair's first visit (the frozen-layer pass with ``cache_frozen``)."""
     from .metrics.codescore_style import TrainConfig, TrainPair, train
 
-    pick = labelled_rows(rows)[:batch]
+    pick = labelled_rows(rows)[: 2 * batch]
     if len(pick) < 2:
         raise ValueError("calibration needs at least 2 labelled rows")
     tp = [TrainPair(str(r["id"]), r["reference"], r["candidate"], r["df_score"]) for r in pick]
-    cfg = TrainConfig(**{**config, "batch_size": max(1, len(tp) // 2), "max_steps": 2, "epochs": 1, "patience": 0})
+    cfg = TrainConfig(**{**config, "batch_size": -(-len(tp) // 2), "max_steps": 2, "epochs": 1, "patience": 0})
     cold = float(train(tp, config=cfg).train_seconds or 0.0)
     model = train(tp, config=cfg)
     warm = float(model.train_seconds or 0.0)
     t0 = time.time()
-    model.predict([p.reference for p in tp], [p.candidate for p in tp], len(tp))
+    model.predict([p.reference for p in tp], [p.candidate for p in tp], cfg.batch_size)
     return {"train_s_per_pair": warm / len(tp), "predict_s_per_pair": (time.time() - t0) / len(tp),
             "first_pass_s_per_pair": max(cold - warm, 0.0) / len(tp)}
 
