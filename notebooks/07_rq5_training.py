@@ -268,7 +268,7 @@ if ok:
             ("estimate: this CPU setting, full profile grid", training.rq5_config(FULL), FULL.rq5_max_steps * 16,
              FULL.rq5_max_steps // FULL.rq5_eval_every),
             ("estimate: paper-like fine-tuning, full profile grid", paper_like, 3 * FULL.rq5_base_pairs, 3)):
-        cal = training.calibrate(cal_rows, cfg, batch=16 if cfg.get("cache_frozen") else 2)
+        cal = training.calibrate(cal_rows, cfg, batch=16 if cfg.get("cache_frozen") else 1)
         total = training.grid_seconds(cal, models=n_models, train_pair_steps=pair_steps,
                                       predicted_pairs=evals * val_full + 2 * FULL.rq5_eval, distinct_pairs=distinct)
         cost_rows.append({"run": label, "models": n_models, "train s per model (mean)": total / n_models,
@@ -279,7 +279,7 @@ if ok:
                           f"{cal['first_pass_s_per_pair']:.3f} s per pair's first pass", "device": DEVICE})
 cost = pd.DataFrame(cost_rows)
 outputs.save_table(cost, "rq5_cost", profile=profile, seed=seed, directory=tables_out,
-                   notes=["Estimates scale a two-step calibration (batches of 16 LoCaL pairs; of 2 for the paper-like setting) by "
+                   notes=["Estimates scale a two-step calibration (batches of 16 LoCaL pairs; of 1 for the paper-like setting) by "
                           "the grid's pair-steps, predictions and first passes; the machine's load at run time "
                           "moves them."],
                    title="RQ5 training cost per model and for the full grid (measured and estimated)")

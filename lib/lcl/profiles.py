@@ -31,8 +31,8 @@ class Profile:
     # RQ5 fine-tuning on CPU (paper: CodeScore fine-tuned end to end with a validation set): the
     # top layers of the encoder are trained for a capped number of steps on short inputs
     rq5_max_length: int = 128  # tokens of candidate [SEP] reference (prefix-trimmed)
-    rq5_unfreeze_layers: int | None = 2  # top encoder layers trained (None: all)
-    rq5_max_steps: int = 60  # optimiser steps (batch 16) at most
+    rq5_unfreeze_layers: int | None = 1  # top encoder layers trained (None: all)
+    rq5_max_steps: int = 40  # optimiser steps (batch 16) at most
     rq5_eval_every: int = 20  # steps between validation evaluations
     rq5_patience: int = 2  # evaluations without improvement before stopping
 

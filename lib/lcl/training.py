@@ -329,7 +329,7 @@ def rq5_config(profile: Profile, mode: str = "full") -> dict[str, Any]:
     if mode != "full":
         raise ValueError(f"RQ5 mode must be 'full' or 'fast', not {mode!r}")
     return {"mode": "full", "max_length": profile.rq5_max_length, "unfreeze_layers": profile.rq5_unfreeze_layers,
-            "max_steps": profile.rq5_max_steps, "epochs": 100, "batch_size": 16, "lr_full": 5e-5, "lr_head": 1e-3,
+            "max_steps": profile.rq5_max_steps, "epochs": 100, "batch_size": 16, "lr_full": 2e-4, "lr_head": 3e-3,
             "trim_common_prefix": True, "cache_frozen": profile.rq5_unfreeze_layers is not None, "eval_every": profile.rq5_eval_every, "patience": profile.rq5_patience}
 
 
