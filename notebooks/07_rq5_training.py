@@ -199,7 +199,8 @@ outputs.save_figure(fig, "rq5_mae_vs_p", profile=profile, seed=seed, directory=f
 # %%
 frozen_runs = run(local_rows, CFG_FROZEN, P.rq5_percentages)
 t6_frozen = training.table6(frozen_runs) if ok else pd.DataFrame(columns=["p (%)", "models"])
-frozen_notes = [f"SENSITIVITY (cheaper variant): frozen MiniLM encoder + MLP head, settings {settings_text(CFG_FROZEN)}; "
+frozen_notes = [f"SENSITIVITY (cheaper variant): frozen MiniLM encoder + MLP head, settings "
+                f"{settings_text(CFG_FROZEN)}; "
                 "same pools, evaluation sets, validation splits and seeds as Table 6.", f"Device {DEVICE}."]
 outputs.save_table(t6_frozen, "table6_frozen_sensitivity", profile=profile, seed=seed, directory=tables_out,
                    notes=frozen_notes, title=f"Table 6 sensitivity: frozen-encoder {LABEL} (cheaper variant)")
@@ -233,7 +234,8 @@ sens = pd.DataFrame([summary_row("LoCaL (fine-tuned, Table 6)", t6 if ok else pd
                      summary_row("LoCaL (frozen encoder, cheaper variant)", t6_frozen if ok else pd.DataFrame()),
                      summary_row("LoCaL-all (fine-tuned)", t6_all)])
 sens_notes = [f"LoCaL-all: {len(local_all_rows)} labelled candidates ({len(all_train)} non-PIE for training, "
-              f"{len(all_pie)} PIE held out) vs LoCaL's {len(local_rows)}; its LoCaL_test is drawn from its own PIE pairs.",
+              f"{len(all_pie)} PIE held out) vs LoCaL's {len(local_rows)}; its LoCaL_test is drawn from its own "
+              "PIE pairs.",
               f"LoCaL-all is run at p = {ends[0]} and {ends[1]} only ({P.rq5_models_per_p} model(s) each), to keep the "
               "fine-tuning cost to two grid columns.", f"Fine-tuning settings: {settings_text(CFG)}; device {DEVICE}."]
 if not all_ok:
@@ -274,12 +276,14 @@ if ok:
         cost_rows.append({"run": label, "models": n_models, "train s per model (mean)": total / n_models,
                           "train s per model (max)": float("nan"), "train s (all models)": total,
                           "settings": settings_text(cfg) + f"; {pair_steps} pair-steps, {evals} validations of "
-                          f"{val_full} pairs per model, {distinct} distinct pairs; calibrated {cal['train_s_per_pair']:.3f} s "
+                          f"{val_full} pairs per model, {distinct} distinct pairs; calibrated "
+                          f"{cal['train_s_per_pair']:.3f} s "
                           f"per training pair, {cal['predict_s_per_pair']:.3f} s per predicted pair, "
                           f"{cal['first_pass_s_per_pair']:.3f} s per pair's first pass", "device": DEVICE})
 cost = pd.DataFrame(cost_rows)
 outputs.save_table(cost, "rq5_cost", profile=profile, seed=seed, directory=tables_out,
-                   notes=["Estimates scale a two-step calibration (batches of 16 LoCaL pairs; of 1 for the paper-like setting) by "
+                   notes=["Estimates scale a two-step calibration (batches of 16 LoCaL pairs; of 1 for the "
+                          "paper-like setting) by "
                           "the grid's pair-steps, predictions and first passes; the machine's load at run time "
                           "moves them."],
                    title="RQ5 training cost per model and for the full grid (measured and estimated)")
@@ -292,7 +296,8 @@ display(cost)
 if not ok:
     display(Markdown(f"- RQ5 was not run here: {notes[-1]}."))
 else:
-    lines = [f"- Fine-tuned ({P.rq5_models_per_p} model(s) per p): {training.direction_sentence(training.direction(t6))}",
+    lines = [f"- Fine-tuned ({P.rq5_models_per_p} model(s) per p): "
+             f"{training.direction_sentence(training.direction(t6))}",
              f"- Frozen encoder (cheaper variant): {training.direction_sentence(training.direction(t6_frozen))}"]
     if all_ok:
         lines.append(f"- LoCaL-all (fine-tuned, endpoints): {training.direction_sentence(training.direction(t6_all))}")

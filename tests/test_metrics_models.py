@@ -173,8 +173,9 @@ def test_fast_mode_with_validation_selects_best_epoch() -> None:
     v = model.meta["train"]["validation"]
     assert v["n"] == 4 and v["best_step"] % 5 == 0
     assert v["best_mae"] == min(m for _, m in v["history"])
-    got = model.predict([p.reference for p in _toy_pairs(2, offset=200)], [p.candidate for p in _toy_pairs(2, offset=200)])
-    assert np.mean(np.abs(got - np.array([p.label for p in _toy_pairs(2, offset=200)]))) == pytest.approx(v["best_mae"], abs=1e-6)
+    val = _toy_pairs(2, offset=200)
+    got = model.predict([p.reference for p in val], [p.candidate for p in val])
+    assert np.mean(np.abs(got - np.array([p.label for p in val]))) == pytest.approx(v["best_mae"], abs=1e-6)
     with pytest.raises(UserError, match="also validation pairs"):
         train(_toy_pairs(3), config=cfg, validation=_toy_pairs(1))
     with pytest.raises(UserError, match="also evaluation pairs"):

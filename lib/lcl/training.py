@@ -116,8 +116,10 @@ def model_path(model: Any) -> Path:
     return model_dir() / f"codescore_style-{model.content_hash[:12]}"
 
 
-def train_model(pairs: list[dict[str, Any]], seed: int, *, exclude: list[tuple[str, str]] = (),  # type: ignore[assignment]
-                config: dict[str, Any] | None = None, validation: list[dict[str, Any]] = ()) -> Any:  # type: ignore[assignment]
+def train_model(pairs: list[dict[str, Any]], seed: int, *,
+                exclude: list[tuple[str, str]] = (),  # type: ignore[assignment]
+                config: dict[str, Any] | None = None,
+                validation: list[dict[str, Any]] = ()) -> Any:  # type: ignore[assignment]
     """Train (or load the cached) CodeScore-style model on ``pairs`` (``reference, candidate,
     df_score``), early-stopped on ``validation`` when given; cached by the training and
     validation pairs' content, the seed and the config. ``model.train_seconds`` is the training
@@ -330,7 +332,8 @@ def rq5_config(profile: Profile, mode: str = "full") -> dict[str, Any]:
         raise ValueError(f"RQ5 mode must be 'full' or 'fast', not {mode!r}")
     return {"mode": "full", "max_length": profile.rq5_max_length, "unfreeze_layers": profile.rq5_unfreeze_layers,
             "max_steps": profile.rq5_max_steps, "epochs": 100, "batch_size": 16, "lr_full": 2e-4, "lr_head": 3e-3,
-            "trim_common_prefix": True, "cache_frozen": profile.rq5_unfreeze_layers is not None, "eval_every": profile.rq5_eval_every, "patience": profile.rq5_patience}
+            "trim_common_prefix": True, "cache_frozen": profile.rq5_unfreeze_layers is not None,
+            "eval_every": profile.rq5_eval_every, "patience": profile.rq5_patience}
 
 
 def evaluate(model: Any, sets: dict[str, list[dict[str, Any]]]) -> dict[str, tuple[float, int]]:
@@ -388,7 +391,8 @@ def experiment(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]]
         for k in range(models_per_p):
             s = derive_seed(seed, "rq5", p, k)
             rng = random.Random(s)
-            train_set, val = split_validation(mixed_training_set(base_pool, local_pool, p, size, rng), val_fraction, rng)
+            drawn = mixed_training_set(base_pool, local_pool, p, size, rng)
+            train_set, val = split_validation(drawn, val_fraction, rng)
             assert not banned & {pair_key(r) for r in train_set + val}, "evaluation pair in a training set"
             model = trainer(train_set, s, exclude=exclude, config=config, validation=val)
             rows += _run_rows(p, k, s, model, train_set, val, sets)

@@ -17,8 +17,9 @@ local Hugging Face encoder directory by path) and a regression head predicting d
   optimiser steps), ``max_length`` and ``trim_common_prefix`` (drop the leading lines both codes
   share, so a short input still reaches the lines where they differ), ``lr_head`` (a larger
   learning rate for the head), ``cache_frozen`` (run the frozen lower layers once per pair, in
-  eval mode, and train the top layers on their memoised output). The head starts as the mean predictor (zero weights, bias at the
-  logit of the training labels' mean), so a short run starts from the trivial baseline.
+  eval mode, and train the top layers on their memoised output). The head starts as the mean
+  predictor (zero weights, bias at the logit of the training labels' mean), so a short run
+  starts from the trivial baseline.
 
 Both modes take an optional validation set (paper Section 4.7.1 trains CodeScore with one):
 validation MAE is measured every ``eval_every`` steps (fast: epochs), the best weights are kept
@@ -289,7 +290,8 @@ class CodeScoreModel:
         out: list[float] = []
         with torch.inference_mode():
             for i in range(0, len(references), batch_size):
-                h = _pair_pooled(self.encoder, self.config, candidates[i : i + batch_size], references[i : i + batch_size])
+                part = slice(i, i + batch_size)
+                h = _pair_pooled(self.encoder, self.config, candidates[part], references[part])
                 out.extend(torch.sigmoid(self.head(h).squeeze(-1)).tolist())
         self.encoder.model.train(was_training)
         return np.array(out, dtype=float)
@@ -530,7 +532,8 @@ def _fit_full(enc: Encoder, head: Any, pairs: Sequence[TrainPair], validation: S
         for i in range(0, len(order), config.batch_size):
             idx = order[i : i + config.batch_size]
             opt.zero_grad()
-            pred = torch.sigmoid(head(_pair_pooled(enc, config, [cands[j] for j in idx], [refs[j] for j in idx])).squeeze(-1))
+            pooled = _pair_pooled(enc, config, [cands[j] for j in idx], [refs[j] for j in idx])
+            pred = torch.sigmoid(head(pooled).squeeze(-1))
             loss = torch.nn.functional.mse_loss(pred, y[idx].to(device))
             loss.backward()
             opt.step()
