@@ -247,7 +247,8 @@ display(sens)
 # %% [markdown]
 # ## Cost: what one model takes, and what the full grid would take
 #
-# Measured training seconds per model (validation included) from the runs above, and two
+# Measured training seconds per model (validation included; a model found in the cache keeps the
+# seconds of the run that built it) from the runs above, and two
 # estimates from a one-step calibration on this machine: this CPU setting at the full profile,
 # and paper-like fine-tuning (every layer, 512 tokens, 3 passes over the base set; the paper
 # states no epoch count, 3 is our assumption).

@@ -277,3 +277,20 @@ def test_calibrate_times_one_step(tmp_path, monkeypatch):
     cal = T.calibrate(rows, {"mode": "full", "max_length": 32, "unfreeze_layers": 1, "cache_frozen": True}, batch=2)
     assert set(cal) == {"train_s_per_pair", "predict_s_per_pair", "first_pass_s_per_pair"}
     assert cal["train_s_per_pair"] > 0 and cal["predict_s_per_pair"] > 0
+    from lcl.metrics import codescore_style as cs
+
+    seen: list[int] = []
+    real_train = cs.train
+
+    def spy(*a, **k):
+        seen.append(len(cs._BOTTOM))
+        return real_train(*a, **k)
+
+    monkeypatch.setattr(cs, "train", spy)
+    cs._BOTTOM["sentinel"] = None
+    try:
+        again = T.calibrate(rows, {"mode": "full", "max_length": 32, "unfreeze_layers": 1, "cache_frozen": True}, batch=2)
+        assert seen[0] == 0 and seen[1] > 0  # the cold run starts with nothing memoised, the warm run reuses it
+        assert "sentinel" in cs._BOTTOM and again["first_pass_s_per_pair"] >= 0  # earlier states restored
+    finally:
+        cs._BOTTOM.pop("sentinel", None)
