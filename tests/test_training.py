@@ -227,7 +227,10 @@ def test_direction_holds_only_when_local_falls_beyond_spread_and_baseline_barely
     d = T.direction(_table((0.46, 0.07), (0.44, 0.48), 0.02))  # the paper's endpoints
     assert d["holds"] and d["LoCaL_test"]["change_pct"] == pytest.approx((0.07 - 0.46) / 0.46 * 100)
     assert "holds." in T.direction_sentence(d) and "0.460 ± 0.020" in T.direction_sentence(d)
-    assert not T.direction(_table((0.46, 0.44), (0.44, 0.48), 0.05))["local_test_falls"]  # within spread
+    within = T.direction(_table((0.46, 0.44), (0.44, 0.48), 0.05))
+    assert not within["local_test_falls"] and "falls only within the spread" in T.direction_sentence(within)
+    rises = T.direction(_table((0.30, 0.40), (0.44, 0.48), float("nan")))
+    assert not rises["holds"] and T.direction_sentence(rises).endswith("does not hold: LoCaL_test MAE does not fall.")
     d = T.direction(_table((0.46, 0.20), (0.20, 0.40), 0.01))  # Baseline doubles: not slight
     assert d["local_test_falls"] and not d["baseline_rise_slight"] and not d["holds"]
     assert "does not hold: Baseline MAE rises" in T.direction_sentence(d)
