@@ -66,4 +66,6 @@ NB_06_rq4_effectiveness_OUT := tables/table5_mae.csv tables/table5_mae.md tables
 
 NB_07_rq5_training_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)
 NB_07_rq5_training_OUT := tables/table6_training.csv tables/table6_training.md tables/rq5_runs.csv tables/rq5_runs.md \
+                          tables/table6_frozen_sensitivity.csv tables/table6_frozen_sensitivity.md \
+                          tables/rq5_sensitivity.csv tables/rq5_sensitivity.md tables/rq5_cost.csv tables/rq5_cost.md \
                           figures/rq5_mae_vs_p.png figures/rq5_mae_vs_p.pdf

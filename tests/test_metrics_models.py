@@ -138,3 +138,84 @@ def test_codebertscore_bf16_matches_fp32():
     b = CodeBERTScore(precision="bf16").all_components(refs, cands)
     assert np.abs(a - b).max() < 1e-3
     assert CodeBERTScore(precision="fp32").version != CodeBERTScore(precision="bf16").version
+
+
+# ------------------------------------------------- validation, early stopping, partial fine-tuning
+def test_trim_common_prefix_keeps_the_differing_lines() -> None:
+    from lcl.metrics.codescore_style import model_inputs, trim_common_prefix
+
+    ref = "import os\ndef f(x):\n    y = x\n    return y\n"
+    cand = "import os\ndef f(x):\n    y = x\n    return -y\n"
+    assert trim_common_prefix(ref, cand) == ("    return y\n", "    return -y\n")
+    assert trim_common_prefix(REF, REF) == ("    return w * h\n", "    return w * h\n")  # one line each kept
+    assert trim_common_prefix("a\n", "a\nb\n") == ("a\n", "a\nb\n")
+    cfg = TrainConfig(trim_common_prefix=True)
+    assert model_inputs(cfg, [ref, ""], [cand, ""]) == (["    return y\n", " "], ["    return -y\n", " "])
+    assert model_inputs(TrainConfig(), [ref], [cand]) == ([ref], [cand])
+
+
+def test_early_stopping_keeps_best_and_stops_after_patience() -> None:
+    from lcl.metrics.codescore_style import EarlyStopping
+
+    es = EarlyStopping(patience=2)
+    assert not es.update(1, 0.5, lambda: "w1")
+    assert not es.update(2, 0.3, lambda: "w2")
+    assert not es.update(3, 0.4, lambda: "w3")
+    assert es.update(4, 0.3, lambda: "w4")  # no strict improvement twice in a row: stop
+    assert (es.best, es.best_step, es.state, es.last_step) == (0.3, 2, "w2", 4)
+    never = EarlyStopping(patience=0)
+    assert not any(never.update(i, 1.0, lambda: None) for i in range(10))
+
+
+def test_fast_mode_with_validation_selects_best_epoch() -> None:
+    cfg = TrainConfig(mode="fast", seed=1, epochs=40, eval_every=5, patience=2)
+    model = train(_toy_pairs(6), config=cfg, validation=_toy_pairs(2, offset=200))
+    v = model.meta["train"]["validation"]
+    assert v["n"] == 4 and v["best_step"] % 5 == 0
+    assert v["best_mae"] == min(m for _, m in v["history"])
+    val = _toy_pairs(2, offset=200)
+    got = model.predict([p.reference for p in val], [p.candidate for p in val])
+    assert np.mean(np.abs(got - np.array([p.label for p in val]))) == pytest.approx(v["best_mae"], abs=1e-6)
+    with pytest.raises(UserError, match="also validation pairs"):
+        train(_toy_pairs(3), config=cfg, validation=_toy_pairs(1))
+    with pytest.raises(UserError, match="also evaluation pairs"):
+        val = _toy_pairs(1, offset=300)
+        train(_toy_pairs(3), config=cfg, validation=val, exclude=[(val[0].reference, val[0].candidate)])
+
+
+def test_full_mode_top_layer_only_saves_and_reloads(tmp_path: Path) -> None:
+    cfg = TrainConfig(mode="full", seed=0, epochs=3, batch_size=4, max_length=32, unfreeze_layers=1,
+                      max_steps=2, eval_every=1, patience=5, trim_common_prefix=True)
+    val = _toy_pairs(1, offset=400)
+    model = train(_toy_pairs(4), config=cfg, validation=val)
+    assert model.meta["train"]["steps"] == 2 and len(model.meta["train"]["validation"]["history"]) == 2
+    state = model.encoder.trainable_state()
+    assert state and all(k.startswith("encoder.layer.5.") for k in state)  # MiniLM-L6: only the top layer trained
+    path = model.save(tmp_path)
+    again = CodeScoreModel.load(path)
+    refs, cands = [p.reference for p in val], [p.candidate for p in val]
+    np.testing.assert_allclose(again.predict(refs, cands), model.predict(refs, cands), atol=1e-6)
+
+
+def test_cached_frozen_layers_match_the_full_forward() -> None:
+    import torch
+
+    from lcl.metrics.codescore_style import Encoder
+
+    enc = Encoder(max_length=48)
+    enc.model.eval()
+    cands, refs = [CAND, OTHER, REF], [REF, REF, OTHER]
+    with torch.inference_mode():
+        whole = enc.pooled(enc.tokens(cands, refs))
+        top = enc.top_pooled(enc.bottom(cands, refs, 2), 2)
+    torch.testing.assert_close(top, whole, atol=2e-2, rtol=0)  # float16 storage of the cached states
+    assert enc.bottom(cands[:1], refs[:1], 2)[0] is enc.bottom(cands, refs, 2)[0]  # memoised
+
+
+def test_full_mode_with_cached_frozen_layers_trains_and_reloads(tmp_path: Path) -> None:
+    cfg = TrainConfig(mode="full", seed=0, epochs=2, batch_size=4, max_length=32, unfreeze_layers=1, cache_frozen=True,
+                      lr_head=1e-2)
+    model = train(_toy_pairs(4), config=cfg, validation=_toy_pairs(1, offset=500))
+    again = CodeScoreModel.load(model.save(tmp_path))
+    refs, cands = [REF, OTHER], [CAND, REF]
+    np.testing.assert_allclose(again.predict(refs, cands), model.predict(refs, cands), atol=1e-5)

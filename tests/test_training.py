@@ -113,7 +113,8 @@ class FakeModel:
 
 
 def _trainer(calls):
-    def train(pairs, seed, exclude=(), config=None):
+    def train(pairs, seed, exclude=(), config=None, validation=()):
+        assert not {r["id"] for r in pairs} & {r["id"] for r in validation}
         calls.append((seed, sorted(r["id"] for r in pairs)))
         return FakeModel(pairs, seed, exclude)
     return train
@@ -183,3 +184,116 @@ def test_completion_program_truncates_at_stop_tokens(completion, body):
 
 def test_completion_program_custom_stop_tokens():
     assert T.completion_program("P\n", "a\nSTOP b", stop=("STOP",)) == "P\na\n"
+
+
+def test_experiment_validation_split_and_mean_baseline(data):
+    base, local, cst = data
+    runs = T.experiment(base, local, cst, (0, 100), 1, 20, seed=7, trainer=_trainer([]), val_fraction=0.2,
+                        progress=False)
+    assert (runs["n_train"] == 24).all() and (runs["n_val"] == 6).all()
+    # FakeModel predicts the training mean, so it equals the mean baseline on every set
+    np.testing.assert_allclose(runs["MAE"], runs["MAE (mean baseline)"])
+    r100 = runs[runs.p == 100].set_index("set")["MAE (mean baseline)"]
+    train_mean = 1.0 - r100["LoCaL_test"]  # LoCaL_test truth is 1.0, the prediction is below it
+    assert 0.0 < train_mean < 0.1  # p = 100: LoCaL training labels are 0.1 and 0.0
+    t = T.table6(runs, with_paper=False)
+    assert t.set_index("p (%)").loc[0, "Baseline MAE (mean baseline)"] == pytest.approx(0.4)
+
+
+def test_split_validation_sizes_and_disjointness():
+    rows = [{"id": i} for i in range(40)]
+    tr, va = T.split_validation(rows, 0.125, random.Random(0))
+    assert len(va) == 5 and len(tr) == 35 and not {r["id"] for r in tr} & {r["id"] for r in va}
+    assert T.split_validation(rows, 0.0, random.Random(0)) == (rows, [])
+    assert len(T.split_validation(rows[:1], 0.5, random.Random(0))[0]) == 1  # one row left to train on
+    with pytest.raises(ValueError):
+        T.split_validation(rows, 1.0, random.Random(0))
+
+
+def test_mean_model_predicts_training_mean():
+    m = T.MeanModel([{"df_score": 0.2}, {"df_score": 0.6}])
+    np.testing.assert_allclose(m.predict(["a", "b", "c"], ["x", "y", "z"]), [0.4, 0.4, 0.4])
+    with pytest.raises(ValueError):
+        T.MeanModel([])
+
+
+def _table(lt: tuple[float, float], bl: tuple[float, float], std: float) -> pd.DataFrame:
+    return pd.DataFrame({"p (%)": [0, 100], "LoCaL_test MAE": list(lt), "LoCaL_test std": [std, std],
+                         "Baseline MAE": list(bl), "Baseline std": [std, std],
+                         "LoCaL_test MAE (mean baseline)": [0.5, 0.5], "Baseline MAE (mean baseline)": [0.3, 0.3]})
+
+
+def test_direction_holds_only_when_local_falls_beyond_spread_and_baseline_barely_rises():
+    d = T.direction(_table((0.46, 0.07), (0.44, 0.48), 0.02))  # the paper's endpoints
+    assert d["holds"] and d["LoCaL_test"]["change_pct"] == pytest.approx((0.07 - 0.46) / 0.46 * 100)
+    assert "holds." in T.direction_sentence(d) and "0.460 ± 0.020" in T.direction_sentence(d)
+    within = T.direction(_table((0.46, 0.44), (0.44, 0.48), 0.05))
+    assert not within["local_test_falls"] and "falls only within the spread" in T.direction_sentence(within)
+    rises = T.direction(_table((0.30, 0.40), (0.44, 0.48), float("nan")))
+    assert not rises["holds"] and T.direction_sentence(rises).endswith("does not hold: LoCaL_test MAE does not fall.")
+    d = T.direction(_table((0.46, 0.20), (0.20, 0.40), 0.01))  # Baseline doubles: not slight
+    assert d["local_test_falls"] and not d["baseline_rise_slight"] and not d["holds"]
+    assert "does not hold: Baseline MAE rises" in T.direction_sentence(d)
+    gone = T.direction(_table((0.46, 0.07), (float("nan"), float("nan")), 0.02))  # no CodeScore_test here
+    assert not gone["holds"] and gone["missing"] == ["Baseline"]
+    assert T.direction_sentence(gone).startswith("Baseline not evaluated here")
+    one = _table((0.3, 0.2), (0.3, 0.3), float("nan"))  # one model per p: no spread, only the sign
+    assert T.direction(one)["holds"] and T.direction(one)["LoCaL_test"]["beyond_spread"] is None
+    assert "±" not in T.direction_sentence(T.direction(one)) and "no spread" in T.direction_sentence(T.direction(one))
+
+
+def test_cost_summary_counts_models_once():
+    runs = pd.DataFrame({"p": [0, 0, 100, 100], "model": [0, 0, 0, 0], "set": ["Baseline", "LoCaL_test"] * 2,
+                         "train_s": [10.0, 10.0, 30.0, 30.0]})
+    c = T.cost_summary(runs, "fine-tuned", {"max_steps": 5}, "cpu")
+    assert c["models"] == 2 and c["train s (all models)"] == 40.0 and c["train s per model (max)"] == 30.0
+    assert c["settings"] == "max_steps=5"
+
+
+def test_rq5_config_follows_profile():
+    from lcl import profiles
+
+    q, f = T.rq5_config(profiles.get("quick")), T.rq5_config(profiles.get("full"))
+    assert q["mode"] == f["mode"] == "full" and q["max_steps"] < f["max_steps"]
+    assert f["unfreeze_layers"] == profiles.get("full").rq5_unfreeze_layers
+    assert T.rq5_config(profiles.get("full"), "fast")["mode"] == "fast"
+    with pytest.raises(ValueError):
+        T.rq5_config(profiles.get("full"), "slow")
+
+
+def test_grid_seconds_arithmetic():
+    cal = {"train_s_per_pair": 0.5, "predict_s_per_pair": 0.1}
+    assert T.grid_seconds(cal, models=55, train_pair_steps=960, predicted_pairs=1000) == pytest.approx(55 * 580)
+    assert T.grid_seconds(cal, models=0, train_pair_steps=960, predicted_pairs=1000) == 0
+    assert T.grid_seconds({**cal, "first_pass_s_per_pair": 2.0}, models=1, train_pair_steps=0, predicted_pairs=0,
+                          distinct_pairs=10) == pytest.approx(20.0)
+
+
+def test_calibrate_needs_rows():
+    with pytest.raises(ValueError, match="at least 2"):
+        T.calibrate([{"id": 1, "reference": "a", "candidate": "b", "df_score": 0.5}], {"mode": "full"})
+
+
+def test_calibrate_times_one_step(tmp_path, monkeypatch):
+    monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache"))
+    rows = _rows("CAL", 3, label=0.5)
+    cal = T.calibrate(rows, {"mode": "full", "max_length": 32, "unfreeze_layers": 1, "cache_frozen": True}, batch=2)
+    assert set(cal) == {"train_s_per_pair", "predict_s_per_pair", "first_pass_s_per_pair"}
+    assert cal["train_s_per_pair"] > 0 and cal["predict_s_per_pair"] > 0
+    from lcl.metrics import codescore_style as cs
+
+    seen: list[int] = []
+    real_train = cs.train
+
+    def spy(*a, **k):
+        seen.append(len(cs._BOTTOM))
+        return real_train(*a, **k)
+
+    monkeypatch.setattr(cs, "train", spy)
+    cs._BOTTOM["sentinel"] = None
+    try:
+        again = T.calibrate(rows, {"mode": "full", "max_length": 32, "unfreeze_layers": 1, "cache_frozen": True}, batch=2)
+        assert seen[0] == 0 and seen[1] > 0  # the cold run starts with nothing memoised, the warm run reuses it
+        assert "sentinel" in cs._BOTTOM and again["first_pass_s_per_pair"] >= 0  # earlier states restored
+    finally:
+        cs._BOTTOM.pop("sentinel", None)

@@ -28,6 +28,13 @@ class Profile:
     eval_pairs_cap: int | None = None  # pairs scored per evaluation dataset in RQ3/RQ4 (None = all)
     rq5_base_pairs: int = 2500  # model-written training candidates labelled for CodeScore_base (paper: 2500)
     rq5_eval: int = 259  # Baseline and LoCaL_test evaluation sizes (paper: 259)
+    # RQ5 fine-tuning on CPU (paper: CodeScore fine-tuned end to end with a validation set): the
+    # top layers of the encoder are trained for a capped number of steps on short inputs
+    rq5_max_length: int = 128  # tokens of candidate [SEP] reference (prefix-trimmed)
+    rq5_unfreeze_layers: int | None = 1  # top encoder layers trained (None: all)
+    rq5_max_steps: int = 40  # optimiser steps (batch 16) at most
+    rq5_eval_every: int = 20  # steps between validation evaluations
+    rq5_patience: int = 2  # evaluations without improvement before stopping
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -36,10 +43,12 @@ class Profile:
 PROFILES = {
     "full": Profile("full", 2000, 1000, 5, 2000, 10, tuple(range(0, 101, 10)), 5, None),
     "quick": Profile("quick", 200, 100, 2, 200, 2, (0, 50, 100), 1, 5, 3, 3, rq1_pairs=60, rq2_pairs=20,
-                     rq2_pool_programs=12, rq3_balanced=427, eval_pairs_cap=80, rq5_base_pairs=120, rq5_eval=40),
+                     rq2_pool_programs=12, rq3_balanced=427, eval_pairs_cap=80, rq5_base_pairs=120, rq5_eval=40,
+                     rq5_max_steps=6, rq5_eval_every=2),
     # smoke: the smallest run that still exercises every code path (the notebook tests use it)
     "smoke": Profile("smoke", 40, 30, 2, 50, 2, (0, 100), 1, 2, 2, 2, rq1_pairs=15, rq2_pairs=5,
-                     rq2_pool_programs=3, rq3_balanced=20, eval_pairs_cap=15, rq5_base_pairs=24, rq5_eval=8),
+                     rq2_pool_programs=3, rq3_balanced=20, eval_pairs_cap=15, rq5_base_pairs=24, rq5_eval=8,
+                     rq5_max_length=64, rq5_max_steps=2, rq5_eval_every=1),
 }
 
 

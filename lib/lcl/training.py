@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import json
 import random
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -116,26 +117,38 @@ def model_path(model: Any) -> Path:
     return model_dir() / f"codescore_style-{model.content_hash[:12]}"
 
 
-def train_model(pairs: list[dict[str, Any]], seed: int, *, exclude: list[tuple[str, str]] = (),  # type: ignore[assignment]
-                config: dict[str, Any] | None = None) -> Any:
+def train_model(pairs: list[dict[str, Any]], seed: int, *,
+                exclude: list[tuple[str, str]] = (),  # type: ignore[assignment]
+                config: dict[str, Any] | None = None,
+                validation: list[dict[str, Any]] = ()) -> Any:  # type: ignore[assignment]
     """Train (or load the cached) CodeScore-style model on ``pairs`` (``reference, candidate,
-    df_score``); cached by the training pairs' content, the seed and the config."""
+    df_score``), early-stopped on ``validation`` when given; cached by the training and
+    validation pairs' content, the seed and the config. ``model.train_seconds`` is the training
+    time of the run that built it (also for a cached model)."""
     from .metrics.codescore_style import CodeScoreModel, TrainConfig, TrainPair, train
 
     cfg = TrainConfig(seed=seed, **(config or {}))
-    tp = [TrainPair(str(p["id"]), p["reference"], p["candidate"], float(p["df_score"])) for p in pairs]
-    k = cache.key("codescore_style-train", cfg.__dict__, sorted((p.reference, p.candidate, p.label) for p in tp))
+
+    def tps(rows: Any) -> list[Any]:
+        return [TrainPair(str(p["id"]), p["reference"], candidate_of(p), float(p["df_score"])) for p in rows]
+
+    tp, vp = tps(pairs), tps(validation)
+    content = [sorted((p.reference, p.candidate, p.label) for p in x) for x in (tp, vp)] if vp else \
+        sorted((p.reference, p.candidate, p.label) for p in tp)
+    k = cache.key("codescore_style-train", cfg.__dict__, content)
     index = model_dir() / "index" / f"{k}.txt"
     if index.exists():
-        path = Path(index.read_text().strip())
-        if path.is_dir():
-            return CodeScoreModel.load(path)
-    model = train(tp, config=cfg, exclude=list(exclude))
+        lines = index.read_text().split("\n")
+        if Path(lines[0].strip()).is_dir():
+            model = CodeScoreModel.load(lines[0].strip())
+            model.train_seconds = float(lines[1]) if len(lines) > 1 and lines[1].strip() else None
+            return model
+    model = train(tp, config=cfg, exclude=list(exclude), validation=vp)
     path = model.save(model_dir())
     from .io import atomic_write
 
     with atomic_write(index, "w") as fh:
-        fh.write(str(path) + "\n")
+        fh.write(f"{path}\n{model.train_seconds}\n")
     return model
 
 
@@ -279,6 +292,51 @@ def mixed_training_set(base_rows: list[dict[str, Any]], local_train_rows: list[d
     return [{**r, "source": "base"} for r in base] + [{**r, "source": "LoCaL"} for r in local]
 
 
+VAL_FRACTION = 0.125  # Section 4.7.1: 312 validation entries beside 2500 training entries (12.5 %)
+
+
+def split_validation(rows: list[dict[str, Any]], fraction: float,
+                     rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """(training, validation): ``round(fraction * len(rows))`` random rows held out for early
+    stopping (Section 4.7.1 trains CodeScore with a validation set), at least one row left
+    for training; ``fraction`` 0 holds nothing out."""
+    if not 0.0 <= fraction < 1.0:
+        raise ValueError(f"validation fraction must be in [0, 1), not {fraction}")
+    k = min(int(round(fraction * len(rows))), max(len(rows) - 1, 0))
+    held = set(rng.sample(range(len(rows)), k))
+    return ([r for i, r in enumerate(rows) if i not in held], [r for i, r in enumerate(rows) if i in held])
+
+
+class MeanModel:
+    """The trivial baseline: predicts the mean df_score of its training pairs for every pair,
+    so each MAE in Table 6 can be read against what no learning at all achieves."""
+
+    def __init__(self, rows: list[dict[str, Any]]) -> None:
+        if not rows:
+            raise ValueError("the mean baseline needs at least one training pair")
+        self.value = float(sum(float(r["df_score"]) for r in rows) / len(rows))
+
+    def predict(self, references: list[str], candidates: list[str]) -> Any:
+        import numpy as np
+
+        return np.full(len(references), self.value, dtype=float)
+
+
+def rq5_config(profile: Profile, mode: str = "full") -> dict[str, Any]:
+    """The CodeScore-style training settings RQ5 uses in ``profile`` (Section 4.7.1 holds them
+    constant across p). ``full``: fine-tuning, sized for CPU by the profile (top layers, capped
+    steps, short prefix-trimmed inputs, early stopping on the validation split); ``fast``: the
+    frozen-encoder variant (MLP head on cached embeddings), the cheaper sensitivity run."""
+    if mode == "fast":
+        return {"mode": "fast", "eval_every": 10, "patience": 3}
+    if mode != "full":
+        raise ValueError(f"RQ5 mode must be 'full' or 'fast', not {mode!r}")
+    return {"mode": "full", "max_length": profile.rq5_max_length, "unfreeze_layers": profile.rq5_unfreeze_layers,
+            "max_steps": profile.rq5_max_steps, "epochs": 100, "batch_size": 16, "lr_full": 2e-4, "lr_head": 3e-3,
+            "trim_common_prefix": True, "cache_frozen": profile.rq5_unfreeze_layers is not None,
+            "eval_every": profile.rq5_eval_every, "patience": profile.rq5_patience}
+
+
 def evaluate(model: Any, sets: dict[str, list[dict[str, Any]]]) -> dict[str, tuple[float, int]]:
     """MAE (Section 4.2) of ``model`` on each non-empty set and on their union (Combined)."""
     import numpy as np
@@ -299,17 +357,19 @@ def evaluate(model: Any, sets: dict[str, list[dict[str, Any]]]) -> dict[str, tup
     return out
 
 
-RUN_COLUMNS = ["p", "model", "seed", "set", "MAE", "n_eval", "n_train", "n_local", "model_hash"]
+RUN_COLUMNS = ["p", "model", "seed", "set", "MAE", "MAE (mean baseline)", "n_eval", "n_train", "n_val",
+               "n_local", "steps", "best_val_MAE", "train_s", "model_hash"]
 
 
 def experiment(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]],
                codescore_test_rows: list[dict[str, Any]], percentages: tuple[int, ...] | list[int],
                models_per_p: int, n_eval: int, seed: int, *, trainer: Any = None,
-               config: dict[str, Any] | None = None, progress: bool = True) -> Any:
-    """Table 6's runs as a long table ``p, model, seed, set, MAE, n_eval, n_train, n_local,
-    model_hash`` (one row per model and evaluation set).
+               config: dict[str, Any] | None = None, val_fraction: float = 0.0, progress: bool = True) -> Any:
+    """Table 6's runs (Section 4.7.1) as a long table with :data:`RUN_COLUMNS` (one row per
+    model and evaluation set), each MAE next to the mean baseline's on the same pairs.
 
-    Each (p, k) draws its training set and initialises its model with the seed
+    Each (p, k) draws its training set, its validation split (``val_fraction`` of the fixed
+    training size, same p mix) and initialises its model with the seed
     ``derive_seed(seed, "rq5", p, k)``; models are trained by ``trainer`` (default
     :func:`train_model`, cached by training content) with the evaluation pairs as ``exclude``.
     """
@@ -327,30 +387,45 @@ def experiment(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]]
                          f"{len(baseline)} Baseline and {len(local_test)} LoCaL_test pairs")
     exclude = [(r["reference"], candidate_of(r)) for r in evaluation]
     banned = {pair_key(r) for r in evaluation}
-    rows = []
+    rows: list[dict[str, Any]] = []
     for p in percentages:
         for k in range(models_per_p):
             s = derive_seed(seed, "rq5", p, k)
-            train_set = mixed_training_set(base_pool, local_pool, p, size, random.Random(s))
-            assert not banned & {pair_key(r) for r in train_set}, "evaluation pair in a training set"
-            model = trainer(train_set, s, exclude=exclude, config=config)
-            nl = sum(r["source"] == "LoCaL" for r in train_set)
-            for name, (value, n) in evaluate(model, sets).items():
-                rows.append({"p": p, "model": k, "seed": s, "set": name, "MAE": value, "n_eval": n,
-                             "n_train": len(train_set), "n_local": nl,
-                             "model_hash": (getattr(model, "content_hash", None) or "")[:12]})
+            rng = random.Random(s)
+            drawn = mixed_training_set(base_pool, local_pool, p, size, rng)
+            train_set, val = split_validation(drawn, val_fraction, rng)
+            assert not banned & {pair_key(r) for r in train_set + val}, "evaluation pair in a training set"
+            model = trainer(train_set, s, exclude=exclude, config=config, validation=val)
+            rows += _run_rows(p, k, s, model, train_set, val, sets)
             if progress:
-                got = ", ".join(f"{r['set']} {r['MAE']:.3f}" for r in rows if r["p"] == p and r["model"] == k)
-                print(f"p = {p:3d}%, model {k}: {nl}/{len(train_set)} LoCaL pairs; MAE {got}", flush=True)
+                got = ", ".join(f"{r['set']} {r['MAE']:.3f} (mean {r['MAE (mean baseline)']:.3f})"
+                                for r in rows if r["p"] == p and r["model"] == k)
+                print(f"p = {p:3d}%, model {k}: {rows[-1]['n_local']}/{len(train_set)} LoCaL pairs, "
+                      f"{rows[-1]['train_s']} s; MAE {got}", flush=True)
     order = {s: i for i, s in enumerate(RQ5_SETS)}
     out = pd.DataFrame(rows, columns=RUN_COLUMNS)
     return out.sort_values(["p", "model", "set"], key=lambda c: c.map(order) if c.name == "set" else c,
                            kind="stable").reset_index(drop=True)
 
 
+def _run_rows(p: int, k: int, seed: int, model: Any, train_set: list[dict[str, Any]], val: list[dict[str, Any]],
+              sets: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+    """One model's rows of the runs table: its MAE and the mean baseline's per set, its cost."""
+    meta = getattr(model, "meta", {}).get("train", {})
+    mean = evaluate(MeanModel(train_set), sets)
+    common = {"p": p, "model": k, "seed": seed, "n_train": len(train_set), "n_val": len(val),
+              "n_local": sum(r.get("source") == "LoCaL" for r in train_set), "steps": meta.get("steps"),
+              "best_val_MAE": (meta.get("validation") or {}).get("best_mae"),
+              "train_s": getattr(model, "train_seconds", None),
+              "model_hash": (getattr(model, "content_hash", None) or "")[:12]}
+    return [{**common, "set": name, "MAE": value, "MAE (mean baseline)": mean[name][0], "n_eval": n}
+            for name, (value, n) in evaluate(model, sets).items()]
+
+
 def table6(runs: Any, with_paper: bool = True) -> Any:
     """Table 6: one row per p with mean and sample standard deviation (ddof = 1; NaN for a
-    single model) of MAE per set over the independent models, the paper's values beside."""
+    single model) of MAE per set over the independent models, the mean baseline's MAE (mean
+    over the models' training sets, when ``runs`` has it) and the paper's values beside."""
     import pandas as pd
 
     g = runs.groupby(["p", "set"])["MAE"]
@@ -361,6 +436,9 @@ def table6(runs: Any, with_paper: bool = True) -> Any:
         st = stats[stats.set == name].set_index("p")
         out[f"{name} MAE"] = [float(st.loc[p, "mean"]) if p in st.index else float("nan") for p in out["p (%)"]]
         out[f"{name} std"] = [float(st.loc[p, "std"]) if p in st.index else float("nan") for p in out["p (%)"]]
+        if "MAE (mean baseline)" in runs.columns:
+            mb = runs[runs.set == name].groupby("p")["MAE (mean baseline)"].mean()
+            out[f"{name} MAE (mean baseline)"] = [float(mb.get(p, float("nan"))) for p in out["p (%)"]]
     return claim_links.add_paper_columns(out, CLAIMS, TABLE6) if with_paper else out
 
 
@@ -396,6 +474,114 @@ def headline(table: Any) -> dict[str, float]:
 
     return {"RQ5.local_test_reduction": -rel("LoCaL_test"), "RQ5.baseline_increase": rel("Baseline"),
             "RQ5.combined_drop": -rel("Combined")}
+
+
+#: "with just ≈9.1% increase in the baseline MAE" next to an ≈85% LoCaL_test reduction (Section
+#: 4.7.2): a Baseline rise counts as slight when it is below this share of the LoCaL_test reduction
+SLIGHT_SHARE = 0.5
+
+
+def _endpoint(t: Any, name: str, lo: int, hi: int) -> dict[str, float]:
+    import math
+
+    def get(p: int, col: str) -> float:
+        return float(t.loc[p, col]) if col in t.columns else float("nan")
+
+    a, b = get(lo, f"{name} MAE"), get(hi, f"{name} MAE")
+    sa, sb = get(lo, f"{name} std"), get(hi, f"{name} std")
+    spread = None if math.isnan(sa) or math.isnan(sb) else abs(b - a) > math.hypot(sa, sb)
+    return {"lo": a, "hi": b, "std_lo": sa, "std_hi": sb, "change_pct": (b - a) / a * 100 if a else float("nan"),
+            "beyond_spread": spread,
+            "mean_lo": get(lo, f"{name} MAE (mean baseline)"), "mean_hi": get(hi, f"{name} MAE (mean baseline)")}
+
+
+def direction(table: Any) -> dict[str, Any]:
+    """Whether Section 4.7.2's direction holds in a :func:`table6` table, lowest vs highest p:
+    LoCaL_test MAE falls by more than the models' spread (|change| > hypot of the two stds; with
+    one model per p there is no spread and only the sign counts, ``beyond_spread`` None) and
+    Baseline MAE rises only slightly (its relative change is below :data:`SLIGHT_SHARE` of the
+    LoCaL_test relative reduction). Also whether each endpoint model beats the mean baseline."""
+    t = table.set_index("p (%)")
+    lo, hi = int(min(t.index)), int(max(t.index))
+    lt, bl = _endpoint(t, "LoCaL_test", lo, hi), _endpoint(t, "Baseline", lo, hi)
+    falls = bool(lt["hi"] < lt["lo"] and lt["beyond_spread"] is not False)
+    slight = bool(falls and bl["change_pct"] < SLIGHT_SHARE * -lt["change_pct"])
+    missing = [n for n, e in (("LoCaL_test", lt), ("Baseline", bl)) if e["lo"] != e["lo"] or e["hi"] != e["hi"]]
+    return {"p_lo": lo, "p_hi": hi, "LoCaL_test": lt, "Baseline": bl, "local_test_falls": falls,
+            "baseline_rise_slight": slight, "holds": falls and slight and not missing, "missing": missing}
+
+
+def direction_sentence(d: dict[str, Any]) -> str:
+    """The "what we found" sentence for :func:`direction`'s result, every number from it."""
+
+    def pm(x: float, s: float) -> str:
+        return f"{x:.3f}" + ("" if s != s else f" ± {s:.3f}")
+
+    def part(name: str) -> str:
+        e = d[name]
+        word = "falls" if e["hi"] < e["lo"] else "rises" if e["hi"] > e["lo"] else "stays"
+        spread = {True: "beyond the spread over models", False: "within the spread over models",
+                  None: "one model per p, so no spread"}[e["beyond_spread"]]
+        mean = (f"; mean baseline {e['mean_lo']:.3f} and {e['mean_hi']:.3f}" if e["mean_lo"] == e["mean_lo"] else "")
+        return (f"{name} MAE {word} from {pm(e['lo'], e['std_lo'])} (p = {d['p_lo']}) to {pm(e['hi'], e['std_hi'])} "
+                f"(p = {d['p_hi']}), {e['change_pct']:+.1f}%, {spread}{mean}")
+
+    if d.get("missing"):
+        return (f"{', '.join(d['missing'])} not evaluated here, so the paper's direction cannot be judged"
+                + "".join(f"; {part(n)}" for n in ("LoCaL_test", "Baseline") if n not in d["missing"]) + ".")
+    verdict = "holds" if d["holds"] else "does not hold"
+    lt = d["LoCaL_test"]
+    why = [] if d["holds"] else [
+        f"Baseline MAE rises by more than {SLIGHT_SHARE:.0%} of the LoCaL_test reduction" if d["local_test_falls"]
+        else "LoCaL_test MAE falls only within the spread over models" if lt["hi"] < lt["lo"]
+        else "LoCaL_test MAE does not fall"]
+    return (f"{part('LoCaL_test')}; {part('Baseline')}. The paper's direction (LoCaL_test error falls as p rises, "
+            f"Baseline error rises only slightly) {verdict}" + (f": {why[0]}." if why else "."))
+
+
+def cost_summary(runs: Any, label: str, settings: dict[str, Any], device: str) -> dict[str, Any]:
+    """One row of the cost table: models trained, seconds per model (mean, max) and in all, the
+    training settings and the device, from a runs table's ``train_s`` column."""
+    per = runs.drop_duplicates(["p", "model"])["train_s"].astype(float)
+    return {"run": label, "models": len(per), "train s per model (mean)": float(per.mean()),
+            "train s per model (max)": float(per.max()), "train s (all models)": float(per.sum()),
+            "settings": ", ".join(f"{k}={v}" for k, v in settings.items()), "device": device}
+
+
+def calibrate(rows: list[dict[str, Any]], config: dict[str, Any], batch: int = 16) -> dict[str, float]:
+    """Seconds per pair of a training step and of prediction with ``config``, to cost a grid
+    that is not run here: a throwaway model takes two optimiser steps of ``batch`` rows, twice
+    (the second run finds the frozen layers' states memoised, as every model after the first
+    does in a grid), then predicts the same rows. ``first_pass_s_per_pair`` is the one-time
+    extra of a pair's first visit (the frozen-layer pass with ``cache_frozen``)."""
+    from .metrics import codescore_style as cs
+
+    pick = labelled_rows(rows)[: 2 * batch]
+    if len(pick) < 2:
+        raise ValueError("calibration needs at least 2 labelled rows")
+    tp = [cs.TrainPair(str(r["id"]), r["reference"], r["candidate"], r["df_score"]) for r in pick]
+    cfg = cs.TrainConfig(**{**config, "batch_size": -(-len(tp) // 2), "max_steps": 2, "epochs": 1, "patience": 0})
+    memo = dict(cs._BOTTOM)  # the cold run must find nothing memoised, even after a grid ran here
+    cs._BOTTOM.clear()
+    try:
+        cold = float(cs.train(tp, config=cfg).train_seconds or 0.0)
+    finally:
+        cs._BOTTOM.update(memo)
+    model = cs.train(tp, config=cfg)
+    warm = float(model.train_seconds or 0.0)
+    t0 = time.time()
+    model.predict([p.reference for p in tp], [p.candidate for p in tp], cfg.batch_size)
+    return {"train_s_per_pair": warm / len(tp), "predict_s_per_pair": (time.time() - t0) / len(tp),
+            "first_pass_s_per_pair": max(cold - warm, 0.0) / len(tp)}
+
+
+def grid_seconds(cal: dict[str, float], *, models: int, train_pair_steps: int, predicted_pairs: int,
+                 distinct_pairs: int = 0) -> float:
+    """Estimated seconds for ``models`` models, each with ``train_pair_steps`` (steps x batch)
+    training pair-steps and ``predicted_pairs`` predictions (validation and evaluation), plus
+    the one-time first pass over ``distinct_pairs`` pairs."""
+    per_model = train_pair_steps * cal["train_s_per_pair"] + predicted_pairs * cal["predict_s_per_pair"]
+    return models * per_model + distinct_pairs * cal.get("first_pass_s_per_pair", 0.0)
 
 
 def plot_mae_vs_p(table: Any, label: str = "CodeScore-style (retrained)"):  # type: ignore[no-untyped-def]

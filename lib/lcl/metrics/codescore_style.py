@@ -12,7 +12,18 @@ local Hugging Face encoder directory by path) and a regression head predicting d
 * ``fast`` mode: frozen encoder; each code is mean-pooled once (embeddings cached on disk);
   the head is a small MLP on ``[u, v, |u - v|, u * v]`` (reference u, candidate v).
 * ``full`` mode: fine-tunes the encoder as a cross-encoder over ``candidate [SEP] reference``
-  (CodeScore's input layout) with a linear head on the mean-pooled output.
+  (CodeScore's input layout) with a linear head on the mean-pooled output. CPU budget options:
+  ``unfreeze_layers`` (train only the top N transformer layers), ``max_steps`` (cap on
+  optimiser steps), ``max_length`` and ``trim_common_prefix`` (drop the leading lines both codes
+  share, so a short input still reaches the lines where they differ), ``lr_head`` (a larger
+  learning rate for the head), ``cache_frozen`` (run the frozen lower layers once per pair, in
+  eval mode, and train the top layers on their memoised output). The head starts as the mean
+  predictor (zero weights, bias at the logit of the training labels' mean), so a short run
+  starts from the trivial baseline.
+
+Both modes take an optional validation set (paper Section 4.7.1 trains CodeScore with one):
+validation MAE is measured every ``eval_every`` steps (fast: epochs), the best weights are kept
+and training stops after ``patience`` evaluations without improvement (early stopping).
 
 Training pairs must not overlap the pairs a model is evaluated on: the model records the
 pair digests (and ids) it was trained on, and :meth:`CodeScoreStyle.score` refuses pairs it
@@ -89,6 +100,63 @@ class Encoder:
             return_tensors="pt",
         ).to(self.device)
 
+    def freeze_below(self, unfreeze_layers: int | None) -> None:
+        """Train only the top ``unfreeze_layers`` transformer layers (None: every parameter)."""
+        if unfreeze_layers is None:
+            return
+        layers = getattr(getattr(self.model, "encoder", None), "layer", None)
+        if layers is None:
+            raise UserError(f"encoder {self.path} has no encoder.layer stack: cannot unfreeze top layers only")
+        for prm in self.model.parameters():
+            prm.requires_grad_(False)
+        for layer in list(layers)[len(layers) - unfreeze_layers:] if unfreeze_layers > 0 else []:
+            for prm in layer.parameters():
+                prm.requires_grad_(True)
+
+    def trainable_state(self) -> dict[str, Any]:
+        """The encoder weights training changes (only these are saved with a model)."""
+        names = {n for n, prm in self.model.named_parameters() if prm.requires_grad}
+        return {k: v.detach().clone() for k, v in self.model.state_dict().items() if k in names}
+
+    def bottom(self, first: Sequence[str], second: Sequence[str], n_top: int, batch_size: int = 16) -> list[Any]:
+        """Per pair, the hidden states entering the top ``n_top`` layers (frozen lower layers in
+        eval mode, no gradient), float16, unpadded; memoised in this process by pair text."""
+        import torch
+
+        depth = len(self.model.encoder.layer) - n_top
+        keys = [hashlib.sha256(f"{self.digest}\0{self.max_length}\0{depth}\0{a}\0{b}".encode()).hexdigest()
+                for a, b in zip(first, second, strict=True)]
+        todo = sorted({k: i for i, k in enumerate(keys) if k not in _BOTTOM}.values())
+        was_training = self.model.training
+        self.model.eval()
+        with torch.inference_mode():
+            for i in range(0, len(todo), batch_size):
+                idx = todo[i : i + batch_size]
+                batch = self.tokens([first[j] for j in idx], [second[j] for j in idx])
+                hs = self.model(**batch, output_hidden_states=True).hidden_states[depth]
+                for row, j in enumerate(idx):
+                    n = int(batch["attention_mask"][row].sum())
+                    _BOTTOM[keys[j]] = hs[row, :n].to(torch.float16).clone()
+        self.model.train(was_training)
+        return [_BOTTOM[k] for k in keys]
+
+    def top_pooled(self, hidden: Sequence[Any], n_top: int) -> Any:
+        """Mean-pooled output of the top ``n_top`` layers run on :meth:`bottom`'s states."""
+        import torch
+
+        length = max(int(h.shape[0]) for h in hidden)
+        h = torch.zeros(len(hidden), length, self.dim, device=self.device)
+        mask = torch.zeros(len(hidden), length, device=self.device)
+        for i, x in enumerate(hidden):
+            h[i, : x.shape[0]] = x.to(self.device, torch.float32)
+            mask[i, : x.shape[0]] = 1.0
+        additive = (1.0 - mask[:, None, None, :]) * torch.finfo(torch.float32).min
+        for layer in list(self.model.encoder.layer)[len(self.model.encoder.layer) - n_top:]:
+            out = layer(h, additive)
+            h = out[0] if isinstance(out, tuple) else out
+        m = mask.unsqueeze(-1)
+        return (h * m).sum(1) / m.sum(1).clamp(min=1.0)
+
     def pooled(self, batch: Any) -> Any:
         out = self.model(**batch).last_hidden_state
         mask = batch["attention_mask"].unsqueeze(-1).to(out.dtype)
@@ -143,6 +211,10 @@ class _EmbeddingStore:
         self.db.close()
 
 
+#: frozen lower-layer states per pair (Encoder.bottom), shared by the models one process trains
+_BOTTOM: dict[str, Any] = {}
+
+
 # --------------------------------------------------------------------------------- heads
 def _features(u: Any, v: Any) -> Any:
     import torch
@@ -177,6 +249,13 @@ class TrainConfig:
     batch_size: int = 16  # full mode
     max_length: int = MAX_LENGTH
     extra: dict[str, Any] = field(default_factory=dict)
+    lr_head: float | None = None  # full mode: the linear head's learning rate (None: lr_full)
+    max_steps: int | None = None  # full mode: stop after this many optimiser steps (None: epochs only)
+    unfreeze_layers: int | None = None  # full mode: train the top N encoder layers only (None: all)
+    trim_common_prefix: bool = False  # drop the leading lines reference and candidate share
+    eval_every: int = 0  # with a validation set: steps (fast: epochs) between evaluations; 0 = each epoch
+    patience: int = 0  # with a validation set: stop after this many evaluations without improvement (0: never)
+    cache_frozen: bool = False  # full mode with unfreeze_layers: run the frozen layers once per pair (eval mode)
 
 
 @dataclass
@@ -200,19 +279,21 @@ class CodeScoreModel:
         import torch
 
         self.head.eval()
+        references, candidates = model_inputs(self.config, references, candidates)
         if self.config.mode == "fast":
             u = torch.from_numpy(self.encoder.embed(references))
             v = torch.from_numpy(self.encoder.embed(candidates))
             with torch.inference_mode():
                 return torch.sigmoid(self.head(_features(u, v)).squeeze(-1)).numpy().astype(float)
+        was_training = self.encoder.model.training
         self.encoder.model.eval()
         out: list[float] = []
         with torch.inference_mode():
             for i in range(0, len(references), batch_size):
-                r = [x if x.strip() else " " for x in references[i : i + batch_size]]
-                c = [x if x.strip() else " " for x in candidates[i : i + batch_size]]
-                h = self.encoder.pooled(self.encoder.tokens(c, r))
+                part = slice(i, i + batch_size)
+                h = _pair_pooled(self.encoder, self.config, candidates[part], references[part])
                 out.extend(torch.sigmoid(self.head(h).squeeze(-1)).tolist())
+        self.encoder.model.train(was_training)
         return np.array(out, dtype=float)
 
     # -- persistence ----------------------------------------------------------------
@@ -229,7 +310,8 @@ class CodeScoreModel:
         tmp = Path(tempfile.mkdtemp(prefix=".codescore-", dir=base))
         state: dict[str, Any] = {"head": self.head.state_dict()}
         if self.config.mode == "full":
-            state["encoder"] = self.encoder.model.state_dict()
+            full = self.config.unfreeze_layers is None
+            state["encoder"] = self.encoder.model.state_dict() if full else self.encoder.trainable_state()
         torch.save(state, tmp / "model.pt")
         meta = {k: v for k, v in self.meta.items() if k != "content_hash"}
         meta_text = json.dumps(meta, indent=2, sort_keys=True, default=str) + "\n"
@@ -271,7 +353,7 @@ class CodeScoreModel:
         head = _make_head(config, encoder.dim)
         head.load_state_dict(state["head"])
         if config.mode == "full":
-            encoder.model.load_state_dict(state["encoder"])
+            encoder.model.load_state_dict(state["encoder"], strict=config.unfreeze_layers is None)
         meta["content_hash"] = want
         return cls(encoder, config, head, meta)
 
@@ -293,6 +375,187 @@ def _make_head(config: TrainConfig, dim: int) -> Any:
 
 
 # ------------------------------------------------------------------------------ training
+def trim_common_prefix(reference: str, candidate: str) -> tuple[str, str]:
+    """Drop the leading lines both codes share, keeping at least one line of each.
+
+    A cross-encoder sees only ``max_length`` tokens of the pair; model-written candidates and
+    LoCaL variants repeat the reference's imports, signature and docstring, so without this a
+    short input is spent on identical text and never reaches the lines that differ.
+    """
+    r, c = reference.splitlines(keepends=True), candidate.splitlines(keepends=True)
+    k = 0
+    while k < min(len(r), len(c)) - 1 and r[k] == c[k]:
+        k += 1
+    return "".join(r[k:]), "".join(c[k:])
+
+
+def model_inputs(config: TrainConfig, references: Sequence[str],
+                 candidates: Sequence[str]) -> tuple[list[str], list[str]]:
+    """What the encoder reads for each pair: optionally prefix-trimmed, never empty."""
+    refs, cands = list(references), list(candidates)
+    if config.trim_common_prefix:
+        refs, cands = (list(x) for x in zip(*map(trim_common_prefix, refs, cands), strict=True)) if refs else ([], [])
+    return [x if x.strip() else " " for x in refs], [x if x.strip() else " " for x in cands]
+
+
+class EarlyStopping:
+    """Keeps the best validation MAE seen, a snapshot of the weights that gave it, and says when
+    ``patience`` evaluations in a row brought no improvement (0: never stop early)."""
+
+    def __init__(self, patience: int) -> None:
+        self.patience = patience
+        self.best = float("inf")
+        self.best_step: int | None = None
+        self.last_step: int | None = None
+        self.bad = 0
+        self.state: Any = None
+        self.history: list[tuple[int, float]] = []
+
+    def update(self, step: int, value: float, snapshot: Any) -> bool:
+        """Record ``value`` at ``step`` (``snapshot()`` is called when it is the best); True = stop."""
+        self.last_step = step
+        self.history.append((step, float(value)))
+        if value < self.best:
+            self.best, self.best_step, self.bad = float(value), step, 0
+            self.state = snapshot()
+            return False
+        self.bad += 1
+        return self.patience > 0 and self.bad >= self.patience
+
+
+def _clean_pairs(pairs: Sequence[TrainPair], what: str) -> list[TrainPair]:
+    out = [p for p in pairs if p.label is not None and not np.isnan(p.label)]
+    for p in out:
+        if not 0.0 <= p.label <= 1.0:
+            raise UserError(f"{what} pair {p.id}: label {p.label} outside [0, 1] (drop timed-out pairs, -1)")
+    return out
+
+
+def _check_disjoint(pairs: Sequence[TrainPair], validation: Sequence[TrainPair],
+                    exclude: Sequence[tuple[str, str]]) -> list[str]:
+    """Digests of the training pairs; refuses overlap with evaluation or validation pairs."""
+    digests = [pair_digest(p.reference, p.candidate) for p in pairs]
+    banned = {pair_digest(r, c) for r, c in exclude}
+    overlap = [p.id for p, d in zip(pairs, digests, strict=True) if d in banned]
+    overlap += [p.id for p in validation if pair_digest(p.reference, p.candidate) in banned]
+    if overlap:
+        raise UserError(f"{len(overlap)} training pair(s) are also evaluation pairs, e.g. {overlap[:3]}")
+    val = {pair_digest(p.reference, p.candidate) for p in validation}
+    both = [p.id for p, d in zip(pairs, digests, strict=True) if d in val]
+    if both:
+        raise UserError(f"{len(both)} training pair(s) are also validation pairs, e.g. {both[:3]}")
+    return digests
+
+
+def _mae(pred: Any, pairs: Sequence[TrainPair]) -> float:
+    return float(np.mean(np.abs(np.asarray(pred, float) - np.array([p.label for p in pairs], float))))
+
+
+def _fit_fast(enc: Encoder, head: Any, pairs: Sequence[TrainPair], validation: Sequence[TrainPair],
+              config: TrainConfig, stopper: EarlyStopping) -> dict[str, Any]:
+    """Frozen encoder: full-batch epochs of the MLP head on cached embeddings."""
+    import copy
+
+    import torch
+
+    def feats(ps: Sequence[TrainPair]) -> Any:
+        refs, cands = model_inputs(config, [p.reference for p in ps], [p.candidate for p in ps])
+        return _features(torch.from_numpy(enc.embed(refs)), torch.from_numpy(enc.embed(cands)))
+
+    x, y = feats(pairs), torch.tensor([p.label for p in pairs], dtype=torch.float32)
+    xv = feats(validation) if validation else None
+    opt = torch.optim.AdamW(head.parameters(), lr=config.lr, weight_decay=config.weight_decay)
+    every = max(1, config.eval_every)
+    losses: list[float] = []
+    for epoch in range(1, config.epochs + 1):
+        head.train()
+        opt.zero_grad()
+        loss = torch.nn.functional.mse_loss(torch.sigmoid(head(x).squeeze(-1)), y)
+        loss.backward()
+        opt.step()
+        losses.append(float(loss.detach()))
+        if xv is not None and epoch % every == 0:
+            head.eval()
+            with torch.inference_mode():
+                pv = torch.sigmoid(head(xv).squeeze(-1)).numpy()
+            if stopper.update(epoch, _mae(pv, validation), lambda: copy.deepcopy(head.state_dict())):
+                break
+    if stopper.state is not None:
+        head.load_state_dict(stopper.state)
+    return {"steps": len(losses), "final_loss": losses[-1] if losses else None}
+
+
+def _pair_pooled(enc: Encoder, config: TrainConfig, candidates: Sequence[str], references: Sequence[str]) -> Any:
+    """Pooled cross-encoder output for (candidate, reference) pairs: through the whole encoder,
+    or (``cache_frozen``) through the trained top layers on the frozen layers' memoised states."""
+    if config.cache_frozen and config.unfreeze_layers is not None:
+        return enc.top_pooled(enc.bottom(candidates, references, config.unfreeze_layers), config.unfreeze_layers)
+    return enc.pooled(enc.tokens(candidates, references))
+
+
+def _fit_full(enc: Encoder, head: Any, pairs: Sequence[TrainPair], validation: Sequence[TrainPair],
+              config: TrainConfig, stopper: EarlyStopping, device: str) -> dict[str, Any]:
+    """Fine-tuning: mini-batches over ``candidate [SEP] reference`` through the (top layers of
+    the) encoder; validation every ``eval_every`` steps or once per epoch."""
+    import copy
+
+    import torch
+
+    enc.freeze_below(config.unfreeze_layers)
+    enc_params = [prm for prm in enc.model.parameters() if prm.requires_grad]
+    groups = [{"params": enc_params, "lr": config.lr_full}, {"params": list(head.parameters()),
+                                                              "lr": config.lr_head or config.lr_full}]
+    opt = torch.optim.AdamW([g for g in groups if g["params"]], weight_decay=config.weight_decay)
+    mean = min(max(float(np.mean([p.label for p in pairs])), 1e-3), 1 - 1e-3)
+    with torch.no_grad():  # start from the mean predictor: training has to beat it
+        head.weight.zero_()
+        head.bias.fill_(float(np.log(mean / (1 - mean))))
+    gen = torch.Generator().manual_seed(config.seed)
+    refs, cands = model_inputs(config, [p.reference for p in pairs], [p.candidate for p in pairs])
+    y = torch.tensor([p.label for p in pairs], dtype=torch.float32)
+    probe = CodeScoreModel(enc, config, head, {})
+
+    def snapshot() -> Any:
+        return {"head": copy.deepcopy(head.state_dict()), "encoder": enc.trainable_state()}
+
+    def validate(step: int) -> bool:
+        pv = probe.predict([p.reference for p in validation], [p.candidate for p in validation], config.batch_size)
+        head.train()
+        return stopper.update(step, _mae(pv, validation), snapshot)
+
+    losses: list[float] = []
+    step, stop = 0, False
+    for _ in range(config.epochs):
+        enc.model.train()
+        head.train()
+        order = torch.randperm(len(pairs), generator=gen).tolist()
+        for i in range(0, len(order), config.batch_size):
+            idx = order[i : i + config.batch_size]
+            opt.zero_grad()
+            pooled = _pair_pooled(enc, config, [cands[j] for j in idx], [refs[j] for j in idx])
+            pred = torch.sigmoid(head(pooled).squeeze(-1))
+            loss = torch.nn.functional.mse_loss(pred, y[idx].to(device))
+            loss.backward()
+            opt.step()
+            losses.append(float(loss.detach()))
+            step += 1
+            if validation and config.eval_every and step % config.eval_every == 0 and validate(step):
+                stop = True
+            if stop or (config.max_steps is not None and step >= config.max_steps):
+                stop = True
+                break
+        if validation and not config.eval_every and stopper.last_step != step and validate(step):
+            stop = True
+        if stop:
+            break
+    if validation and stopper.last_step != step:
+        validate(step)
+    if stopper.state is not None:
+        head.load_state_dict(stopper.state["head"])
+        enc.model.load_state_dict(stopper.state["encoder"], strict=False)
+    return {"steps": step, "final_loss": losses[-1] if losses else None}
+
+
 def train(
     pairs: Sequence[TrainPair],
     *,
@@ -300,65 +563,33 @@ def train(
     encoder: str | Path | None = None,
     exclude: Sequence[tuple[str, str]] = (),
     device: str = "cpu",
+    validation: Sequence[TrainPair] = (),
 ) -> CodeScoreModel:
     """Train a CodeScore-style model on ``pairs`` (labels = df_score in [0, 1]).
 
-    ``exclude``: (reference, candidate) pairs the model will be evaluated on; training on any
-    of them is refused (UserError), so evaluation data cannot leak into training.
+    ``exclude``: (reference, candidate) pairs the model will be evaluated on; training (or
+    validating) on any of them is refused (UserError), so evaluation data cannot leak into
+    training. ``validation``: pairs for early stopping and best-weight selection (paper
+    Section 4.7.1 trains with a validation set); they must be disjoint from ``pairs``.
     """
     import torch
 
     config = config or TrainConfig()
     if config.mode not in ("fast", "full"):
         raise UserError(f"CodeScore-style mode must be 'fast' or 'full', not {config.mode!r}")
-    pairs = [p for p in pairs if p.label is not None and not np.isnan(p.label)]
+    pairs, validation = _clean_pairs(pairs, "training"), _clean_pairs(validation, "validation")
     if len(pairs) < 2:
         raise UserError("CodeScore-style training needs at least 2 labelled pairs")
-    for p in pairs:
-        if not 0.0 <= p.label <= 1.0:
-            raise UserError(f"training pair {p.id}: label {p.label} outside [0, 1] (drop timed-out pairs, -1)")
-    digests = [pair_digest(p.reference, p.candidate) for p in pairs]
-    banned = {pair_digest(r, c) for r, c in exclude}
-    overlap = [p.id for p, d in zip(pairs, digests, strict=True) if d in banned]
-    if overlap:
-        raise UserError(f"{len(overlap)} training pair(s) are also evaluation pairs, e.g. {overlap[:3]}")
+    digests = _check_disjoint(pairs, validation, exclude)
     seed_everything(config.seed)
     enc = Encoder(encoder, device=device, max_length=config.max_length)
-    y = torch.tensor([p.label for p in pairs], dtype=torch.float32)
     head = _make_head(config, enc.dim).to(device)
+    stopper = EarlyStopping(config.patience)
     t0 = time.time()
-    losses: list[float] = []
     if config.mode == "fast":
-        u = torch.from_numpy(enc.embed([p.reference for p in pairs]))
-        v = torch.from_numpy(enc.embed([p.candidate for p in pairs]))
-        x = _features(u, v)
-        opt = torch.optim.AdamW(head.parameters(), lr=config.lr, weight_decay=config.weight_decay)
-        head.train()
-        for _ in range(config.epochs):
-            opt.zero_grad()
-            loss = torch.nn.functional.mse_loss(torch.sigmoid(head(x).squeeze(-1)), y)
-            loss.backward()
-            opt.step()
-            losses.append(float(loss.detach()))
+        log = _fit_fast(enc, head, pairs, validation, config, stopper)
     else:
-        params = list(enc.model.parameters()) + list(head.parameters())
-        opt = torch.optim.AdamW(params, lr=config.lr_full, weight_decay=config.weight_decay)
-        gen = torch.Generator().manual_seed(config.seed)
-        enc.model.train()
-        head.train()
-        for _ in range(config.epochs):
-            order = torch.randperm(len(pairs), generator=gen).tolist()
-            for i in range(0, len(order), config.batch_size):
-                idx = order[i : i + config.batch_size]
-                batch = enc.tokens(
-                    [pairs[j].candidate or " " for j in idx], [pairs[j].reference or " " for j in idx]
-                )
-                opt.zero_grad()
-                pred = torch.sigmoid(head(enc.pooled(batch)).squeeze(-1))
-                loss = torch.nn.functional.mse_loss(pred, y[idx].to(device))
-                loss.backward()
-                opt.step()
-                losses.append(float(loss.detach()))
+        log = _fit_full(enc, head, pairs, validation, config, stopper, device)
     meta = {
         "format": FORMAT,
         "label": LABEL,
@@ -368,8 +599,11 @@ def train(
             "n": len(pairs),
             "ids": [p.id for p in pairs],
             "pair_digests": sorted(digests),
-            "label_mean": float(y.mean()),
-            "final_loss": losses[-1] if losses else None,
+            "label_mean": float(np.mean([p.label for p in pairs])),
+            "final_loss": log["final_loss"],
+            "steps": log["steps"],
+            "validation": {"n": len(validation), "ids": [p.id for p in validation], "best_mae": stopper.best
+                           if validation else None, "best_step": stopper.best_step, "history": stopper.history},
         },
         "versions": {"torch": torch.__version__},
     }
