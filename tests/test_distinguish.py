@@ -374,3 +374,38 @@ def test_pool_status_reads_the_store_and_fuzzes_nothing(monkeypatch: pytest.Monk
 def test_mean_lines_counts_non_blank_lines() -> None:
     assert D.mean_lines(["a = 1\n\nb = 2\n\n", "x\n"]) == 1.5  # PIE's doubled newlines do not count
     assert D.mean_lines([]) != D.mean_lines([])  # NaN for no code
+
+
+def test_ledger_frame_aligns_repetitions() -> None:
+    from collections import Counter
+
+    f = D.ledger_frame([Counter({"a": 2, "b": 1}), Counter({"b": 3, "c": 4})])
+    assert list(f.columns) == ["what", "r0", "r1"]
+    assert f.set_index("what").to_dict("index") == {"a": {"r0": 2, "r1": 0}, "b": {"r0": 1, "r1": 3},
+                                                     "c": {"r0": 0, "r1": 4}}
+    assert list(D.ledger_frame([]).columns) == ["what"]
+
+
+def test_population_rows_put_populations_side_by_side() -> None:
+    scored, reps = _synthetic()
+    scored = scored.rename(columns={"M": "CodeBLEU"})
+    t = D.table4(D.repetition_scores(scored, reps, columns=["SurfaceSim", "CodeBLEU"]))
+    swapped = D.with_mutants(reps, [[{"id": "x1", "reference": "", "candidate": ""}]] * 2, 1)
+    u = D.table4(D.repetition_scores(scored, swapped, columns=["SurfaceSim", "CodeBLEU"]))
+    rows = D.population_rows({"pie-pairs": t, "local": u})
+    assert len(rows) == 4 and list(rows.columns[:2]) == ["metric", "population"]
+    code = rows[rows.metric == "CodeBLEU"].set_index("population")
+    assert code.loc["pie-pairs", "NEQ repl"] == pytest.approx(0.925)
+    assert code.loc["local", "NEQ repl"] == pytest.approx(0.2)  # x1 only, in both repetitions
+    from lcl.claims import paper_value
+
+    assert code.loc["local", "d repl (paper)"] == paper_value("T4.CodeBLEU.d_repl")
+    assert len(D.population_rows({})) == 0
+
+
+def test_fuzz_cost_extrapolates_from_the_sample() -> None:
+    c = D.fuzz_cost({"candidates": 40, "df0": 10, "cpu_s": 200.0}, 300)
+    assert c["candidates per df = 0 mutant"] == 4.0 and c["CPU s per candidate"] == 5.0
+    assert c["candidates needed"] == 1200 and c["CPU hours"] == pytest.approx(1200 * 5 / 3600)
+    with pytest.raises(ValueError):
+        D.fuzz_cost({"candidates": 5, "df0": 0, "cpu_s": 1.0}, 10)

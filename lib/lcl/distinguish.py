@@ -632,3 +632,42 @@ def with_paper(table: pd.DataFrame) -> pd.DataFrame:
         paper.append(row)
     names = [f"{c} (paper)" for c in (*CLAIM_COLUMNS, "drop %")]
     return pd.concat([table.reset_index(drop=True), pd.DataFrame(paper, columns=names)], axis=1)
+
+
+# ----------------------------------------------------------------------------- pool reporting
+def ledger_frame(ledgers: Sequence[Counter]) -> pd.DataFrame:
+    """Per-repetition ledgers of :func:`repetition_pools` as one table: a row per entry, a column
+    per repetition (``r0``, ``r1``, ...; 0 where a repetition has no such entry)."""
+    keys: list[str] = []
+    for c in ledgers:
+        keys += [k for k in c if k not in keys]
+    return pd.DataFrame([{"what": k, **{f"r{r}": int(c.get(k, 0)) for r, c in enumerate(ledgers)}} for k in keys],
+                        columns=["what", *(f"r{r}" for r in range(len(ledgers)))])
+
+
+def population_rows(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """``ds_replaced`` side by side per mutant population (Section 4.4.1 sensitivity): from each
+    population's :func:`table4`, per metric the NEQ score and d on ``ds_replaced`` and the drop,
+    with the paper's values (:func:`with_paper`)."""
+    cols = ["NEQ repl", "NEQ repl std", "d repl", "d repl std", "drop %", "NEQ repl (paper)", "d repl (paper)",
+            "drop % (paper)"]
+    parts = []
+    for population, t in tables.items():
+        shown = with_paper(t)[["metric", *cols]].copy()
+        shown.insert(1, "population", population)
+        parts.append(shown)
+    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["metric", "population", *cols])
+    return out.sort_values(["metric", "population"], kind="stable").reset_index(drop=True)
+
+
+def fuzz_cost(sample: dict[str, float], needed: int) -> dict[str, float]:
+    """What labelling ``needed`` df = 0 mutants costs, extrapolated from a measured ``sample``
+    (``candidates`` fuzzed, of which ``df0`` have df_score = 0, and ``cpu_s`` CPU seconds for
+    all of it, screen included): candidates per df = 0 mutant, candidates needed and CPU-hours.
+    Section 4.4.1: confirming df = 0 "with differential fuzzing is expensive"."""
+    if sample["candidates"] <= 0 or sample["df0"] <= 0:
+        raise ValueError("the sample needs fuzzed candidates and at least one df = 0 mutant")
+    per = sample["candidates"] / sample["df0"]
+    cpu_per = sample["cpu_s"] / sample["candidates"]
+    return {"candidates per df = 0 mutant": per, "CPU s per candidate": cpu_per,
+            "candidates needed": per * needed, "CPU hours": per * needed * cpu_per / 3600.0}
