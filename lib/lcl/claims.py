@@ -26,7 +26,8 @@ COLUMNS = ["claim_id", "section", "quantity", "paper_value", "reproduced_value",
            "within_tolerance", "conclusion_holds", "reason"]
 
 _MINILM = "CodeBERTScore on a MiniLM substitute encoder (no CodeBERT offline)"
-_POOL = "PIE mutants: LoCaL's own mutants of the 100 longest slow programs, df_score = 0 by our fuzzer and specs"
+_POOL = ("PIE mutants of the slow programs of the PIE pairs, drawn afresh per repetition, df_score = 0 by our "
+         "fuzzer and specs; at full, from the archived seeded sample of that population's mutants")
 
 #: why a reproduced value may deviate, by claim-id prefix (most specific prefix wins)
 REASONS = {
@@ -49,8 +50,8 @@ REASONS = {
     "T4.CodeScore": "retrained CodeScore-style substitute (HumanEval function-level candidates); PIE pairs are "
                     "whole stdin programs, so its absolute scores are low",
     "RQ2": _POOL,
-    "RQ2.surf.neq_repl": "the pool holds LoCaL's own mutants of the 100 longest PIE slow programs: one MutPy "
-                         "operator changes a small share of a long program",
+    "RQ2.surf.neq_repl": "one MutPy operator changes a small share of a program, and the paper does not say "
+                         "which slow programs it mutated (04: SurfaceSim per mutant population)",
     "RQ2.drop.CodeBERTScore": _MINILM,
     "RQ2.drop.CodeScore": "retrained CodeScore-style substitute: its d is a ratio of two small means",
     "RQ3": "thresholds fitted on our LoCaL (rewriter variants, capped mutants) and on CEM scores from two substitutes",
