@@ -6,11 +6,13 @@ Takes the population's candidates (mutants of the slow programs of the PIE pairs
 order, and fuzzes the next ``--sample`` candidates after the first ``--skip`` exactly as the
 pool does (the R = 1 screen, then the full label of the survivors; results go to the store),
 timing CPU (this process and its workers) and wall clock. Candidates whose label is already
-stored cost nothing and are left out of the sample. Writes
+stored cost nothing and are left out of the sample; candidates before the window whose screen
+is stored without their full label get it first, untimed. Writes
 ``data/reference/rq2_pool_cost.json``, which the 04 notebook reads and extrapolates with
 ``distinguish.fuzz_cost``.
 
     python benchmarks/rq2_pool_cost.py --skip 300 --sample 40 --jobs 2
+    python benchmarks/rq2_pool_cost.py --merge w300.json w340.json ...   # consecutive windows as one
 """
 
 from __future__ import annotations
@@ -28,12 +30,28 @@ def _cpu() -> float:
     return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
 
 
+def _complete(rows: list[dict[str, Any]], P: Any, seed: int, jobs: int) -> None:
+    """Give every candidate before the window whose screen is stored but not its full label (an
+    interrupted run) its full label, untimed, so the population's prefix is fully labelled."""
+    from lcl import dataset
+    from lcl import distinguish as D
+
+    stored = dataset.label_status(rows, P, seed)
+    first = dataset.label_status(rows, replace(P, fuzz_runs=1), seed)
+    pending = [r for r in rows if not stored.get(r["id"]) and first.get(r["id"])]
+    out = D.screen(pending, P, seed, jobs, progress=False) if pending else set()
+    rest = [r for r in pending if r["id"] not in out]
+    if rest:
+        dataset.label(rest, P, seed, jobs, progress=False)
+
+
 def measure(skip: int, sample: int, jobs: int, seed: int) -> dict[str, Any]:
     from lcl import dataset, profiles
     from lcl import distinguish as D
 
     P = replace(profiles.get("full"), rq2_pool_candidates=None)
     rows, _ = D.population_candidates(P, seed)
+    _complete(rows[:skip], P, seed, jobs)
     window = rows[skip:skip + sample]
     stored = dataset.label_status(window, P, seed)
     first = dataset.label_status(window, replace(P, fuzz_runs=1), seed)
@@ -50,6 +68,19 @@ def measure(skip: int, sample: int, jobs: int, seed: int) -> dict[str, Any]:
             "date": time.strftime("%Y-%m-%d")}
 
 
+def merge(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Consecutive windows measured in separate runs (a time-boxed loop) as one measurement."""
+    parts = sorted(parts, key=lambda p: p["window"][0])
+    for a, b in zip(parts, parts[1:]):
+        if a["window"][1] != b["window"][0]:
+            raise ValueError(f"windows {a['window']} and {b['window']} are not consecutive")
+    total = {k: sum(p["sample"][k] for p in parts) for k in ("candidates", "df0", "cpu_s")}
+    return {**parts[-1], "window": [parts[0]["window"][0], parts[-1]["window"][1]],
+            "sample": {**total, "cpu_s": round(total["cpu_s"], 1)},
+            "screened out": sum(p["screened out"] for p in parts), "full labels": sum(p["full labels"] for p in parts),
+            "wall_s": round(sum(p["wall_s"] for p in parts), 1), "runs": len(parts)}
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--skip", type=int, default=300)
@@ -57,10 +88,14 @@ def main() -> None:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--seed", type=int, default=20250101)
     ap.add_argument("--out", default="")
+    ap.add_argument("--merge", nargs="+", default=[], help="merge the JSON results of consecutive windows instead")
     args = ap.parse_args()
     from lcl import paths
 
-    result = measure(args.skip, args.sample, args.jobs, args.seed)
+    if args.merge:
+        result = merge([json.loads(open(f).read()) for f in args.merge])
+    else:
+        result = measure(args.skip, args.sample, args.jobs, args.seed)
     out = args.out or str(paths.data() / "reference" / "rq2_pool_cost.json")
     with open(out, "w") as fh:
         json.dump(result, fh, indent=1)
