@@ -37,7 +37,8 @@
 # population the paper mutates), generated as LoCaL's are (`lcl.dataset.candidates`). Both sides
 # of every pair, equivalent, cross-paired and mutated, are in one text form: `ast.unparse`
 # without docstrings (a mutant exists only in that form). LoCaL's own mutants of its 100 longest
-# PIE programs are kept as a second population (sensitivity table). Computation:
+# PIE programs are kept as a second population (sensitivity table; at full, where their labels
+# are archived). Computation:
 # `lib/lcl/distinguish.py` (construction, Eq. 3 via `lcl.stats.distinguishability`, Table 4),
 # scores `lib/lcl/scoring.py`, labels `lib/lcl/fuzz/`.
 
@@ -47,7 +48,7 @@ seed = 20250101
 jobs = 2
 tables_dir = ""
 figures_dir = ""
-sensitivity = True  # also build ds_replaced from LoCaL's own PIE mutants (second population)
+sensitivity = None  # ds_replaced also from LoCaL's own PIE mutants; None: at full only (archived labels there)
 
 # %%
 
@@ -62,6 +63,7 @@ from IPython.display import Markdown, display
 from lcl import distinguish, loaders, outputs, paths, profiles, scoring, training
 
 P = profiles.get(profile)
+sensitivity = P.name == "full" if sensitivity is None else bool(sensitivity)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 n, k = P.rq2_pairs, P.rq2_repetitions
 sampled = f", a seeded sample of {P.rq2_pool_programs}" if P.rq2_pool_programs else ""
@@ -79,7 +81,7 @@ print(f"{k} repetitions, each with {n} equivalent + {n} cross pairs and its own 
 
 # %%
 have_pie = loaders.benchmark_available("PIE")
-POPULATION_NAMES = {distinguish.PIE_PAIRS: "slow programs of the PIE pairs",
+POPULATION_NAMES = {distinguish.PIE_PAIRS: "the slow programs of the PIE pairs",
                     distinguish.LOCAL: "LoCaL's 100 PIE slow programs"}
 populations = [distinguish.PIE_PAIRS] + ([distinguish.LOCAL] if sensitivity else [])
 pools: dict[str, list] = {}
