@@ -5,7 +5,7 @@ Takes the population's candidates (mutants of the slow programs of the PIE pairs
 ``distinguish.population_candidates`` without the profile's candidate cap) in their seeded
 order, and fuzzes the next ``--sample`` candidates after the first ``--skip`` exactly as the
 pool does (the R = 1 screen, then the full label of the survivors; results go to the store),
-timing CPU (this process and its workers) and wall clock. Candidates whose label is already
+timing CPU (this process and every worker, sampled) and wall clock. Candidates whose label is already
 stored cost nothing and are left out of the sample; candidates before the window whose screen
 is stored without their full label get it first, untimed. Writes
 ``data/reference/rq2_pool_cost.json``, which the 04 notebook reads and extrapolates with
@@ -19,15 +19,52 @@ from __future__ import annotations
 
 import argparse
 import json
-import resource
+import threading
 import time
 from dataclasses import replace
 from typing import Any
 
 
-def _cpu() -> float:
-    own, kids = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + kids.ru_utime + kids.ru_stime
+class CpuMeter:
+    """CPU seconds of this process and every descendant. The fuzz workers are grandchildren kept
+    alive by fork servers that are never waited for, so ``RUSAGE_CHILDREN`` misses them; their
+    times are sampled every ``interval`` seconds instead (the last sample of each process counts)."""
+
+    def __init__(self, interval: float = 0.5) -> None:
+        import psutil
+
+        self.me, self.interval, self.seen = psutil.Process(), interval, {}
+        self.stop = threading.Event()
+        self.thread = threading.Thread(target=self._run, daemon=True)
+
+    def _sample(self) -> None:
+        import psutil
+
+        for p in self.me.children(recursive=True):
+            try:
+                t = p.cpu_times()
+                self.seen[p.pid] = t.user + t.system
+            except psutil.Error:
+                pass
+
+    def _run(self) -> None:
+        while not self.stop.wait(self.interval):
+            self._sample()
+
+    def __enter__(self) -> "CpuMeter":
+        self._sample()
+        self.base = dict(self.seen)
+        t = self.me.cpu_times()
+        self.own0 = t.user + t.system
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop.set()
+        self.thread.join()
+        self._sample()
+        t = self.me.cpu_times()
+        self.total = t.user + t.system - self.own0 + sum(v - self.base.get(pid, 0.0) for pid, v in self.seen.items())
 
 
 def _complete(rows: list[dict[str, Any]], P: Any, seed: int, jobs: int) -> None:
@@ -56,11 +93,12 @@ def measure(skip: int, sample: int, jobs: int, seed: int) -> dict[str, Any]:
     stored = dataset.label_status(window, P, seed)
     first = dataset.label_status(window, replace(P, fuzz_runs=1), seed)
     todo = [r for r in window if not stored.get(r["id"]) and not first.get(r["id"])]
-    t0, c0 = time.time(), _cpu()
-    out = D.screen(todo, P, seed, jobs, progress=False)
-    rest = [r for r in todo if r["id"] not in out]
-    res = dataset.label(rest, P, seed, jobs, progress=False) if rest else []
-    wall, cpu = time.time() - t0, _cpu() - c0
+    t0 = time.time()
+    with CpuMeter() as meter:
+        out = D.screen(todo, P, seed, jobs, progress=False)
+        rest = [r for r in todo if r["id"] not in out]
+        res = dataset.label(rest, P, seed, jobs, progress=False) if rest else []
+    wall, cpu = time.time() - t0, meter.total
     df0 = sum(1 for r in res if not r.get("error") and r.get("df_score") == 0.0)
     return {"profile": "full", "seed": seed, "jobs": jobs, "population candidates": len(rows),
             "window": [skip, skip + sample], "sample": {"candidates": len(todo), "df0": df0, "cpu_s": round(cpu, 1)},
