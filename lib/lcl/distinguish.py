@@ -6,18 +6,27 @@ Setup (Section 4.4.1, following Eghbali and Pradel, 2023):
   ``n`` cross-paired non-equivalent pairs (the slow program of problem A with the fast program of
   a different problem B), drawn at random.
 - ``ds_replaced``: the same ``n`` equivalent pairs and ``n`` mutants of PIE slow programs (MutPy,
-  built exactly as the LoCaL mutants, :func:`lcl.dataset.candidates`) whose ``df_score`` is
+  generated as the LoCaL mutants are, :func:`lcl.dataset.candidates`) whose ``df_score`` is
   exactly 0 (Algorithm 1 with the profile's N and R; only PIE problems whose input spec is
-  reviewed, verified and non-empty are mutated).
+  reviewed, verified and non-empty are mutated). The mutated programs are the slow programs of
+  the PIE pairs the other pairs are drawn from (``PIE_PAIRS``); LoCaL's own 100 (``LOCAL``) are
+  a second population for a sensitivity analysis.
+
+The whole construction is repeated with recorded seeds ("we repeat the entire dataset
+construction", Section 4.4.1): each repetition draws its own equivalent pairs, cross pairs and
+df = 0 mutants (:func:`repetition_pools`: the population's candidates in the repetition's own
+order, fuzzed until ``n`` have df = 0). Every program, on either side of any pair, is in one text
+form (:func:`text_form`, ``ast.unparse`` without docstrings), since a mutant exists only in it.
 
 Distinguishability (Eq. 3) is the mean CEM score on the equivalent pairs divided by the mean on
-the non-equivalent pairs (:func:`lcl.stats.distinguishability`). The construction is repeated
-with recorded seeds; Table 4 reports the mean (± sample standard deviation, ddof = 1) over the
-repetitions, and Section 4.4.2 the drop ``(d_orig - d_repl) / d_orig * 100`` of the mean d's.
+the non-equivalent pairs (:func:`lcl.stats.distinguishability`). Table 4 reports the mean (±
+sample standard deviation, ddof = 1) over the repetitions, and Section 4.4.2 the drop
+``(d_orig - d_repl) / d_orig * 100`` of the mean d's.
 
-Everything here is pure except :func:`mutant_pool` (generates and fuzzes mutants; the fuzz
-results are resumed from the engine's SQLite store). Scoring is the caller's: score the union
-of all pairs once (:func:`union`) and index it per repetition (:func:`repetition_scores`).
+Everything here is pure except the pool functions (:func:`mutant_pool` and its callers generate
+and fuzz mutants; fuzz results are resumed from the engine's SQLite store and the committed
+label archive). Scoring is the caller's: score the union of all pairs once (:func:`union`) and
+index it per repetition (:func:`repetition_scores`).
 """
 
 from __future__ import annotations
