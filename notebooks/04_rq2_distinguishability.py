@@ -261,7 +261,7 @@ for pop in pools:
     s_pop = t_pop.loc[distinguish.SURFACE_LABEL]
     neq = ", ".join(f"{scoring.paper_name(m)} {t_pop.loc[m, 'NEQ repl']:.2f}" for m in cem.metric if m in t_pop.index)
     lines.append(
-        f"- Mutants of the {POPULATION_NAMES[pop]}: SurfaceSim {distinguish.fmt(s_pop['NEQ repl'], s_pop['NEQ repl std'])}"
+        f"- Mutants of {POPULATION_NAMES[pop]}: SurfaceSim {distinguish.fmt(s_pop['NEQ repl'], s_pop['NEQ repl std'])}"
         f" (paper {surf['NEQ repl (paper)'] if surf is not None else '—'}), from "
         f"{len({m['task'] for pool in pools[pop] for m in pool})} programs of mean {mutated_lines[pop]:.0f} non-blank "
         f"lines (slow programs of the equivalent pairs: {distinguish.mean_lines(eq_refs):.0f}); NEQ score on "
