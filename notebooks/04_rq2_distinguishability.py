@@ -27,10 +27,20 @@
 # CodeBERTScore runs on MiniLM (not CodeBERT) and
 # CodeScore is our retrained CodeScore-style model (`lcl.training.base_model`); non-equivalence
 # of the mutants is established by our fuzzer with our reviewed input specs (only PIE problems
-# whose spec is verified are mutated). The pool's mutants are LoCaL's own PIE mutants (mutants of
-# the 100 slow programs LoCaL is built on, "the same way mutated variants are generated in
-# LoCaL"), with the same ids and labels as in `02`. Computation: `lib/lcl/distinguish.py`
-# (construction, Eq. 3 via `lcl.stats.distinguishability`, Table 4), scores `lib/lcl/scoring.py`, labels `lib/lcl/fuzz/`.
+# whose spec is verified are mutated).
+#
+# **Construction, as Section 4.4.1 builds it.** Every repetition rebuilds the whole construction
+# with its own recorded seed: its equivalent pairs, its cross pairs *and its df = 0 mutants*
+# (the population's MutPy mutants in the repetition's own seeded order, fuzzed until `n` have
+# df_score = 0), so the std covers the construction, not a resample of one fixed pool. The
+# mutants are those of the slow programs of the PIE pairs that RQ1 and RQ2 sample from (the
+# population the paper mutates), generated as LoCaL's are (`lcl.dataset.candidates`). Both sides
+# of every pair, equivalent, cross-paired and mutated, are in one text form: `ast.unparse`
+# without docstrings (a mutant exists only in that form). LoCaL's own mutants of its 100 longest
+# PIE programs are kept as a second population (sensitivity table; at full, where their labels
+# are archived). Computation:
+# `lib/lcl/distinguish.py` (construction, Eq. 3 via `lcl.stats.distinguishability`, Table 4),
+# scores `lib/lcl/scoring.py`, labels `lib/lcl/fuzz/`.
 
 # %% tags=["parameters"]
 profile = "full"
@@ -38,9 +48,11 @@ seed = 20250101
 jobs = 2
 tables_dir = ""
 figures_dir = ""
+sensitivity = None  # ds_replaced also from LoCaL's own PIE mutants; None: at full only (archived labels there)
 
 # %%
 
+import json
 from collections import Counter
 
 import matplotlib.pyplot as plt
@@ -48,63 +60,110 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown, display
 
-from lcl import distinguish, loaders, outputs, profiles, scoring, training
+from lcl import distinguish, loaders, outputs, paths, profiles, scoring, training
 
 P = profiles.get(profile)
+sensitivity = P.name == "full" if sensitivity is None else bool(sensitivity)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 n, k = P.rq2_pairs, P.rq2_repetitions
-print(f"{k} repetitions of {n} equivalent + {n} non-equivalent pairs per dataset; mutant pool from "
-      f"{P.rq2_pool_programs or 'all'} of LoCaL's {loaders.SELECT_K['PIE']} PIE slow programs (those with a verified "
-      f"spec), their LoCaL mutants ({P.mutants_per_program or 'all'} each), fuzzed until "
-      f"{distinguish.POOL_FACTOR * n} have df_score = 0; fuzzing N = {P.fuzz_inputs_program}, R = {P.fuzz_runs}")
+sampled = f", a seeded sample of {P.rq2_pool_programs}" if P.rq2_pool_programs else ""
+first = f", the first {P.rq2_pool_candidates} of a seeded order" if P.rq2_pool_candidates else ""
+print(f"{k} repetitions, each with {n} equivalent + {n} cross pairs and its own {n} df = 0 mutants; population: "
+      f"slow programs of the PIE pairs with a verified spec{sampled}, their mutants "
+      f"({P.mutants_per_program or 'all'} each{first}); fuzzing N = {P.fuzz_inputs_program}, R = {P.fuzz_runs}")
 
 # %% [markdown]
-# ## The df_score = 0 mutant pool (Algorithm 1 on mutants of PIE slow programs)
+# ## Each repetition's df = 0 mutants (Algorithm 1 on mutants of PIE slow programs)
+#
+# One column per repetition: the candidates it fuzzed in its own order until `n` had
+# df_score = 0, and where the others went. A label is stored once, so a candidate that two
+# repetitions draw is fuzzed once.
 
 # %%
 have_pie = loaders.benchmark_available("PIE")
+POPULATION_NAMES = {distinguish.PIE_PAIRS: "the slow programs of the PIE pairs",
+                    distinguish.LOCAL: "LoCaL's 100 PIE slow programs"}
+populations = [distinguish.PIE_PAIRS] + ([distinguish.LOCAL] if sensitivity else [])
+pools: dict[str, list] = {}
+ledgers: dict[str, list] = {}
 if have_pie:
-    pie_pairs, pie_skipped = distinguish.usable_pairs(loaders.load_pie_pairs())
-    pool_target = distinguish.POOL_FACTOR * n  # fuzz until this many df = 0 mutants (or candidates run out)
-    pool, pool_counts = distinguish.mutant_pool(P, seed, jobs, target=pool_target)
-    pool_counts.update(pie_skipped)
-    pool_counts["PIE pairs drawn from (equivalent and cross pairs)"] = len(pie_pairs)
+    pie_pairs, extra = distinguish.usable_pairs(loaders.load_pie_pairs())
+    for pop in populations:
+        pools[pop], ledgers[pop] = distinguish.repetition_pools(P, seed, jobs, n, k, pop)
+    extra["PIE pairs drawn from (equivalent and cross pairs)"] = len(pie_pairs)
 else:
-    pie_pairs, pool, pool_counts = [], [], Counter({"PIE not available (no data mirror): RQ2 not run": 1})
-pool_ledger = pd.DataFrame([{"what": w, "count": c} for w, c in pool_counts.items()])
+    pie_pairs, extra = [], Counter({"PIE not available (no data mirror): RQ2 not run": 1})
+pool_ledger = distinguish.ledger_frame(ledgers.get(distinguish.PIE_PAIRS, []))
 display(pool_ledger)
-if have_pie and len(pool) < n:
-    display(Markdown(f"**Only {len(pool)} mutants with df_score = 0 (< {n}): every repetition of `ds_replaced` "
-                     f"uses {len(pool)} non-equivalent pairs (`n_neq_repl` in the tables).**"))
+print("; ".join(f"{w} = {c}" for w, c in extra.items()))
+short = [r for r, p in enumerate(pools.get(distinguish.PIE_PAIRS, [])) if len(p) < n]
+if short:
+    display(Markdown(f"**Repetitions {short} found fewer than {n} mutants with df_score = 0 in the population: "
+                     "their `ds_replaced` uses what exists (`n_neq_repl` in the tables).**"))
+
+# %% [markdown]
+# ### Fuzzing cost of the population
+#
+# Measured by `benchmarks/rq2_pool_cost.py` (recorded in `data/reference/rq2_pool_cost.json`):
+# candidates of the population fuzzed in its seeded order at the full profile's N and R, with
+# the R = 1 screen, and the CPU time that took; extrapolated (`distinguish.fuzz_cost`) to the
+# df = 0 mutants each design needs.
+
+# %%
+cost_file = paths.data() / "reference" / "rq2_pool_cost.json"
+cost = json.loads(cost_file.read_text()) if cost_file.exists() else None
+if cost:
+    needs = {"one fixed pool of 300 (the previous design)": 300, f"{k} x {n}: each repetition its own": k * n}
+    display(pd.DataFrame([{"design": d, "df = 0 mutants": m, **distinguish.fuzz_cost(cost["sample"], m)}
+                          for d, m in needs.items()]))
+    print("measured:", cost)
 
 # %% [markdown]
 # ## Repetitions (recorded seeds) and scores
 #
 # The union of every pair used in any repetition is scored once and indexed per repetition;
 # CrystalBLEU's ignore set (k = 50 most frequent n-grams) is therefore computed on that union.
+# The second population's repetitions (same equivalent and cross pairs) are scored as a union of
+# their own, so they leave the main table's ignore set alone.
 
 # %%
-reps = distinguish.repetitions(pie_pairs, pool, n, k, seed) if have_pie else []
+model = training.base_model(P, seed, jobs)
+reps = distinguish.repetitions(pie_pairs, pools[distinguish.PIE_PAIRS], n, k, seed) if have_pie else []
 print("repetition seeds:", [r.seed for r in reps])
-frame = scoring.pairs_frame(distinguish.union(reps))
-scored = scoring.score_frame(frame, codescore_model=training.base_model(P, seed, jobs)) if len(frame) else frame
-long = distinguish.repetition_scores(scored, reps)
+rep_sets = {distinguish.PIE_PAIRS: reps}
+if have_pie and sensitivity:
+    rep_sets[distinguish.LOCAL] = distinguish.with_mutants(reps, pools[distinguish.LOCAL], n)
+longs: dict[str, pd.DataFrame] = {}
+n_scored: dict[str, int] = {}
+for pop, rs in rep_sets.items():
+    frame = scoring.pairs_frame(distinguish.union(rs))
+    scored = scoring.score_frame(frame, codescore_model=model) if len(frame) else frame
+    longs[pop], n_scored[pop] = distinguish.repetition_scores(scored, rs), len(frame)
+long = longs[distinguish.PIE_PAIRS]
+shared = distinguish.overlap(reps)
 outputs.save_table(long, "rq2_repetitions", profile=profile, seed=seed, directory=tables_out,
                    title="RQ2: mean scores and distinguishability per repetition, dataset and metric",
-                   notes=[f"{len(frame)} distinct pairs scored once (CrystalBLEU's ignore set from that union)",
-                          "seed = the recorded seed of the repetition (numpy SeedSequence([seed, r]))"])
+                   notes=[f"{n_scored[distinguish.PIE_PAIRS]} distinct pairs scored once (CrystalBLEU's ignore set "
+                          "from that union)",
+                          "seed = the recorded seed of the repetition (numpy SeedSequence([seed, r]))",
+                          "mutants: each repetition's own df = 0 mutants of the slow programs of the PIE pairs"])
+print(f"mean share of a repetition's mutants that another repetition also uses: {shared:.2f}")
 
 # %% [markdown]
 # ## Table 4 · Distinguishability (ours next to the paper's)
 
 # %%
 t4 = distinguish.with_paper(distinguish.table4(long))
-notes = [f"{r['what']} = {r['count']}" for _, r in pool_ledger.iterrows()]
-notes += [f"mean (± sample std, ddof = 1) over {k} repetitions; d = Eq. 3 per repetition; drop % from the mean d's",
+notes = [f"{r['what']} = {', '.join(str(r[c]) for c in pool_ledger.columns[1:])} (per repetition)"
+         for _, r in pool_ledger.iterrows()]
+notes += [f"{w} = {c}" for w, c in extra.items()]
+notes += [f"every repetition draws its own df = 0 mutants (population: {POPULATION_NAMES[distinguish.PIE_PAIRS]}); "
+          f"mean share of a repetition's mutants another one also uses: {shared:.2f}",
+          f"mean (± sample std, ddof = 1) over {k} repetitions; d = Eq. 3 per repetition; drop % from the mean d's",
           f"pairs per repetition: {t4.n_eq.min()} equivalent, {t4.n_neq_orig.min()} cross-paired, "
           f"{t4.n_neq_repl.min()} df_score = 0 mutants",
-          "mutant pairs: reference = ast.unparse of the slow program (as in LoCaL), candidate = the mutant; "
-          "equivalent and cross pairs: PIE's programs as published",
+          "both sides of every pair in one text form: ast.unparse without docstrings (distinguish.text_form), "
+          "the form the mutants have",
           "CodeBERTScore[MiniLM] substitutes CodeBERT; "
           "CodeScore-style (retrained) substitutes the CodeScore checkpoint",
           "SurfaceSim row: mean Eq. 1 similarity of each group (no d in the paper)"]
@@ -142,6 +201,25 @@ fig.tight_layout()
 outputs.save_figure(fig, "rq2_distinguishability", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]
+# ## Sensitivity: which slow programs are mutated
+#
+# `ds_replaced` built from each population's df = 0 mutants, with the same equivalent and cross
+# pairs in every repetition: the slow programs of the PIE pairs (the main table) and LoCaL's own
+# mutants of its 100 longest PIE programs (the construction used before).
+
+# %%
+t4_by = {POPULATION_NAMES[pop]: distinguish.table4(lg) for pop, lg in longs.items()}
+mutated_lines = {pop: distinguish.mean_lines(m["reference"] for pool in pools[pop] for m in pool) for pop in pools}
+by_population = distinguish.population_rows(t4_by)
+outputs.save_table(by_population, "rq2_populations", profile=profile, seed=seed, directory=tables_out,
+                   title="RQ2: ds_replaced per mutant population (ours vs paper)",
+                   notes=[f"{POPULATION_NAMES[pop]}: mutated programs of mean {mutated_lines[pop]:.1f} non-blank lines"
+                          for pop in pools] +
+                         ["same equivalent and cross pairs for both; each population's repetitions scored as a "
+                          "union of their own"])
+display(by_population)
+
+# %% [markdown]
 # ## What we found
 
 # %%
@@ -169,24 +247,38 @@ lines += [
             cem["NEQ repl (paper)"])) + ".",
     f"- Ranking by drop: ours {' > '.join(order)}; paper {' > '.join(paper_order)}.",
     f"- Sizes: {t4.n_eq.min()} equivalent / {t4.n_neq_orig.min()} cross / {t4.n_neq_repl.min()} "
-    f"mutant pairs per repetition "
-    f"({'fewer mutants than asked: the df = 0 pool is small' if len(pool) < n else 'as asked'}), "
-    f"{k} repetitions (paper: 100/100/100, 10).",
+    f"mutant pairs per repetition (fewest over repetitions), {k} repetitions (paper: 100/100/100, 10).",
     "- Where we differ and why: CodeBERTScore is computed with MiniLM (no CodeBERT offline), CodeScore with our "
     "retrained CodeScore-style model; the mutants' df_score = 0 comes from our fuzzer and reviewed specs "
     f"(N = {P.fuzz_inputs_program}, R = {P.fuzz_runs}), and only PIE problems with a verified spec are mutated; "
     "CrystalBLEU's ignore set is computed on the union of all scored pairs.",
 ]
-if surf is not None and pool and surf["NEQ repl"] > float(surf["NEQ repl (paper)"]) + 0.05:
-    eq_refs = {row["reference"] for rep in reps for row in rep.eq}
+eq_refs = {row["reference"] for rep in reps for row in rep.eq}
+for pop in pools:
+    t_pop = t4_by[POPULATION_NAMES[pop]].set_index("metric")
+    if distinguish.SURFACE_LABEL not in t_pop.index or not any(pools[pop]):
+        continue
+    s_pop = t_pop.loc[distinguish.SURFACE_LABEL]
+    neq = ", ".join(f"{scoring.paper_name(m)} {t_pop.loc[m, 'NEQ repl']:.2f}" for m in cem.metric if m in t_pop.index)
     lines.append(
-        f"- Mutants look more alike than in the paper (SurfaceSim {surf['NEQ repl']:.2f} vs "
-        f"{surf['NEQ repl (paper)']}): the pool holds LoCaL's own mutants of the {loaders.SELECT_K['PIE']} longest PIE "
-        f"slow programs ({len({r['task'] for r in pool})} programs, mean "
-        f"{distinguish.mean_lines(r['reference'] for r in pool):.0f} non-blank lines, against "
-        f"{distinguish.mean_lines(eq_refs):.0f} for the slow programs of the equivalent pairs), and one "
-        "MutPy operator changes a small share of a long program. The paper does not say which slow "
-        "implementations it mutated.")
+        f"- Mutants of {POPULATION_NAMES[pop]}: SurfaceSim {distinguish.fmt(s_pop['NEQ repl'], s_pop['NEQ repl std'])}"
+        f" (paper {surf['NEQ repl (paper)'] if surf is not None else '—'}), from "
+        f"{len({m['task'] for pool in pools[pop] for m in pool})} programs of mean {mutated_lines[pop]:.0f} non-blank "
+        f"lines (slow programs of the equivalent pairs: {distinguish.mean_lines(eq_refs):.0f}); NEQ score on "
+        f"ds_replaced: {neq}.")
+if reps:
+    lines.append(f"- Each repetition drew its own df = 0 mutants; on average {shared:.0%} of one repetition's mutants "
+                 "are used by another one too (0% would be fully fresh draws).")
+if cost:
+    fresh = distinguish.fuzz_cost(cost["sample"], k * n)
+    lines.append(
+        f"- Fuzzing cost (measured at the full profile on {cost['sample']['candidates']:.0f} candidates of this "
+        f"population, {cost['sample']['df0']:.0f} with df = 0): {fresh['CPU s per candidate']:.1f} CPU s per "
+        f"candidate and {fresh['candidates per df = 0 mutant']:.1f} candidates per df = 0 mutant, so {k} x {n} fresh "
+        f"mutants need about {fresh['candidates needed']:.0f} candidates, {fresh['CPU hours']:.1f} CPU-hours. "
+        + (f"This profile's population is therefore the first {P.rq2_pool_candidates} candidates of the "
+           "population's seeded order, the ones whose labels are archived; the repetitions draw from those."
+           if P.rq2_pool_candidates else ""))
 low = [scoring.paper_name(m) for m, e, pe in zip(cem.metric, cem["EQ"], cem["EQ (paper)"]) if e < 0.5 * pe]
 if low:
     lines.append(f"- {', '.join(low)}: mean score on equivalent pairs under half the paper's. The CodeScore-style "

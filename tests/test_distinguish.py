@@ -8,6 +8,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
+import dataclasses
+
 from lcl import distinguish as D
 from lcl.records import Pair
 
@@ -54,14 +56,67 @@ def test_equivalent_pairs_are_same_problem_and_distinct() -> None:
 
 def test_build_is_deterministic_given_seed() -> None:
     pairs, pool = _pie(), _pool(12)
+    pools = [pool] * 3
     a, b = D.build(pairs, pool, 5, 123), D.build(pairs, pool, 5, 123)
     assert a == b
     c = D.build(pairs, pool, 5, 124)
     assert (a.eq, a.neq_orig, a.neq_repl) != (c.eq, c.neq_orig, c.neq_repl)
     assert a.ds_orig[:5] == a.ds_replaced[:5] == a.eq  # equivalent pairs shared by both datasets
-    reps = D.repetitions(pairs, pool, 5, 3, seed=7)
-    assert [r.seed for r in reps] == [r.seed for r in D.repetitions(pairs, pool, 5, 3, seed=7)]
+    reps = D.repetitions(pairs, pools, 5, 3, seed=7)
+    assert [r.seed for r in reps] == [r.seed for r in D.repetitions(pairs, pools, 5, 3, seed=7)]
     assert len({r.seed for r in reps}) == 3
+    with pytest.raises(ValueError):
+        D.repetitions(pairs, pools[:2], 5, 3, seed=7)
+
+
+def test_each_repetition_uses_its_own_mutant_pool() -> None:
+    """Section 4.4.1 repeats the whole construction: repetition r draws from pools[r] only."""
+    pools = [[{**m, "id": f"R{r}_{m['id']}"} for m in _pool(5)] for r in range(3)]
+    reps = D.repetitions(_pie(), pools, 5, 3, seed=1)
+    for r, rep in enumerate(reps):
+        assert {m["id"] for m in rep.neq_repl} == {m["id"] for m in pools[r]}
+    assert D.overlap(reps) == 0.0
+    shared = D.repetitions(_pie(), [_pool(5)] * 3, 5, 3, seed=1)
+    assert D.overlap(shared) == 1.0
+    assert np.isnan(D.overlap(reps[:1]))
+
+
+def test_with_mutants_keeps_the_rest_of_the_construction() -> None:
+    reps = D.repetitions(_pie(), [_pool(6)] * 2, 4, 2, seed=3)
+    alt = [[{**m, "id": f"ALT{r}_{m['id']}"} for m in _pool(6)] for r in range(2)]
+    swapped = D.with_mutants(reps, alt, 4)
+    for a, b in zip(reps, swapped):
+        assert (a.eq, a.neq_orig, a.seed) == (b.eq, b.neq_orig, b.seed)
+        assert len(b.neq_repl) == 4 and all(m["id"].startswith("ALT") for m in b.neq_repl)
+    assert D.with_mutants(reps, alt, 4) == swapped
+    with pytest.raises(ValueError):
+        D.with_mutants(reps, alt[:1], 4)
+
+
+def test_repetition_order_is_seeded_and_differs_per_repetition() -> None:
+    rows = [{"id": f"M{i:02d}"} for i in range(40)]
+    a, b = D.repetition_order(rows, 1), D.repetition_order(list(reversed(rows)), 1)
+    assert a == b and sorted(r["id"] for r in a) == [r["id"] for r in rows]  # input order does not matter
+    assert D.repetition_order(rows, 2) != a
+
+
+def test_text_form_is_unparse_without_docstrings() -> None:
+    raw = '"""doc"""\n\nimport sys\n\n# comment\n\nn = int(input())  # trailing\n\nprint(n*2)\n'
+    assert D.text_form(raw) == "import sys\nn = int(input())\nprint(n * 2)"
+    assert D.text_form(D.text_form(raw)) == D.text_form(raw)
+
+
+def test_usable_pairs_put_both_sides_in_text_form() -> None:
+    """Equivalent and cross pairs take the mutants' text form (ast.unparse), not PIE's raw layout."""
+    pairs = [Pair(id="a", reference="x=1\n\n# c\nprint( x )\n", candidate="print(1)  # fast\n", dataset="PIE",
+                  extra={"problem_id": "p1"}),
+             Pair(id="b", reference="y = 2\n", candidate="print(y)\n", dataset="PIE", extra={"problem_id": "p2"})]
+    keep, _ = D.usable_pairs(pairs)
+    assert keep[0].reference == "x = 1\nprint(x)" and keep[0].candidate == "print(1)"
+    assert keep[0].extra == {"problem_id": "p1"}
+    for row in D.cross_pairs(keep, 2, random.Random(0)) + D.equivalent_pairs(keep, 2, random.Random(0)):
+        assert D.text_form(row["reference"]) == row["reference"]
+        assert D.text_form(row["candidate"]) == row["candidate"]
 
 
 def test_small_pool_uses_what_exists() -> None:
@@ -70,7 +125,7 @@ def test_small_pool_uses_what_exists() -> None:
 
 
 def test_union_has_every_pair_once() -> None:
-    reps = D.repetitions(_pie(), _pool(8), 4, 3, seed=0)
+    reps = D.repetitions(_pie(), [_pool(8)] * 3, 4, 3, seed=0)
     u = D.union(reps)
     ids = [r["id"] for r in u]
     assert len(ids) == len(set(ids))
@@ -169,7 +224,7 @@ def test_mutant_pool_keeps_exact_zero_and_stops_at_target(monkeypatch: pytest.Mo
         df = first if profile.fuzz_runs == 1 else dfs
         return [{"id": r["id"], "df_score": df[r["id"]], "error": None, "counts": {}, "runs": []} for r in chunk]
 
-    monkeypatch.setattr(D, "pool_programs", lambda profile, seed: ([], Counter()))
+    monkeypatch.setattr(D, "pool_programs", lambda profile, seed, population: ([], Counter()))
     monkeypatch.setattr(dataset, "candidates", lambda tasks, profile, seed, ledger: rows)
     monkeypatch.setattr(dataset, "label", fake_label)
     stored = {"M00", "M02"}  # full labels already in the store: used as they are, not screened
@@ -193,11 +248,21 @@ def test_mutant_pool_keeps_exact_zero_and_stops_at_target(monkeypatch: pytest.Mo
     _, c = D.mutant_pool(P, 1, 1, progress=False, target=4, batch=5)
     seen = set(labelled) | set(screened)
     assert c["mutants fuzzed"] == len(seen) < 30 and c["not fuzzed: pool target reached"] == 30 - len(seen)
+    # a repetition's own order draws other df = 0 mutants from the same labels
+    mine = [D.mutant_pool(P, 1, 1, progress=False, target=4, batch=5, order_seed=s)[0] for s in (11, 12)]
+    assert all(len(p) == 4 for p in mine) and mine[0] != mine[1]
+    assert all({r["id"] for r in p} <= {r["id"] for r in everything} for p in mine)
+    pools, ledgers = D.repetition_pools(P, 1, 1, 4, 3, progress=False)
+    assert [len(p) for p in pools] == [4, 4, 4] and len(ledgers) == 3
+    assert pools[0] == D.mutant_pool(P, 1, 1, progress=False, target=4, order_seed=D.repetition_seed(1, 0))[0]
+    capped, c = D.mutant_pool(dataclasses.replace(P, rq2_pool_candidates=6), 1, 1, progress=False)
+    assert c["MUT candidates in the population"] == 6 and c["mutants fuzzed"] == 6
+    assert c["MUT candidates outside the sampled population (profile cap)"] == 24
 
 
-def test_pool_programs_are_locals_pie_programs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """The pool mutates the slow programs LoCaL is built on (the SELECT_K longest PIE entries),
-    not every slow program in PIE; unverified specs and the profile cap still apply."""
+def test_pool_programs_of_each_population(monkeypatch: pytest.MonkeyPatch) -> None:
+    """``pie-pairs`` mutates every PIE pair's slow program (Section 4.4.1), ``local`` the
+    SELECT_K longest ones LoCaL is built on; unverified specs and the profile cap apply to both."""
     from dataclasses import replace
     from types import SimpleNamespace
 
@@ -212,12 +277,17 @@ def test_pool_programs_are_locals_pie_programs(monkeypatch: pytest.MonkeyPatch) 
     monkeypatch.setitem(loaders.SELECT_K, "PIE", 10)
     monkeypatch.setattr(store, "spec_for", lambda uid: SimpleNamespace(verified=uid != "PIE/p035", grammar=["x"]))
     P = replace(get("full"), rq2_pool_programs=None)
-    kept, counts = D.pool_programs(P, 1)
+    kept, counts = D.pool_programs(P, 1, D.LOCAL)
     assert [t.task_id for t in kept] == [f"p{i:03d}_s1" for i in (39, 38, 37, 36, 34, 33, 32, 31, 30)]
     assert counts["slow program skipped: spec not verified"] == 1
-    capped, counts = D.pool_programs(replace(P, rq2_pool_programs=4), 1)
+    capped, counts = D.pool_programs(replace(P, rq2_pool_programs=4), 1, D.LOCAL)
     assert len(capped) == 4 and set(capped) <= set(kept)
     assert counts["slow program not sampled (profile cap)"] == 5
+    every, counts = D.pool_programs(P, 1)
+    assert len(every) == 39 and "p035_s1" not in {t.task_id for t in every}
+    assert D.pool_programs(P, 1, D.PIE_PAIRS)[0] == every
+    with pytest.raises(ValueError):
+        D.pool_programs(P, 1, "nope")
 
 
 def test_empty_inputs_give_empty_tables() -> None:
@@ -233,7 +303,8 @@ def test_empty_inputs_give_empty_tables() -> None:
 
 
 def test_pool_cli_runs_the_notebook_pool(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
-    """``lcl variants pool`` builds the pool with the 04 notebook's target (3 x rq2_pairs) and seed."""
+    """``lcl variants pool`` draws every repetition's mutants of both populations with the 04
+    notebook's target (rq2_pairs), orders (repetition seeds) and seed."""
     from collections import Counter
 
     from lcl import loaders
@@ -242,21 +313,24 @@ def test_pool_cli_runs_the_notebook_pool(monkeypatch: pytest.MonkeyPatch, capsys
 
     calls: list[tuple] = []
 
-    def fake_pool(profile, seed, jobs, progress=True, *, target=None):  # noqa: ANN001, ANN202
-        calls.append((profile.name, seed, jobs, target))
+    def fake_pool(profile, seed, jobs, progress=True, *, target=None, order_seed=None,  # noqa: ANN001, ANN202
+                  population=D.PIE_PAIRS):
+        calls.append((profile.name, seed, jobs, target, order_seed, population))
         return _pool(2), Counter({"mutants fuzzed": 7, "kept: df_score = 0": 2})
 
     monkeypatch.setattr(D, "mutant_pool", fake_pool)
     monkeypatch.setattr(loaders, "benchmark_available", lambda name: True)
     assert main(["variants", "pool", "--profile", "smoke", "--jobs", "1", "--seed", "7", "--no-progress"]) == 0
-    assert calls == [("smoke", 7, 1, D.POOL_FACTOR * get("smoke").rq2_pairs)]
+    S = get("smoke")
+    assert calls == [("smoke", 7, 1, S.rq2_pairs, D.repetition_seed(7, r), pop)
+                     for pop in D.POPULATIONS for r in range(S.rq2_repetitions)]
     out = capsys.readouterr().out
-    assert "mutants fuzzed" in out and f"2 of {D.POOL_FACTOR * get('smoke').rq2_pairs} mutants" in out
+    assert "mutants fuzzed" in out and f"2 of {S.rq2_pairs} mutants" in out
     assert "ran out before the target" in out
     monkeypatch.setattr(loaders, "benchmark_available", lambda name: False)
     assert main(["variants", "pool", "--profile", "smoke"]) == 0  # no PIE: skipped with a note, nothing run
     assert "PIE is not available" in capsys.readouterr().err
-    assert main(["variants", "pool", "--profile", "nope"]) == 2 and len(calls) == 1
+    assert main(["variants", "pool", "--profile", "nope"]) == 2 and len(calls) == len(D.POPULATIONS) * S.rq2_repetitions
 
 
 def test_pool_status_reads_the_store_and_fuzzes_nothing(monkeypatch: pytest.MonkeyPatch,
@@ -280,7 +354,8 @@ def test_pool_status_reads_the_store_and_fuzzes_nothing(monkeypatch: pytest.Monk
         assert all(r["id"] in src for r in chunk), "status must not fuzz"
         return [{"id": r["id"], "df_score": src[r["id"]], "error": None} for r in chunk]
 
-    monkeypatch.setattr(D, "pool_candidates", lambda profile, seed: (rows, Counter()))
+    monkeypatch.setattr(D, "pool_candidates", lambda profile, seed, order_seed=None, population=D.PIE_PAIRS:
+                        (rows, Counter()))
     monkeypatch.setattr(dataset, "label", fake_label)
     monkeypatch.setattr(dataset, "label_status", lambda chunk, profile, seed: {
         r["id"]: (r["id"] in first) if profile.fuzz_runs == 1 else status[r["id"]] for r in chunk})
@@ -293,9 +368,44 @@ def test_pool_status_reads_the_store_and_fuzzes_nothing(monkeypatch: pytest.Monk
     monkeypatch.setattr(loaders, "benchmark_available", lambda name: True)
     assert main(["variants", "pool", "--profile", "full", "--status"]) == 0
     out = capsys.readouterr().out
-    assert "still to fuzz" in out and "2 mutants with df_score = 0 found so far" in out and "resume with" in out
+    assert "still to fuzz" in out and "2 with df_score = 0 stored" in out and "resume with" in out
 
 
 def test_mean_lines_counts_non_blank_lines() -> None:
     assert D.mean_lines(["a = 1\n\nb = 2\n\n", "x\n"]) == 1.5  # PIE's doubled newlines do not count
     assert D.mean_lines([]) != D.mean_lines([])  # NaN for no code
+
+
+def test_ledger_frame_aligns_repetitions() -> None:
+    from collections import Counter
+
+    f = D.ledger_frame([Counter({"a": 2, "b": 1}), Counter({"b": 3, "c": 4})])
+    assert list(f.columns) == ["what", "r0", "r1"]
+    assert f.set_index("what").to_dict("index") == {"a": {"r0": 2, "r1": 0}, "b": {"r0": 1, "r1": 3},
+                                                     "c": {"r0": 0, "r1": 4}}
+    assert list(D.ledger_frame([]).columns) == ["what"]
+
+
+def test_population_rows_put_populations_side_by_side() -> None:
+    scored, reps = _synthetic()
+    scored = scored.rename(columns={"M": "CodeBLEU"})
+    t = D.table4(D.repetition_scores(scored, reps, columns=["SurfaceSim", "CodeBLEU"]))
+    swapped = D.with_mutants(reps, [[{"id": "x1", "reference": "", "candidate": ""}]] * 2, 1)
+    u = D.table4(D.repetition_scores(scored, swapped, columns=["SurfaceSim", "CodeBLEU"]))
+    rows = D.population_rows({"pie-pairs": t, "local": u})
+    assert len(rows) == 4 and list(rows.columns[:2]) == ["metric", "population"]
+    code = rows[rows.metric == "CodeBLEU"].set_index("population")
+    assert code.loc["pie-pairs", "NEQ repl"] == pytest.approx(0.925)
+    assert code.loc["local", "NEQ repl"] == pytest.approx(0.2)  # x1 only, in both repetitions
+    from lcl.claims import paper_value
+
+    assert code.loc["local", "d repl (paper)"] == paper_value("T4.CodeBLEU.d_repl")
+    assert len(D.population_rows({})) == 0
+
+
+def test_fuzz_cost_extrapolates_from_the_sample() -> None:
+    c = D.fuzz_cost({"candidates": 40, "df0": 10, "cpu_s": 200.0}, 300)
+    assert c["candidates per df = 0 mutant"] == 4.0 and c["CPU s per candidate"] == 5.0
+    assert c["candidates needed"] == 1200 and c["CPU hours"] == pytest.approx(1200 * 5 / 3600)
+    with pytest.raises(ValueError):
+        D.fuzz_cost({"candidates": 5, "df0": 0, "cpu_s": 1.0}, 10)

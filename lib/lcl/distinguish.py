@@ -6,18 +6,27 @@ Setup (Section 4.4.1, following Eghbali and Pradel, 2023):
   ``n`` cross-paired non-equivalent pairs (the slow program of problem A with the fast program of
   a different problem B), drawn at random.
 - ``ds_replaced``: the same ``n`` equivalent pairs and ``n`` mutants of PIE slow programs (MutPy,
-  built exactly as the LoCaL mutants, :func:`lcl.dataset.candidates`) whose ``df_score`` is
+  generated as the LoCaL mutants are, :func:`lcl.dataset.candidates`) whose ``df_score`` is
   exactly 0 (Algorithm 1 with the profile's N and R; only PIE problems whose input spec is
-  reviewed, verified and non-empty are mutated).
+  reviewed, verified and non-empty are mutated). The mutated programs are the slow programs of
+  the PIE pairs the other pairs are drawn from (``PIE_PAIRS``); LoCaL's own 100 (``LOCAL``) are
+  a second population for a sensitivity analysis.
+
+The whole construction is repeated with recorded seeds ("we repeat the entire dataset
+construction", Section 4.4.1): each repetition draws its own equivalent pairs, cross pairs and
+df = 0 mutants (:func:`repetition_pools`: the population's candidates in the repetition's own
+order, fuzzed until ``n`` have df = 0). Every program, on either side of any pair, is in one text
+form (:func:`text_form`, ``ast.unparse`` without docstrings), since a mutant exists only in it.
 
 Distinguishability (Eq. 3) is the mean CEM score on the equivalent pairs divided by the mean on
-the non-equivalent pairs (:func:`lcl.stats.distinguishability`). The construction is repeated
-with recorded seeds; Table 4 reports the mean (± sample standard deviation, ddof = 1) over the
-repetitions, and Section 4.4.2 the drop ``(d_orig - d_repl) / d_orig * 100`` of the mean d's.
+the non-equivalent pairs (:func:`lcl.stats.distinguishability`). Table 4 reports the mean (±
+sample standard deviation, ddof = 1) over the repetitions, and Section 4.4.2 the drop
+``(d_orig - d_repl) / d_orig * 100`` of the mean d's.
 
-Everything here is pure except :func:`mutant_pool` (generates and fuzzes mutants; the fuzz
-results are resumed from the engine's SQLite store). Scoring is the caller's: score the union
-of all pairs once (:func:`union`) and index it per repetition (:func:`repetition_scores`).
+Everything here is pure except the pool functions (:func:`mutant_pool` and its callers generate
+and fuzz mutants; fuzz results are resumed from the engine's SQLite store and the committed
+label archive). Scoring is the caller's: score the union of all pairs once (:func:`union`) and
+index it per repetition (:func:`repetition_scores`).
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ import random
 import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import numpy as np
@@ -55,25 +64,37 @@ def _row(pid: str, ref: str, cand: str, kind: str, task: str | None, df: float |
 
 
 # ----------------------------------------------------------------------------- construction
+def text_form(code: str) -> str:
+    """The one text form of every RQ2 program: ``ast.unparse`` without docstrings
+    (:func:`lcl.dataset.strip_docstrings`), the form MutPy's mutants and their references take
+    (Section 3.3). A mutant exists only as unparsed code, so the equivalent and cross-paired
+    programs are unparsed too; otherwise PIE's raw layout (comments, blank lines) would lower
+    the scores of the ``ds_orig`` pairs alone and every comparison with ``ds_replaced`` would
+    mix a formatting difference into the surface one (Section 4.4.1)."""
+    from .dataset import strip_docstrings
+
+    return strip_docstrings(code)
+
+
 def usable_pairs(pairs: Sequence[Pair]) -> tuple[list[Pair], Counter]:
     """The PIE pairs both of whose programs parse as Python 3 (the CEMs and SurfaceSim need an AST;
-    an unparsable side would only get a metric's fallback score), and a count of what was left out."""
-    import ast
+    an unparsable side would only get a metric's fallback score), both sides in :func:`text_form`,
+    and a count of what was left out."""
     import warnings
 
-    def parses(code: str) -> bool:
+    def form(code: str) -> str | None:
         try:
             with warnings.catch_warnings():
                 warnings.simplefilter("ignore")
-                ast.parse(code)
-            return True
-        except (SyntaxError, ValueError):
-            return False
+                return text_form(code)
+        except (SyntaxError, ValueError, RecursionError):
+            return None
 
     keep, skipped = [], Counter()
     for p in pairs:
-        if parses(p.reference) and parses(p.candidate):
-            keep.append(p)
+        ref, cand = form(p.reference), form(p.candidate)
+        if ref is not None and cand is not None:
+            keep.append(replace(p, reference=ref, candidate=cand))
         else:
             skipped["PIE pair left out: a program does not parse as Python 3"] += 1
     return keep, skipped
@@ -140,22 +161,49 @@ def repetition_seed(seed: int, r: int) -> int:
     return int(np.random.SeedSequence([seed, r]).generate_state(1)[0])
 
 
+def mutant_rows(pool: Sequence[dict[str, Any]], n: int, rng: random.Random) -> list[dict[str, Any]]:
+    """``min(n, len(pool))`` df = 0 mutants of ``pool`` drawn with ``rng``, as ``ds_replaced`` rows
+    (sorted by id)."""
+    picked = sorted(rng.sample(range(len(pool)), min(n, len(pool))))
+    return [_row(pool[i]["id"], pool[i]["reference"], pool[i].get("candidate", pool[i].get("variant")), NEQ_MUT,
+                 pool[i].get("task"), pool[i].get("df_score")) for i in picked]
+
+
 def build(pie_pairs: Sequence[Pair], pool: Sequence[dict[str, Any]], n: int, seed_r: int, r: int = 0) -> Repetition:
     """Repetition ``r``: ``n`` equivalent pairs, ``n`` cross pairs (``ds_orig``) and ``min(n, len(pool))``
-    df = 0 mutants (``ds_replaced``), all drawn with ``random.Random(seed_r)``."""
+    df = 0 mutants of ``pool`` (``ds_replaced``; the repetition's own pool, :func:`repetition_pools`),
+    all drawn with ``random.Random(seed_r)``."""
     rng = random.Random(seed_r)
     eq = equivalent_pairs(pie_pairs, n, rng)
     neq = cross_pairs(pie_pairs, n, rng)
-    picked = sorted(rng.sample(range(len(pool)), min(n, len(pool))))
-    mut = [_row(pool[i]["id"], pool[i]["reference"], pool[i].get("candidate", pool[i].get("variant")), NEQ_MUT,
-                pool[i].get("task"), pool[i].get("df_score")) for i in picked]
-    return Repetition(r, seed_r, eq, neq, mut)
+    return Repetition(r, seed_r, eq, neq, mutant_rows(pool, n, rng))
 
 
-def repetitions(pie_pairs: Sequence[Pair], pool: Sequence[dict[str, Any]], n: int, k: int,
+def repetitions(pie_pairs: Sequence[Pair], pools: Sequence[Sequence[dict[str, Any]]], n: int, k: int,
                 seed: int) -> list[Repetition]:
-    """``k`` repetitions of :func:`build` with seeds :func:`repetition_seed` (seed, r)."""
-    return [build(pie_pairs, pool, n, repetition_seed(seed, r), r) for r in range(k)]
+    """``k`` repetitions of :func:`build` with seeds :func:`repetition_seed` (seed, r); repetition
+    ``r`` draws its mutants from ``pools[r]``, so every part of the construction is drawn afresh
+    (Section 4.4.1: "we repeat the entire dataset construction")."""
+    if len(pools) != k:
+        raise ValueError(f"{k} repetitions need {k} mutant pools, got {len(pools)}")
+    return [build(pie_pairs, pools[r], n, repetition_seed(seed, r), r) for r in range(k)]
+
+
+def with_mutants(reps: Sequence[Repetition], pools: Sequence[Sequence[dict[str, Any]]], n: int) -> list[Repetition]:
+    """The same repetitions (same equivalent and cross pairs) with ``ds_replaced``'s mutants drawn
+    from other per-repetition ``pools`` (a sensitivity analysis of the mutant population)."""
+    if len(pools) != len(reps):
+        raise ValueError(f"{len(reps)} repetitions need {len(reps)} mutant pools, got {len(pools)}")
+    return [replace(rep, neq_repl=mutant_rows(pool, n, random.Random(f"{rep.seed}:alt-mutants")))
+            for rep, pool in zip(reps, pools)]
+
+
+def overlap(reps: Sequence[Repetition]) -> float:
+    """Mean share of a repetition's mutants that another repetition also uses (over all pairs of
+    repetitions; 0 when every repetition's mutants are its own, NaN for fewer than two)."""
+    sets = [{row["id"] for row in rep.neq_repl} for rep in reps]
+    shares = [len(a & b) / min(len(a), len(b)) for i, a in enumerate(sets) for b in sets[i + 1:] if a and b]
+    return float(np.mean(shares)) if shares else float("nan")
 
 
 def union(reps: Sequence[Repetition]) -> list[dict[str, Any]]:
@@ -175,22 +223,35 @@ def mean_lines(codes: Iterable[str]) -> float:
 
 
 # ----------------------------------------------------------------------------- mutant pool
-def pool_programs(profile: Profile, seed: int) -> tuple[list[Any], Counter]:
-    """The slow programs LoCaL mutates (:func:`lcl.loaders.select`: the 100 longest PIE entries,
-    Section 3.1) whose problem has a verified, non-empty input spec; with
-    ``profile.rq2_pool_programs`` set, a seeded sample of that many. Skips are counted.
+#: where the RQ2 mutants come from: the slow programs of the PIE pairs that RQ1 and RQ2 sample
+#: from (the paper's population), or LoCaL's own 100 PIE slow programs (a sensitivity row)
+PIE_PAIRS, LOCAL = "pie-pairs", "local"
+POPULATIONS = (PIE_PAIRS, LOCAL)
 
-    Section 4.4.1 builds the pool "by mutating slow implementations with MutPy, the same way
-    mutated variants are generated in LoCaL", so the pool draws on LoCaL's own PIE programs
-    and mutants (same ids and labels) rather than on every slow program in PIE."""
+
+def population_tasks(population: str) -> list[Any]:
+    """The slow programs a population mutates, before the spec filter: every PIE pair's slow
+    program (``PIE_PAIRS``; Section 4.4.1 mutates "slow implementations" of the PIE pairs it
+    draws from) or the 100 longest ones LoCaL is built on (``LOCAL``; Section 3.1)."""
     from . import loaders
+
+    if population not in POPULATIONS:
+        raise ValueError(f"unknown RQ2 mutant population {population!r}; use one of {POPULATIONS}")
+    tasks = loaders.load_pie().tasks
+    return loaders.select("PIE", tasks) if population == LOCAL else list(tasks)
+
+
+def pool_programs(profile: Profile, seed: int, population: str = PIE_PAIRS) -> tuple[list[Any], Counter]:
+    """The slow programs of ``population`` (:func:`population_tasks`) whose problem has a
+    verified, non-empty input spec; with ``profile.rq2_pool_programs`` set, a seeded sample of
+    that many. Skips are counted."""
     from .errors import UserError
     from .inputs.store import spec_for, spec_uid
 
     skipped: Counter = Counter()
     status: dict[str, str] = {}
     keep = []
-    for t in loaders.select("PIE", loaders.load_pie().tasks):
+    for t in population_tasks(population):
         uid = spec_uid(t)
         if uid not in status:
             try:
@@ -211,16 +272,18 @@ def pool_programs(profile: Profile, seed: int) -> tuple[list[Any], Counter]:
     return keep, skipped
 
 
-#: default size of the df = 0 pool, in multiples of the pairs per dataset (see :func:`mutant_pool`)
-POOL_FACTOR = 3
+def population_candidates(profile: Profile, seed: int,
+                          population: str = PIE_PAIRS) -> tuple[list[dict[str, Any]], Counter]:
+    """The population's MUT candidates (:func:`lcl.dataset.candidates` of :func:`pool_programs`,
+    the LoCaL generator, so ids and labels are shared with LoCaL) in a fixed seeded order (sorted
+    by id, then shuffled), and the ledger of programs and candidates left out.
 
-
-def pool_candidates(profile: Profile, seed: int) -> tuple[list[dict[str, Any]], Counter]:
-    """The RQ2 pool's MUT candidates in the order they are fuzzed (sorted by id, then a seeded
-    shuffle), and the ledger of programs and candidates left out."""
+    With ``profile.rq2_pool_candidates`` set (``PIE_PAIRS`` only), the population is the first
+    that many candidates of that order: a seeded random sample of the mutants, the largest one
+    whose labels the committed archive holds at that profile (fuzzing all of them costs hours)."""
     from . import dataset
 
-    tasks, counts = pool_programs(profile, seed)
+    tasks, counts = pool_programs(profile, seed, population)
     counts["slow programs mutated"] = len(tasks)
     ledger = dataset.Ledger()
     rows = [r for r in dataset.candidates(tasks, profile, seed, ledger) if r["variant_type"] == "MUT"]
@@ -230,21 +293,43 @@ def pool_candidates(profile: Profile, seed: int) -> tuple[list[dict[str, Any]], 
             counts[k] += v
     rows = sorted(rows, key=lambda r: r["id"])
     random.Random(f"{seed}:rq2-order").shuffle(rows)
+    cap = profile.rq2_pool_candidates if population == PIE_PAIRS else None
+    if cap is not None and len(rows) > cap:
+        counts["MUT candidates outside the sampled population (profile cap)"] = len(rows) - cap
+        rows = rows[:cap]
+    counts["MUT candidates in the population"] = len(rows)
     return rows, counts
 
 
-def pool_status(profile: Profile, seed: int, target: int | None) -> tuple[Counter, bool]:
+def repetition_order(rows: Sequence[dict[str, Any]], seed_r: int) -> list[dict[str, Any]]:
+    """The population's candidates in repetition ``seed_r``'s own seeded order: each repetition
+    draws its mutants afresh (Section 4.4.1 repeats "the entire dataset construction")."""
+    out = sorted(rows, key=lambda r: r["id"])
+    random.Random(f"{seed_r}:rq2-mutants").shuffle(out)
+    return out
+
+
+def pool_candidates(profile: Profile, seed: int, order_seed: int | None = None,
+                    population: str = PIE_PAIRS) -> tuple[list[dict[str, Any]], Counter]:
+    """The candidates in the order they are fuzzed: the population's fixed order, or with
+    ``order_seed`` (a repetition's seed) :func:`repetition_order`."""
+    rows, counts = population_candidates(profile, seed, population)
+    return (rows if order_seed is None else repetition_order(rows, order_seed)), counts
+
+
+def pool_status(profile: Profile, seed: int, target: int | None, order_seed: int | None = None,
+                population: str = PIE_PAIRS) -> tuple[Counter, bool]:
     """Where the pool of a profile stands, fuzzing nothing: of its candidates (in fuzzing order),
     how many have their full label (and how many of those have df_score = 0), how many the R = 1
     screen already left out, how many wait for their full label after the screen, and how many
     are still to fuzz; read from the result store (and the label archive merged into it). The
     flag says whether :func:`mutant_pool` with ``target`` would fuzz nothing more: ``target``
-    df = 0 mutants come before the first candidate still to fuzz, or none is left."""
-    from dataclasses import replace
+    df = 0 mutants come before the first candidate still to fuzz, or none is left. ``order_seed``
+    and ``population`` as in :func:`pool_candidates`."""
 
     from . import dataset
 
-    rows, _ = pool_candidates(profile, seed)
+    rows, _ = pool_candidates(profile, seed, order_seed, population)
     full = dataset.label_status(rows, profile, seed) if rows else {}
     done = [r for r in rows if full.get(r["id"])]
     dfs = {r["id"]: r for r in dataset.label(done, profile, seed, 1, progress=False)} if done else {}
@@ -281,15 +366,17 @@ def pool_status(profile: Profile, seed: int, target: int | None) -> tuple[Counte
 
 
 def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *, target: int | None = None,
-                batch: int = 100) -> tuple[list[dict[str, Any]], Counter]:
+                batch: int = 100, order_seed: int | None = None,
+                population: str = PIE_PAIRS) -> tuple[list[dict[str, Any]], Counter]:
     """Mutants of PIE slow programs with ``df_score`` exactly 0, and where every other candidate went.
 
-    Mutants are the LoCaL ones (:func:`lcl.dataset.candidates`, same ids, same per-program cap
-    ``profile.mutants_per_program``), so their fuzz results are shared with the LoCaL dataset in
-    the engine's store (a rerun is cheap). Candidates are fuzzed in a seeded random order, ``batch``
-    at a time, until ``target`` of them have df_score = 0 (``None``: fuzz every candidate); the
-    pool is the first ``target`` df = 0 mutants in that order, so it does not depend on ``batch``.
-    As in the paper (Section 4.4.1), confirming df = 0 is what is expensive, hence the target.
+    Mutants are generated as LoCaL's are (:func:`lcl.dataset.candidates`, same ids, same
+    per-program cap ``profile.mutants_per_program``), so fuzz results are shared with the LoCaL
+    dataset in the engine's store (a rerun is cheap). Candidates (:func:`pool_candidates` of
+    ``population``, in the order ``order_seed`` gives) are fuzzed ``batch`` at a time until
+    ``target`` of them have df_score = 0 (``None``: fuzz every candidate); the pool is the first
+    ``target`` df = 0 mutants in that order, so it does not depend on ``batch``. As in the paper
+    (Section 4.4.1), confirming df = 0 is what is expensive, hence the target.
 
     Screening: a candidate is first fuzzed for its first run alone (:func:`screen`, Algorithm 1
     with R = 1: the same seed, inputs and T as run 1 of the full label, stored under its own
@@ -304,7 +391,7 @@ def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *
     """
     from . import dataset
 
-    rows, counts = pool_candidates(profile, seed)
+    rows, counts = pool_candidates(profile, seed, order_seed, population)
     pool: list[dict[str, Any]] = []
     fuzzed = 0
     for start in range(0, len(rows), batch):
@@ -346,12 +433,33 @@ def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *
     return sorted(pool, key=lambda r: r["id"]), counts
 
 
+def repetition_pools(profile: Profile, seed: int, jobs: int, n: int, k: int, population: str = PIE_PAIRS,
+                     progress: bool = True) -> tuple[list[list[dict[str, Any]]], list[Counter]]:
+    """Each repetition's own df = 0 mutants (Section 4.4.1): for repetition ``r``, the population's
+    candidates in that repetition's order (:func:`repetition_order` with :func:`repetition_seed`)
+    are fuzzed until ``n`` have df_score = 0. Labels are shared through the result store, so a
+    candidate two repetitions draw is fuzzed once; the ledgers are per repetition."""
+    pools, ledgers = [], []
+    for r in range(k):
+        pool, counts = mutant_pool(profile, seed, jobs, progress, target=n, order_seed=repetition_seed(seed, r),
+                                   population=population)
+        pools.append(pool)
+        ledgers.append(counts)
+    return pools, ledgers
+
+
+def _print_counts(counts: Counter) -> None:
+    width = max(map(len, counts), default=0)
+    for what, c in counts.items():
+        print(f"  {what:<{width}}  {c:>6}")
+
+
 def cmd_pool(args: Any) -> int:
-    """``lcl variants pool``: the RQ2 df = 0 mutant pool of a profile outside Jupyter, exactly as
-    the 04 notebook builds it (same candidates, order, screen, target and seed), so the notebook
-    then finds every label in the fuzz result store. Resumable like every batch. Without PIE
-    (registry-only data) it says so and exits 0, as the notebook skips RQ2, so ``make labels``
-    goes on with the stages that can run."""
+    """``lcl variants pool``: every repetition's df = 0 mutants of a profile outside Jupyter, for
+    both populations, exactly as the 04 notebook draws them (same candidates, orders, screen,
+    target and seed), so the notebook then finds every label in the fuzz result store. Resumable
+    like every batch. Without PIE (registry-only data) it says so and exits 0, as the notebook
+    skips RQ2, so ``make labels`` goes on with the stages that can run."""
     from . import loaders, profiles
 
     profile = profiles.from_args(args)
@@ -359,23 +467,24 @@ def cmd_pool(args: Any) -> int:
         print("RQ2 pool skipped: PIE is not available here (it comes from the data mirror; see `lcl data status`)",
               file=sys.stderr)
         return 0
-    target = POOL_FACTOR * profile.rq2_pairs
-    if getattr(args, "status", False):
-        state, complete = pool_status(profile, args.seed, target)
-        width = max(map(len, state), default=0)
-        for what, n in state.items():
-            print(f"  {what:<{width}}  {n:>6}")
-        print(f"RQ2 pool (profile {profile.name}, seed {args.seed}): {state['of which df_score = 0']} mutants with "
-              f"df_score = 0 found so far, target {target}; " + ("nothing left to fuzz" if complete else
-              f"resume with: lcl variants pool --profile {profile.name} (interrupt it freely)"))
-        return 0
-    pool, counts = mutant_pool(profile, args.seed, args.jobs, progress=not args.no_progress, target=target)
-    width = max(map(len, counts), default=0)
-    for what, n in counts.items():
-        print(f"  {what:<{width}}  {n:>6}")
-    print(f"RQ2 pool (profile {profile.name}, seed {args.seed}): {len(pool)} of {target} mutants with "
-          f"df_score = 0{'' if len(pool) >= target else ' (candidates ran out before the target)'}; "
-          "the 04 notebook finds their labels in the result store")
+    n, k = profile.rq2_pairs, profile.rq2_repetitions
+    for population in POPULATIONS:
+        for r in range(k):
+            order = repetition_seed(args.seed, r)
+            head = f"RQ2 mutants ({population}, repetition {r}, profile {profile.name}, seed {args.seed})"
+            if getattr(args, "status", False):
+                state, complete = pool_status(profile, args.seed, n, order, population)
+                _print_counts(state)
+                print(f"{head}: {state['of which df_score = 0']} with df_score = 0 stored, target {n}; " +
+                      ("nothing left to fuzz" if complete else
+                       f"resume with: lcl variants pool --profile {profile.name} (interrupt it freely)"))
+                continue
+            pool, counts = mutant_pool(profile, args.seed, args.jobs, progress=not args.no_progress, target=n,
+                                       order_seed=order, population=population)
+            _print_counts(counts)
+            print(f"{head}: {len(pool)} of {n} mutants with df_score = 0"
+                  f"{'' if len(pool) >= n else ' (candidates ran out before the target)'}")
+    print("the 04 notebook finds these labels in the result store")
     return 0
 
 
@@ -390,7 +499,6 @@ def screen(rows: list[dict[str, Any]], profile: Profile, seed: int, jobs: int, p
     Candidates whose full label is already in the result store are not screened (their label is
     used as it is). The others get run 1 of Algorithm 1 only (R = 1: run 1's seed, inputs and
     T are those of the full label's run 1)."""
-    from dataclasses import replace
 
     from . import dataset
 
@@ -542,3 +650,42 @@ def with_paper(table: pd.DataFrame) -> pd.DataFrame:
     """``table`` with the paper's values next to ours (``<column> (paper)``; from the claim
     declarations, never typed in). SurfaceSim has no paper d or drop."""
     return claim_links.add_paper_columns(table, CLAIMS, TABLE4)
+
+
+# ----------------------------------------------------------------------------- pool reporting
+def ledger_frame(ledgers: Sequence[Counter]) -> pd.DataFrame:
+    """Per-repetition ledgers of :func:`repetition_pools` as one table: a row per entry, a column
+    per repetition (``r0``, ``r1``, ...; 0 where a repetition has no such entry)."""
+    keys: list[str] = []
+    for c in ledgers:
+        keys += [k for k in c if k not in keys]
+    return pd.DataFrame([{"what": k, **{f"r{r}": int(c.get(k, 0)) for r, c in enumerate(ledgers)}} for k in keys],
+                        columns=["what", *(f"r{r}" for r in range(len(ledgers)))])
+
+
+def population_rows(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
+    """``ds_replaced`` side by side per mutant population (Section 4.4.1 sensitivity): from each
+    population's :func:`table4`, per metric the NEQ score and d on ``ds_replaced`` and the drop,
+    with the paper's values (:func:`with_paper`)."""
+    cols = ["NEQ repl", "NEQ repl std", "d repl", "d repl std", "drop %", "NEQ repl (paper)", "d repl (paper)",
+            "drop % (paper)"]
+    parts = []
+    for population, t in tables.items():
+        shown = with_paper(t)[["metric", *cols]].copy()
+        shown.insert(1, "population", population)
+        parts.append(shown)
+    out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["metric", "population", *cols])
+    return out.sort_values(["metric", "population"], kind="stable").reset_index(drop=True)
+
+
+def fuzz_cost(sample: dict[str, float], needed: int) -> dict[str, float]:
+    """What labelling ``needed`` df = 0 mutants costs, extrapolated from a measured ``sample``
+    (``candidates`` fuzzed, of which ``df0`` have df_score = 0, and ``cpu_s`` CPU seconds for
+    all of it, screen included): candidates per df = 0 mutant, candidates needed and CPU-hours.
+    Section 4.4.1: confirming df = 0 "with differential fuzzing is expensive"."""
+    if sample["candidates"] <= 0 or sample["df0"] <= 0:
+        raise ValueError("the sample needs fuzzed candidates and at least one df = 0 mutant")
+    per = sample["candidates"] / sample["df0"]
+    cpu_per = sample["cpu_s"] / sample["candidates"]
+    return {"candidates per df = 0 mutant": per, "CPU s per candidate": cpu_per,
+            "candidates needed": per * needed, "CPU hours": per * needed * cpu_per / 3600.0}

@@ -23,7 +23,8 @@ class Profile:
     mutants_per_program: int | None = 15  # per program task (sampled with a recorded seed)
     rq1_pairs: int | None = None  # PIE equivalent pairs for RQ1 (None = all 1000)
     rq2_pairs: int = 100  # equivalent / non-equivalent pairs per RQ2 dataset (paper: 100)
-    rq2_pool_programs: int | None = None  # of LoCaL's PIE slow programs, how many the RQ2 pool mutates (None = all)
+    rq2_pool_programs: int | None = None  # of the RQ2 population's slow programs, how many are mutated (None = all)
+    rq2_pool_candidates: int | None = None  # RQ2 population: the first K mutants of its seeded order (None = all)
     rq3_balanced: int = 427  # mutants and optimised variants each in LoCaL_balanced (paper: 427)
     eval_pairs_cap: int | None = None  # pairs scored per evaluation dataset in RQ3/RQ4 (None = all)
     rq5_base_pairs: int = 2500  # model-written training candidates labelled for CodeScore_base (paper: 2500)
@@ -41,7 +42,9 @@ class Profile:
 
 
 PROFILES = {
-    "full": Profile("full", 2000, 1000, 5, 2000, 10, tuple(range(0, 101, 10)), 5, None),
+    # full: the RQ2 population is the archived seeded sample of 446 of its 8,289 mutants (labelling all of them
+    # costs CPU-hours, data/reference/rq2_pool_cost.json; every one of the 446 is labelled, 136 with df = 0)
+    "full": Profile("full", 2000, 1000, 5, 2000, 10, tuple(range(0, 101, 10)), 5, None, rq2_pool_candidates=446),
     "quick": Profile("quick", 200, 100, 2, 200, 2, (0, 50, 100), 1, 5, 3, 3, rq1_pairs=60, rq2_pairs=20,
                      rq2_pool_programs=12, rq3_balanced=427, eval_pairs_cap=80, rq5_base_pairs=120, rq5_eval=40,
                      rq5_max_steps=6, rq5_eval_every=2),
