@@ -40,6 +40,8 @@ NB_03_rq1_correlation_OUT := tables/table3_correlation.csv tables/table3_correla
 NB_04_rq2_distinguishability_IN  := $(BASE_MODEL) $(wildcard data/constraints/PIE/*.json)
 NB_04_rq2_distinguishability_OUT := tables/table4_distinguishability.csv tables/table4_distinguishability.md \
                                     tables/rq2_repetitions.csv tables/rq2_repetitions.md \
+                                    tables/rq2_populations.csv tables/rq2_populations.md \
+                                    tables/table4_crystalbleu_sensitivity.csv tables/table4_crystalbleu_sensitivity.md \
                                     figures/rq2_distinguishability.png figures/rq2_distinguishability.pdf
 
 NB_05_rq3_regions_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)
