@@ -130,7 +130,7 @@ outputs.save_table(t2_all, "table2_sensitivity", profile=profile, seed=seed, dir
 display(t2_all)
 
 # %% [markdown]
-# The DFS target (mean SurfaceSim <= 0.70 with mean df_score >= 0.98) is set for the offline
+# The DFS target (mean SurfaceSim <= 0.70 with mean df_score >= 0.98) is set for the offline
 # rewriter's variants; the Optimized row above also holds PIE's own fast programs (human-written,
 # often small edits of the slow program). Each source on its own:
 
@@ -277,7 +277,7 @@ display(lt)
 # %%
 opt = t2.set_index("Variant Type").loc["Optimized"]
 mut = t2.set_index("Variant Type").loc["Mutated"]
-dfs = dataset.dfs_target(pairs)  # the target is set for the rewriter's variants
+dfs = dataset.dfs_target(pairs)  # the target is set for the rewriter's variants
 dfs_ok = dfs["met"]
 clones_dfs_ok = bool(cs["pairs"]) and cs["mean_surface_sim"] <= 0.70 and cs["mean_df_score"] >= 0.98
 

@@ -1,6 +1,6 @@
 """Human-written DFS pairs: independent implementations of the same behaviour ("clones").
 
-Issue "Variant generation and the LoCaL pair dataset", item 4. Four algorithm collections from
+Four algorithm collections from
 PyPI (``data/raw/clones/{algorithms,pygorithm,searchsort,algos_py}``, see ``data/sources.toml``)
 hold many implementations of the same few behaviours (sorting, searching, gcd, Fibonacci, ...)
 written by different people, or by one person in different ways. Pairs of them are what the

@@ -1,4 +1,4 @@
-"""The LoCaL pair dataset (issue "Variant generation and the LoCaL pair dataset").
+"""The LoCaL pair dataset.
 
 Step I (paper Section 3.3.2): for every selected task, mutants of the reference (SFD
 candidates, MutPy) and optimised variants (DFS candidates: our offline rewriter; for PIE the
@@ -308,8 +308,8 @@ def assemble(rows: list[dict[str, Any]], results: list[dict[str, Any]], ledger: 
     return curation.curate(out, ledger)
 
 
-#: the issue's DFS target for the offline rewriter's variants (item 2): mean SurfaceSim at most
-#: this, with mean df_score at least DFS_MIN_DF (paper: 0.644 and 0.985 for GPT-4's variants)
+#: DFS target for the offline rewriter's variants, set near the paper's GPT-4 variants (mean
+#: SurfaceSim 0.644, df_score 0.985): mean SurfaceSim at most this, mean df_score at least DFS_MIN_DF
 DFS_MAX_SURFACE_SIM = 0.70
 DFS_MIN_DF = 0.98
 

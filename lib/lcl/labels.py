@@ -1,5 +1,5 @@
 """Re-derive df_score labels with our engine and inputs, and compare them with published
-labels (issue "Verified input constraints", item 7): the published LoCaL pairs and the
+labels: the published LoCaL pairs and the
 CodeScore_test baseline carry the authors' ``score``.
 
 Agreement is reported per benchmark as the MAE between labels and as agreement on the

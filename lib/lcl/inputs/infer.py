@@ -1,5 +1,5 @@
-"""Draft a constraint spec from a task's seed inputs (issue "Verified input constraints",
-item 3). The draft is marked ``origin = "inferred"``, ``verified = false``; a reviewer
+"""Draft a constraint spec from a task's seed inputs (paper Step II).
+The draft is marked ``origin = "inferred"``, ``verified = false``; a reviewer
 corrects it and flips both, so inferred drafts and reviewed specs stay distinguishable.
 
 Function level: per argument, the type of the seed values (recursively for containers),

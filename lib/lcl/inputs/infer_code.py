@@ -1,5 +1,5 @@
 """Draft a stdin grammar from how a program *reads* its input (for PIE, which ships no example
-inputs: issue "Verified input constraints", item 6).
+inputs).
 
 A small abstract interpretation of the program's top-level statements (and of a ``main()``
 it calls) in order: each read becomes a line node.

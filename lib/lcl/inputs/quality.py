@@ -1,4 +1,4 @@
-"""Quality of a task's inputs (issue "Verified input constraints", item 4): validity rate
+"""Quality of a task's inputs: validity rate
 (share of *generated* inputs on which the reference neither raises nor times out; target
 >= 95%; the benchmark's own test inputs come first and their validity is reported apart, as
 ``seed_validity``), number of distinct inputs, and branch coverage of the reference under the inputs
@@ -27,7 +27,7 @@ class Quality:
     task: str
     n_inputs: int
     n_distinct: int
-    validity: float  # on generated inputs (the issue's definition); seeds reported apart
+    validity: float  # on generated inputs (seeds would inflate it); seeds reported apart
     verdicts: dict[str, int]
     line_coverage: float | None
     branch_coverage: float | None

@@ -1,4 +1,4 @@
-"""Declarative input-constraint specs (issue "Verified input constraints"; paper Step II and
+"""Declarative input-constraint specs (paper Step II and
 Figure 4): what a valid input of a task looks like, as reviewable data.
 
 A spec is a small JSON document, one per task, under ``data/constraints/<benchmark>/``:

@@ -1,4 +1,4 @@
-"""Code evaluation metrics behind one interface (issue 6).
+"""Code evaluation metrics behind one interface.
 
 Every metric is an object with ``score(references, candidates, lang) -> np.ndarray`` of
 floats in [0, 1] (NaN only for an external score that is missing), cached on disk by metric

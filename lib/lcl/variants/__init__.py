@@ -1,4 +1,4 @@
-"""Variant generators for LoCaL pairs (issue 5, Step I of the paper's Section 3.3.2).
+"""Variant generators for LoCaL pairs (Step I of the paper's Section 3.3.2).
 
 - :mod:`lcl.variants.mutants`: first-order mutants with MutPy's operators (SFD region).
 - :mod:`lcl.variants.rewrite`: offline, semantics-preserving optimising rewrites (DFS region).
