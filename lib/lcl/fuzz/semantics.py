@@ -104,6 +104,8 @@ from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 #: bump when a change alters any outcome, verdict or score (it invalidates stored results)
+# the kernel isolation kept version 5: no archived candidate uses what it changes (docs/FUZZING.md,
+# "Kernel isolation and the engine version"; a full-profile --recheck of 40 pairs was identical)
 ENGINE_VERSION = "5"  # 5: the run budget T is charged in the variant workers' CPU time (a wall-clock cap of watchdog_factor x T + grace stops variants that sleep), so whether a run is kept no longer depends on the machine's load; a run whose reference alone needs more than T is excluded without running the variant; 4: every generated run starts in fresh workers (runs independent; a batch may run them in parallel), random seeded per load, lean fork-server for stdlib-only code; 3: T never below 2 x the reference's CPU (slow references gave -1), scipy preloaded; 2: numpy preloaded (PIE numpy programs were all-invalid), adaptive run budget
 
 #: older engine versions whose stored results carry over when :func:`carries_over` says so
