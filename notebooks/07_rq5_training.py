@@ -27,7 +27,7 @@
 # **Status: substitute model, fine-tuned on CPU.** The learned metric is **CodeScore-style
 # (retrained)** (`lcl.metrics.codescore_style`), not CodeScore (a fine-tuned UniXcoder): a MiniLM
 # cross-encoder over `candidate [SEP] reference`, fine-tuned like the paper's model with a
-# validation split (12.5%, as the paper's 312 of 2500) and early stopping. On CPU only the top
+# validation split (12.5%, the paper's split, Section 4.7.1) and early stopping. On CPU only the top
 # encoder layers are trained, for a capped number of steps on short inputs whose shared leading
 # lines are trimmed (settings per profile in `lcl.profiles`, recorded in every table's notes).
 # The frozen-encoder variant (MLP head on fixed embeddings) is kept as a cheaper sensitivity run.

@@ -177,15 +177,18 @@ def test_drops_percentage() -> None:
     assert D.drops(t).tolist() == pytest.approx([(8.60 - 0.40) / 8.60 * 100, 50.0, -100.0])
 
 
-def test_claim_values_maps_paper_names() -> None:
+def test_table4_claim_links_read_paper_names() -> None:
+    from lcl import claim_links
+
     scored, reps = _synthetic()
     scored = scored.rename(columns={"M": "CodeBERTScore[MiniLM]"})
     t = D.table4(D.repetition_scores(scored, reps, columns=["SurfaceSim", "CodeBERTScore[MiniLM]"]))
-    v = D.claim_values(t)
-    assert v["T4.CodeBERTScore.eq"] == pytest.approx(0.55)
-    assert v["RQ2.drop.CodeBERTScore"] == pytest.approx(float(t.loc[t.metric != "SurfaceSim", "drop %"].iloc[0]))
-    assert v["RQ2.surf.eq"] == pytest.approx(0.825)
-    assert "T4.SurfaceSim.eq" not in v
+    links = {link.claim_id: link for link in D.CLAIMS}
+    eq = claim_links.read_link(t, links["T4.CodeBERTScore.eq"])
+    assert eq is not None and eq.value == pytest.approx(0.55)
+    surf = claim_links.read_link(t, links["RQ2.surf.eq"])
+    assert surf is not None and surf.value == pytest.approx(0.825)
+    assert "T4.SurfaceSim.eq" not in links
     shown = D.with_paper(t)
     assert "d orig (paper)" in shown.columns and len(shown) == len(t)
 

@@ -610,24 +610,6 @@ def fmt(mean: float, std: float, digits: int = 2) -> str:
 CLAIM_COLUMNS = {"EQ": "eq", "NEQ orig": "neq_orig", "d orig": "d_orig", "NEQ repl": "neq_repl", "d repl": "d_repl"}
 
 
-def claim_values(table: pd.DataFrame) -> dict[str, float]:
-    """Reproduced values of the RQ2 claims from :func:`table4`'s table: ``T4.<CEM>.<eq|neq_orig|d_orig|
-    neq_repl|d_repl>``, ``RQ2.surf.<eq|neq_orig|neq_repl>`` and ``RQ2.drop.<CEM>`` (paper names)."""
-    from .scoring import paper_name
-
-    out: dict[str, float] = {}
-    for _, row in table.iterrows():
-        name = paper_name(str(row["metric"]))
-        if name == SURFACE_LABEL:
-            for col in ("EQ", "NEQ orig", "NEQ repl"):
-                out[f"RQ2.surf.{CLAIM_COLUMNS[col]}"] = float(row[col])
-            continue
-        for col, suffix in CLAIM_COLUMNS.items():
-            out[f"T4.{name}.{suffix}"] = float(row[col])
-        out[f"RQ2.drop.{name}"] = float(row["drop %"])
-    return out
-
-
 TABLE4 = "table4_distinguishability"
 
 
