@@ -114,19 +114,27 @@ labels: $(RAW_OK) $(STAMP) ## run every fuzzing stage (resumable), archiving ful
 
 notebooks: $(EXEC_NB) ## execute every notebook (papermill)
 
-all: $(EXEC_NB) $(ALL_OUT) build/report/index.html ## regenerate everything (PROFILE=full|quick)
+# The studies beyond the paper (notebooks 09 on) each write tables/findings_<id>.csv; one table
+# joins them beside the claims (lcl.findings).
+FINDINGS := $(if $(STUDY_IDS),tables/findings.csv tables/findings.md)
+ifneq ($(STUDY_IDS),)
+tables/findings.csv tables/findings.md &: $(STUDY_NB) $(STAMP)
+	$(LCL) findings --profile $(PROFILE) --seed $(SEED)
+endif
+
+all: $(EXEC_NB) $(ALL_OUT) $(FINDINGS) build/report/index.html ## regenerate everything (PROFILE=full|quick)
 
 # ---------------------------------------------------------------- report
 report: build/report/index.html ## HTML report of executed notebooks + index
 
-build/report/index.html: $(EXEC_NB) $(STAMP)
+build/report/index.html: $(EXEC_NB) $(FINDINGS) $(STAMP)
 	$(LCL) report --profile $(PROFILE)
 
 # ---------------------------------------------------------------- checks
 test: $(STAMP) ## run the tests (quick profile); TESTARGS=... to pass pytest options
 	$(VPY) -m pytest $(TESTARGS)
 
-verify: $(EXEC_NB) ## compare regenerated outputs with data/reference/expected (Maneage-style)
+verify: $(EXEC_NB) $(FINDINGS) ## compare regenerated outputs with data/reference/expected (Maneage-style)
 	$(LCL) verify --profile $(PROFILE)
 
 lab: $(STAMP) $(NB_IDS:%=notebooks/%.ipynb) ## JupyterLab on notebooks/ (jupytext pairs .py <-> .ipynb)

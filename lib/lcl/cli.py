@@ -22,6 +22,7 @@ COMMAND_MODULES: list[str] = [
     "lcl.runner",  # lcl notebook
     "lcl.report",  # lcl report
     "lcl.verify",  # lcl verify
+    "lcl.findings",  # lcl findings
     "lcl.inputs.cli",  # lcl inputs draft|sample|check|status
     "lcl.fuzz.cli",  # lcl fuzz pair|batch
     "lcl.dataset",  # lcl variants label

@@ -93,6 +93,7 @@ def build_index(profile: str) -> Path:
         "(<code>make all</code>); tables and figures carry a <code>.provenance.json</code> sidecar "
         "(git commit, profile, seeds, package versions).</p>",
         *verdict_html(paths.tables() / "claims.csv"),
+        *findings_html(paths.tables() / "findings.csv"),
         *figures_html(out),
         *substitutes_html(),
         "<h2>Data sources</h2><ul>",
@@ -145,6 +146,22 @@ def verdict_html(claims_csv: Path) -> list[str]:
                    + "".join(f"<td class='n'>{int(r[c])}</td>" for c in sections.columns[1:]) + "</tr>")
     out.append("</table>")
     return out
+
+
+def findings_html(findings_csv: Path) -> list[str]:
+    """The studies beyond the paper: each finding's sentence and number (notebooks 09 on)."""
+    if not findings_csv.exists():
+        return []
+    import pandas as pd
+
+    table = pd.read_csv(findings_csv)
+    rows = []
+    for _, r in table.iterrows():
+        ci = "" if pd.isna(r["ci_low"]) else f" [{r['ci_low']:.3g}, {r['ci_high']:.3g}]"
+        rows.append(f"<tr><td>{html.escape(str(r['finding_id']))}</td><td>{html.escape(str(r['statement']))}</td>"
+                    f"<td class='n'>{r['value']:.3g}{ci}</td></tr>")
+    return ["<h2>Beyond the paper: findings of the studies</h2>",
+            f"<table id='findings'><tr><th>id</th><th>finding</th><th>value [95% CI]</th></tr>{''.join(rows)}</table>"]
 
 
 def figures_html(out: Path) -> list[str]:
