@@ -22,10 +22,12 @@
 # CEMs' MAEs (Table 5) change when the ground truth is sparse?
 #
 # **Three ground truths per pair.** (a) the benchmark's own tests only (HumanEval's `check` asserts,
-# MBPP's `test_list` and challenge asserts, APPS' example inputs; PIE ships none: n/a) -- the variant's
+# MBPP's `test_list` and `challenge_test_list` asserts, APPS' example inputs; PIE ships none: n/a;
+# the extended tests of MBPP-ET / HumanEval-ET that follow them in the seed list are not "own") -- the variant's
 # output is compared with the reference's on those inputs, as Algorithm 1 does, not with the
 # asserts' expected values (the reference passes its own tests); (b) the first 100 inputs of run 0;
-# (c) the archived df_score (all N inputs, R runs).
+# (c) the archived df_score (all N inputs, R runs). At the smoke profile N (40 / 30) is below 100, so
+# (b) is the whole of run 0 there.
 #
 # **Method.** Run 0 of each pair's archived label is re-executed with `fuzz_pair(..., only_runs=[0])`
 # under the same generator (`lcl.inputs.resolve.resolve_published`, as `lcl.dataset.label` builds
@@ -97,6 +99,14 @@ outputs.save_table(costs, "x1_cost", profile=profile, seed=seed, directory=table
                    title="Fuzzing cost of run 0 per pair (wall seconds when it was fuzzed; cached reruns cost ~0)",
                    notes=[f"This execution took {elapsed:.1f} s for both tables (cache hits included)."])
 display(repro, costs)
+off = pd.concat([tab, tab_all]).drop_duplicates("id")
+off = off[~off.reproduces.astype(bool)]
+off = off.assign(time_dependent=X.time_dependent(off))[
+    ["id", "run0_archived", "run0_full", "run0_excluded", "run0_timeouts", "run0_invalid", "c_timeouts_invalid",
+     "time_dependent"]]
+print(f"pairs whose run 0 did not reproduce run_scores[0]: {len(off)}, "
+      f"{int(off.time_dependent.sum())} of them with a timeout, invalid input or excluded run on one side")
+display(off)
 outputs.save_table(tab, "x1_pairs", profile=profile, seed=seed, directory=tables_out,
                    title="Per pair: archived df_score (c), run 0 again, (a) own tests, (b) first 100 inputs, df(N)")
 
@@ -117,7 +127,7 @@ outputs.save_table(fe, "x1_sparse_equivalence", profile=profile, seed=seed, dire
 display(fe)
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(10, 3.6), sharey=True)
+fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), sharey=True)
 for ax, (name, frame) in zip(axes, (("LoCaL", "LoCaL"), ("LoCaL-all", "LoCaL-all (sensitivity)"))):
     f = fe[(fe.dataset == frame) & (fe.benchmark != "all") & (fe.n > 0)]
     groups = sorted({(b, k) for b, k in zip(f.benchmark, f.variant_type)})
@@ -129,7 +139,9 @@ for ax, (name, frame) in zip(axes, (("LoCaL", "LoCaL"), ("LoCaL-all", "LoCaL-all
         hi = np.array([g.loc[k, "ci_high"] if k in g.index else np.nan for k in groups])
         ax.bar(x + (i - 0.5) * 0.38, vals, width=0.38, label=gt,
                yerr=np.vstack([vals - lo, hi - vals]), capsize=2)
-    ax.set_xticks(x, [f"{b}\n{k}" for b, k in groups], fontsize=7)
+        for j in np.flatnonzero(np.isnan(vals)):  # PIE: no own tests
+            ax.text(x[j] + (i - 0.5) * 0.38, 0.005, "n/a", ha="center", fontsize=6, rotation=90)
+    ax.set_xticks(x, [f"{b}\n{k}" for b, k in groups], fontsize=6.5)
     ax.set_title(name, fontsize=9)
 axes[0].set_ylabel("share: sparse says 1, full label < 1")
 axes[0].legend(frameon=False, fontsize=7)
@@ -246,22 +258,35 @@ w = widths[(widths.dataset == "LoCaL") & (widths.variant_type == "all")].iloc[0]
 n100 = summ[(summ.level == "all") & (summ.N == X.SPARSE_N)]
 enough_txt = ", ".join(f"{lv}s: {'none of the grid' if v is None else v} (ours {ours_n[lv]}, paper {paper_n[lv]})"
                        for lv, v in enough.items() if lv != "all")
+ratio_txt = ", ".join(f"{paper_n[lv] / v:g}x (functions)" if lv == "function" else f"{paper_n[lv] / v:g}x (programs)"
+                      for lv, v in enough.items() if lv in paper_n and v)
+strata = fe[(fe.benchmark != "all") & (fe.ground_truth == "(a) own tests") & (fe.n > 0)]
+worst_a = strata[strata.dataset == "LoCaL"].sort_values(["share", "n"], ascending=False).iloc[0]
+worst_a_all = strata[strata.dataset != "LoCaL"].sort_values(["share", "n"], ascending=False).iloc[0]
 mae_c = mae[(mae.pairs == "pairs with (a), (b), (c)")]
 pivot = mae_c.pivot(index="CEM", columns="ground_truth", values="mae") if len(mae_c) else pd.DataFrame()
 lines = [
-    f"- Run 0 reproduced the archived run_scores[0] exactly for {int(rep.reproduced)} of {int(rep.pairs)} LoCaL pairs.",
+    f"- Run 0 reproduced the archived run_scores[0] exactly for {int(rep.reproduced)} of {int(rep.pairs)} LoCaL pairs; "
+    f"over both samples {len(off)} pair(s) did not, {int(off.time_dependent.sum())} of them with a timeout, an input "
+    "invalid by the reference's time, or an archived run excluded for time on one side (CPU-time limits near "
+    "their cap can fall either way on another machine).",
     f"- On LoCaL, the own tests (a) call {fa.share:.1%} of pairs equivalent while the full label does not "
     f"({int(fa.k)}/{int(fa.n)}, 95% CI {fa.ci_low:.1%}-{fa.ci_high:.1%}); the first 100 inputs (b): {fb.share:.1%} "
-    f"({int(fb.k)}/{int(fb.n)}, CI {fb.ci_low:.1%}-{fb.ci_high:.1%}). Curation keeps mutants with df < 0.5 only, so "
-    f"this is a floor: before curation (LoCaL-all sample) (a) {sa.share:.1%} ({int(sa.k)}/{int(sa.n)}), "
-    f"(b) {sb.share:.1%} ({int(sb.k)}/{int(sb.n)}).",
+    f"({int(fb.k)}/{int(fb.n)}, CI {fb.ci_low:.1%}-{fb.ci_high:.1%}). Curation keeps only mutants with df < 0.5, "
+    f"which sparse tests seldom score 1; before curation (LoCaL-all sample): (a) {sa.share:.1%} "
+    f"({int(sa.k)}/{int(sa.n)}, CI {sa.ci_low:.1%}-{sa.ci_high:.1%}), (b) {sb.share:.1%} ({int(sb.k)}/{int(sb.n)}).",
+    f"- The worst stratum for (a) is {worst_a.benchmark} {worst_a.variant_type} on LoCaL: {worst_a.share:.1%} "
+    f"({int(worst_a.k)}/{int(worst_a.n)}, CI {worst_a.ci_low:.1%}-{worst_a.ci_high:.1%}); "
+    f"{worst_a_all.benchmark} {worst_a_all.variant_type} before curation: {worst_a_all.share:.1%} "
+    f"({int(worst_a_all.k)}/{int(worst_a_all.n)}).",
     f"- Near-perfect band (0.98 <= df < 1): {band.band_share:.1%} of LoCaL pairs ({int(band.band_k)}/{int(band.band_n)}), "
     f"{band_all.band_share:.1%} of the LoCaL-all sample ({int(band_all.band_k)}/{int(band_all.band_n)}); of those, "
     f"(a) calls {int(band_all.a_says_1)}/{int(band_all.a_n)} and (b) {int(band_all.b_says_1)}/{int(band_all.b_n)} equivalent.",
     f"- Each archived df_score rests on a median of {w.valid_inputs_median:.0f} valid inputs; its Wilson 95% interval "
     f"has median width {w.width_median:.3f} (90th percentile {w.width_p90:.3f}).",
     (f"- At N = {X.SPARSE_N}, |df(N) - df(full)| has median {n100['median'].iloc[0]:.3f} and 90th percentile "
-     f"{n100.p90.iloc[0]:.3f}. " if len(n100) else "") + f"Smallest N with 90% of pairs within 0.05: {enough_txt}.",
+     f"{n100.p90.iloc[0]:.3f}. " if len(n100) else "") + f"Smallest N with 90% of pairs within 0.05: {enough_txt}"
+    + (f"; the paper's N is {ratio_txt} that" if ratio_txt else "") + ".",
 ]
 if len(pivot) and "(a) own tests" in pivot:
     lines.append("- MAE on the same pairs, ground truth (c) -> (b) -> (a): " + "; ".join(

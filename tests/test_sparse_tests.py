@@ -160,3 +160,10 @@ def test_run0_of_a_humaneval_pair_finds_its_own_check_inputs(project_data, tmp_p
     pr = X.pair_row(row, r0)
     assert pr["df_a"] == X.positions_score(r0.verdicts, range(n_own)) and pr["df_N50"] == X.prefix_score(r0.verdicts, 50)
     assert pr["df_N100"] is None and pr["reproduces"] is False  # N = 60: no df(100); no archived run 0
+
+
+def test_time_dependent_flags_timeouts_invalid_inputs_and_excluded_runs():
+    t = pd.DataFrame({"run0_archived": [0.5, None, 0.5, 0.5, 0.5], "run0_excluded": [False] * 5,
+                      "run0_timeouts": [0, 0, 1, 0, 0], "run0_invalid": [0, 0, 0, 0, 0],
+                      "c_timeouts_invalid": [0, 0, 0, 3, 0]})
+    assert X.time_dependent(t).tolist() == [False, True, True, True, False]

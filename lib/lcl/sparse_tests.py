@@ -252,6 +252,11 @@ def pair_row(row: dict[str, Any], r0: Run0, grid: Sequence[int] = N_GRID) -> dic
         "n_full": n_full,
         "df_c": float(row["df_score"]), "run0_archived": archived, "run0_full": r0.score,
         "run0_excluded": r0.excluded,
+        # time-dependent verdicts (variant timeouts, invalid inputs where the reference timed out) on
+        # either side: where a re-execution on another machine may legitimately differ
+        "run0_timeouts": r0.verdicts.count(S.VTIMEOUT) + r0.verdicts.count(S.VCRASH),
+        "run0_invalid": r0.verdicts.count(S.INVALID),
+        "c_timeouts_invalid": sum(int((row.get("counts") or {}).get(k, 0)) for k in ("timeouts", "crashes", "invalid")),
         "reproduces": archived is not None and r0.score is not None and archived == r0.score,
         "n_own": len(r0.own_positions), "df_a": positions_score(r0.verdicts, r0.own_positions) if r0.own_positions else None,
         "df_b": prefix_score(r0.verdicts, SPARSE_N), "c_matches": m, "c_valid": valid, "c_ci_low": lo, "c_ci_high": hi,
@@ -323,6 +328,13 @@ def width_distribution(table: pd.DataFrame) -> pd.DataFrame:
                     "width_median": float(w.median()), "width_p90": float(w.quantile(0.9)), "width_max": float(w.max()),
                     "share_width_over_0.05": float((w > 0.05).mean())})
     return pd.DataFrame(out)
+
+
+def time_dependent(table: pd.DataFrame) -> pd.Series:
+    """Pairs whose run 0 or archived label holds a time-dependent verdict or exclusion (a timeout,
+    crash, invalid input, or an archived run 0 excluded for its time budget)."""
+    return (table.run0_archived.isna() | table.run0_excluded.astype(bool) | (table.run0_timeouts > 0)
+            | (table.run0_invalid > 0) | (table.c_timeouts_invalid > 0))
 
 
 def reproduction(table: pd.DataFrame) -> pd.DataFrame:
