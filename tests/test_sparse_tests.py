@@ -167,3 +167,11 @@ def test_time_dependent_flags_timeouts_invalid_inputs_and_excluded_runs():
                       "run0_timeouts": [0, 0, 1, 0, 0], "run0_invalid": [0, 0, 0, 0, 0],
                       "c_timeouts_invalid": [0, 0, 0, 3, 0]})
     assert X.time_dependent(t).tolist() == [False, True, True, True, False]
+
+
+def test_convergence_ends_at_a_pairs_own_n_off_the_grid():
+    t = pd.DataFrame([{"id": "s", "benchmark": "H", "variant_type": "MUT", "level": "function", "n_full": 40,
+                       "run0_full": 0.5, "df_N10": 0.7, "df_N20": 0.6, "df_N40": 0.5}])
+    conv = X.convergence(t)
+    assert conv.N.tolist() == [10, 20, 40] and conv.abs_error.tolist() == pytest.approx([0.2, 0.1, 0.0])
+    assert X.smallest_sufficient_n(X.convergence_summary(conv)) == 40

@@ -104,16 +104,14 @@ def archived_interval(counts: dict[str, int] | None) -> tuple[int, int, float, f
 # ------------------------------------------------------------------------------- tables
 def convergence(per_pair: pd.DataFrame, grid: Sequence[int] = N_GRID) -> pd.DataFrame:
     """One row per (pair, N): ``|df(N) - df(full)|`` of run 0, from columns ``df_N<n>`` and
-    ``run0_full``. Grid points beyond a pair's own N are left out (a quick-profile pair has no
-    df(2000))."""
+    ``run0_full``, at the grid points below the pair's own N and at N itself (a quick-profile pair
+    has no df(2000); a smoke pair's N = 40 is off the grid)."""
     rows = []
     for r in per_pair.itertuples(index=False):
         full = getattr(r, "run0_full")
         if full is None or (isinstance(full, float) and math.isnan(full)):
             continue
-        for n in grid:
-            if n > r.n_full:
-                continue
+        for n in grid_for(int(r.n_full), grid):
             v = getattr(r, f"df_N{n}", None)
             if v is None or (isinstance(v, float) and math.isnan(v)):
                 continue
@@ -262,7 +260,7 @@ def pair_row(row: dict[str, Any], r0: Run0, grid: Sequence[int] = N_GRID) -> dic
         "df_b": prefix_score(r0.verdicts, SPARSE_N), "c_matches": m, "c_valid": valid, "c_ci_low": lo, "c_ci_high": hi,
         "seconds": r0.seconds,
     }
-    for n in grid:
+    for n in sorted({*grid, n_full}):  # the pair's own N is the curve's last point even off the grid
         out[f"df_N{n}"] = prefix_score(r0.verdicts, n) if n <= n_full else None
     return out
 
