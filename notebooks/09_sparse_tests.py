@@ -25,7 +25,9 @@
 # MBPP's `test_list` and `challenge_test_list` asserts, APPS' example inputs; PIE ships none: n/a;
 # the extended tests of MBPP-ET / HumanEval-ET that follow them in the seed list are not "own") -- the variant's
 # output is compared with the reference's on those inputs, as Algorithm 1 does, not with the
-# asserts' expected values (the reference passes its own tests); (b) the first 100 inputs of run 0;
+# asserts' expected values (the reference passes its own tests); (b) the first 100 inputs of run 0
+# (a run opens with the task's seed inputs -- own tests, then HumanEval-ET / MBPP-ET's -- then
+# generated ones; as a sensitivity, (b') the first 100 generated inputs after the seeds);
 # (c) the archived df_score (all N inputs, R runs). At the smoke profile N (40 / 30) is below 100, so
 # (b) is the whole of run 0 there.
 #
@@ -128,7 +130,8 @@ fe = pd.concat([X.sparse_false_equivalence(tab).assign(dataset="LoCaL"),
 outputs.save_table(fe, "x1_sparse_equivalence", profile=profile, seed=seed, directory=tables_out,
                    title="Pairs a sparse ground truth calls equivalent (df = 1) while the full label does not",
                    notes=["(a): the benchmark's own test inputs only (PIE: no own tests, n/a); (b): the first 100 "
-                          "inputs of run 0; (c): archived df_score over N x R inputs.",
+                          "inputs of run 0 (seed inputs first); (b'): the first 100 generated inputs after the seeds "
+                          "(sensitivity); (c): archived df_score over N x R inputs.",
                           "Intervals: Wilson 95%. LoCaL-all: every labelled candidate before curation (sample)."])
 display(fe)
 
@@ -138,15 +141,16 @@ for ax, (name, frame) in zip(axes, (("LoCaL", "LoCaL"), ("LoCaL-all", "LoCaL-all
     f = fe[(fe.dataset == frame) & (fe.benchmark != "all") & (fe.n > 0)]
     groups = sorted({(b, k) for b, k in zip(f.benchmark, f.variant_type)})
     x = np.arange(len(groups))
-    for i, gt in enumerate(("(a) own tests", "(b) first 100 inputs")):
+    gts = ("(a) own tests", "(b) first 100 inputs", "(b') first 100 generated inputs")
+    for i, gt in enumerate(gts):
         g = f[f.ground_truth == gt].set_index(["benchmark", "variant_type"])
         vals = np.array([g.loc[k, "share"] if k in g.index else np.nan for k in groups])
         lo = np.array([g.loc[k, "ci_low"] if k in g.index else np.nan for k in groups])
         hi = np.array([g.loc[k, "ci_high"] if k in g.index else np.nan for k in groups])
-        ax.bar(x + (i - 0.5) * 0.38, vals, width=0.38, label=gt,
+        ax.bar(x + (i - 1) * 0.27, vals, width=0.27, label=gt,
                yerr=np.vstack([vals - lo, hi - vals]), capsize=2)
         for j in np.flatnonzero(np.isnan(vals)):  # PIE: no own tests
-            ax.text(x[j] + (i - 0.5) * 0.38, 0.005, "n/a", ha="center", fontsize=6, rotation=90)
+            ax.text(x[j] + (i - 1) * 0.27, 0.005, "n/a", ha="center", fontsize=6, rotation=90)
     ax.set_xticks(x, [f"{b}\n{k}" for b, k in groups], fontsize=6.5)
     ax.set_title(name, fontsize=9)
 axes[0].set_ylabel("share: sparse says 1, full label < 1")
@@ -257,6 +261,8 @@ def row_of(frame: pd.DataFrame, dataset_: str, gt: str) -> pd.Series:
 
 fa, fb = row_of(fe, "LoCaL", "(a) own tests"), row_of(fe, "LoCaL", "(b) first 100 inputs")
 sa, sb = row_of(fe, "LoCaL-all (sensitivity)", "(a) own tests"), row_of(fe, "LoCaL-all (sensitivity)", "(b) first 100 inputs")
+fg = row_of(fe, "LoCaL", "(b') first 100 generated inputs")
+sg = row_of(fe, "LoCaL-all (sensitivity)", "(b') first 100 generated inputs")
 rep = repro[(repro.dataset == "LoCaL") & (repro.benchmark == "all")].iloc[0]
 band = npb[(npb.dataset == "LoCaL") & (npb.variant_type == "all")].iloc[0]
 band_all = npb[(npb.dataset == "LoCaL-all (sensitivity)") & (npb.variant_type == "all")].iloc[0]
@@ -281,7 +287,9 @@ lines = [
     f"({int(fa.k)}/{int(fa.n)}, 95% CI {fa.ci_low:.1%}-{fa.ci_high:.1%}); the first 100 inputs (b): {fb.share:.1%} "
     f"({int(fb.k)}/{int(fb.n)}, CI {fb.ci_low:.1%}-{fb.ci_high:.1%}). Curation keeps only mutants with df < 0.5, "
     f"which sparse tests seldom score 1; before curation (LoCaL-all sample): (a) {sa.share:.1%} "
-    f"({int(sa.k)}/{int(sa.n)}, CI {sa.ci_low:.1%}-{sa.ci_high:.1%}), (b) {sb.share:.1%} ({int(sb.k)}/{int(sb.n)}).",
+    f"({int(sa.k)}/{int(sa.n)}, CI {sa.ci_low:.1%}-{sa.ci_high:.1%}), (b) {sb.share:.1%} ({int(sb.k)}/{int(sb.n)}). "
+    f"With the seed inputs left out, the first 100 generated inputs (b') say so for {fg.share:.1%} of LoCaL "
+    f"({int(fg.k)}/{int(fg.n)}) and {sg.share:.1%} of LoCaL-all ({int(sg.k)}/{int(sg.n)}).",
     f"- Near-perfect band (0.98 <= df < 1): {band.band_share:.1%} of LoCaL pairs ({int(band.band_k)}/{int(band.band_n)}), "
     f"{band_all.band_share:.1%} of the LoCaL-all sample ({int(band_all.band_k)}/{int(band_all.band_n)}); of those, "
     f"(a) calls {int(band_all.a_says_1)}/{int(band_all.a_n)} and (b) {int(band_all.b_says_1)}/{int(band_all.b_n)} equivalent.",

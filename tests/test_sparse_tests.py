@@ -89,12 +89,15 @@ def test_stratified_sample_is_seeded_capped_and_order_free():
 
 def test_sparse_false_equivalence_and_near_perfect_band():
     t = pd.DataFrame({"benchmark": ["H", "H", "H", "P"], "variant_type": ["MUT", "MUT", "OPT", "OPT"],
-                      "df_c": [0.99, 0.2, 1.0, 0.985], "df_a": [1.0, 1.0, 1.0, None], "df_b": [1.0, 0.3, 1.0, 0.99]})
+                      "df_c": [0.99, 0.2, 1.0, 0.985], "df_a": [1.0, 1.0, 1.0, None], "df_b": [1.0, 0.3, 1.0, 0.99],
+                      "df_b_generated": [0.9, 0.3, 1.0, 1.0]})
     fe = X.sparse_false_equivalence(t).set_index(["benchmark", "variant_type", "ground_truth"])
     a = fe.loc[("all", "all", "(a) own tests")]
     assert (a.k, a.n) == (2, 3)  # pairs 0 and 1; pair 2 is equivalent under (c) too; P has no own tests
     assert fe.loc[("all", "all", "(b) first 100 inputs")].k == 1
     assert fe.loc[("P", "OPT", "(a) own tests")].note == "no own tests"
+    g = fe.loc[("all", "all", "(b') first 100 generated inputs")]
+    assert (g.k, g.n) == (1, 4)  # only P's pair (0.985 under (c))
     nb = X.near_perfect(t).set_index("variant_type")
     assert nb.loc["all", "band_k"] == 2 and nb.loc["all", "a_n"] == 1 and nb.loc["all", "a_says_1"] == 1
     assert nb.loc["all", "b_says_1"] == 1 and nb.loc["all", "b_n"] == 2
@@ -160,6 +163,8 @@ def test_run0_of_a_humaneval_pair_finds_its_own_check_inputs(project_data, tmp_p
     pr = X.pair_row(row, r0)
     assert pr["df_a"] == X.positions_score(r0.verdicts, range(n_own)) and pr["df_N50"] == X.prefix_score(r0.verdicts, 50)
     assert pr["df_N100"] is None and pr["reproduces"] is False  # N = 60: no df(100); no archived run 0
+    assert r0.n_seeds == min(len(gen.seed_inputs), 60) >= n_own
+    assert pr["df_b_generated"] == X.positions_score(r0.verdicts, range(r0.n_seeds, 60))
 
 
 def test_time_dependent_flags_timeouts_invalid_inputs_and_excluded_runs():

@@ -11,7 +11,9 @@ said:
 (a) the benchmark's own tests only -- the positions of run 0's input list that hold the task's
     own seed inputs (:func:`lcl.inputs.resolve.resolve_published` opens every run with the
     seed inputs, own ones first, see :func:`lcl.inputs.generate.task_seeds`);
-(b) the first 100 inputs of run 0;
+(b) the first 100 inputs of run 0 (a run opens with the task's seed inputs -- own tests, then the
+    extended tests of HumanEval-ET / MBPP-ET -- and continues with generated ones); as a
+    sensitivity, (b') the first 100 *generated* inputs, after the seed inputs;
 (c) the archived ``df_score`` (all N inputs, R runs).
 
 Run 0 is re-executed with ``fuzz_pair(..., only_runs=[0])`` under the pair's archived generator,
@@ -28,7 +30,7 @@ import math
 import random
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
@@ -189,6 +191,7 @@ class Run0:
     seed: int
     seconds: float  # wall time of the fuzz_pair call when it was computed (cached runs keep it)
     own_positions: tuple[int, ...]  # where the benchmark's own test inputs sit in the run's inputs
+    n_seeds: int = 0  # seed inputs (own + extended tests) that open the run, before the generated ones
 
 
 def own_positions(uid: str, spec: Any, n: int) -> tuple[int, ...]:
@@ -236,7 +239,7 @@ def fuzz_run0(row: dict[str, Any], settings: S.Settings, seed: int) -> Run0:
 
     d = cache.cached("x1-run0", k, compute)
     return Run0(d["verdicts"], d["score"], d["excluded"], d["seed"], d["seconds"],
-                own_positions(row["task"], gen.spec, n))
+                own_positions(row["task"], gen.spec, n), min(len(gen.seed_inputs), n))
 
 
 def pair_row(row: dict[str, Any], r0: Run0, grid: Sequence[int] = N_GRID) -> dict[str, Any]:
@@ -257,7 +260,10 @@ def pair_row(row: dict[str, Any], r0: Run0, grid: Sequence[int] = N_GRID) -> dic
         "c_timeouts_invalid": sum(int((row.get("counts") or {}).get(k, 0)) for k in ("timeouts", "crashes", "invalid")),
         "reproduces": archived is not None and r0.score is not None and archived == r0.score,
         "n_own": len(r0.own_positions), "df_a": positions_score(r0.verdicts, r0.own_positions) if r0.own_positions else None,
-        "df_b": prefix_score(r0.verdicts, SPARSE_N), "c_matches": m, "c_valid": valid, "c_ci_low": lo, "c_ci_high": hi,
+        "df_b": prefix_score(r0.verdicts, SPARSE_N),
+        "n_seeds": r0.n_seeds,
+        "df_b_generated": positions_score(r0.verdicts, range(r0.n_seeds, r0.n_seeds + SPARSE_N)),
+        "c_matches": m, "c_valid": valid, "c_ci_low": lo, "c_ci_high": hi,
         "seconds": r0.seconds,
     }
     for n in sorted({*grid, n_full}):  # the pair's own N is the curve's last point even off the grid
@@ -287,7 +293,8 @@ def sparse_false_equivalence(table: pd.DataFrame) -> pd.DataFrame:
     out = []
     groups = [(("all", "all"), table)] + [((b, k), g) for (b, k), g in table.groupby(["benchmark", "variant_type"])]
     for (b, k), g in groups:
-        for which, col in (("(a) own tests", "df_a"), ("(b) first 100 inputs", "df_b")):
+        for which, col in (("(a) own tests", "df_a"), ("(b) first 100 inputs", "df_b"),
+                           ("(b') first 100 generated inputs", "df_b_generated")):
             has = g[g[col].notna()]
             if has.empty:
                 out.append({"benchmark": b, "variant_type": k, "ground_truth": which, "k": 0, "n": 0,
@@ -354,5 +361,3 @@ def cost(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
-def settings_dict(settings: S.Settings) -> dict[str, Any]:
-    return asdict(settings)
