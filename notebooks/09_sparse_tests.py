@@ -299,11 +299,15 @@ lines = [
             f"{n100.p90.iloc[0]:.3f}. " if len(n100) else "") + f"Smallest N with 90% of pairs within 0.05: {enough_txt}"
     + (f"; the paper's N is {ratio_txt} that" if ratio_txt else "") + ".",
 ]
-if all(len(w_) for w_ in worst):
-    wa, wb = worst[0].iloc[0], worst[1].iloc[0]
-    lines.insert(2, f"- The worst stratum for (a) is {wa.benchmark} {wa.variant_type} on LoCaL: {wa.share:.1%} "
-                    f"({int(wa.k)}/{int(wa.n)}, CI {wa.ci_low:.1%}-{wa.ci_high:.1%}); {wb.benchmark} {wb.variant_type} "
-                    f"before curation: {wb.share:.1%} ({int(wb.k)}/{int(wb.n)}).")
+def worst_text(w_: pd.DataFrame, where: str) -> str:
+    if not len(w_) or w_.iloc[0].k == 0:
+        return f"no benchmark x kind stratum has such a pair {where}"
+    r = w_.iloc[0]
+    return (f"the worst stratum {where} is {r.benchmark} {r.variant_type}: {r.share:.1%} ({int(r.k)}/{int(r.n)}, "
+            f"CI {r.ci_low:.1%}-{r.ci_high:.1%})")
+
+
+lines.insert(2, f"- For (a), {worst_text(worst[0], 'on LoCaL')}; {worst_text(worst[1], 'before curation')}.")
 if len(pivot) and "(a) own tests" in pivot:
     lines.append("- MAE on the same pairs, ground truth (c) -> (b) -> (a): " + "; ".join(
         f"{c} {pivot.loc[c, '(c) full']:.3f} -> {pivot.loc[c, '(b) first 100']:.3f} -> {pivot.loc[c, '(a) own tests']:.3f}"
