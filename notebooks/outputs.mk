@@ -74,3 +74,15 @@ NB_07_rq5_training_OUT := tables/table6_training.csv tables/table6_training.md t
                           tables/table6_frozen_sensitivity.csv tables/table6_frozen_sensitivity.md \
                           tables/rq5_sensitivity.csv tables/rq5_sensitivity.md tables/rq5_cost.csv tables/rq5_cost.md \
                           figures/rq5_mae_vs_p.png figures/rq5_mae_vs_p.pdf
+
+# 09 re-executes run 0 of each (sampled) LoCaL pair's label; its verdict strings are cached under .cache/x1-run0
+NB_09_sparse_tests_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)
+NB_09_sparse_tests_OUT := tables/x1_reproduction.csv tables/x1_reproduction.md tables/x1_cost.csv tables/x1_cost.md \
+                          tables/x1_pairs.csv tables/x1_pairs.md \
+                          tables/x1_sparse_equivalence.csv tables/x1_sparse_equivalence.md \
+                          tables/x1_near_perfect.csv tables/x1_near_perfect.md \
+                          tables/x1_interval_widths.csv tables/x1_interval_widths.md \
+                          tables/x1_convergence.csv tables/x1_convergence.md tables/x1_mae.csv tables/x1_mae.md \
+                          tables/findings_09.csv tables/findings_09.md \
+                          figures/x1_sparse_equivalence.png figures/x1_sparse_equivalence.pdf \
+                          figures/x1_convergence.png figures/x1_convergence.pdf
