@@ -74,3 +74,12 @@ NB_07_rq5_training_OUT := tables/table6_training.csv tables/table6_training.md t
                           tables/table6_frozen_sensitivity.csv tables/table6_frozen_sensitivity.md \
                           tables/rq5_sensitivity.csv tables/rq5_sensitivity.md tables/rq5_cost.csv tables/rq5_cost.md \
                           figures/rq5_mae_vs_p.png figures/rq5_mae_vs_p.pdf
+
+# 10_robustness fuzzes its perturbed programs against the task generators of the LoCaL pairs
+NB_10_robustness_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)
+NB_10_robustness_OUT := tables/x2_rejected.csv tables/x2_rejected.md tables/x2_robustness.csv tables/x2_robustness.md \
+                        figures/x2_robustness.png figures/x2_robustness.pdf \
+                        tables/x3_auroc.csv tables/x3_auroc.md tables/x3_groups.csv tables/x3_groups.md \
+                        tables/x3_score_gaps.csv tables/x3_score_gaps.md \
+                        figures/x3_red_herrings.png figures/x3_red_herrings.pdf \
+                        tables/findings_10.csv tables/findings_10.md

@@ -19,7 +19,7 @@ MUT = "def add(a, b):\n    total = a - b\n    return total\n"
 
 def _row(i: str, kind: str, variant: str, task: str = "T/1", in_local: bool = True) -> dict:
     return {"id": i, "variant_type": kind, "in_local": in_local, "benchmark": "HumanEval", "task": task,
-            "level": "function", "reference": REF, "variant": variant}
+            "level": "function", "reference": REF, "variant": variant, "verdict_digest": f"d-{i}"}
 
 
 def test_sample_is_seeded_and_filters_kind_and_curation() -> None:
@@ -62,6 +62,24 @@ def test_perturb_mut_carries_prose_and_skips_undocumented() -> None:
     assert "# add them up" in r["cand_after"] and "a - b" in r["cand_after"]
     assert ast.dump(ast.parse(MUT)) != ast.dump(ast.parse(r["cand_after"]))  # the docstring is new code
     assert rb.verification_batch(out) == [{"id": r["id"], "reference": MUT, "variant": r["cand_after"], "task": "T/1"}]
+    # the second check fuzzes the labelled (stripped-reference) pair with the carried mutant
+    assert rb.check_batch(out) == [{"id": f"{r['id']}~check", "reference": REF, "variant": r["cand_after"],
+                                    "task": "T/1"}]
+    assert r["parent_digest"] == "d-m"
+
+
+def test_check_pairs_substitute_the_perturbed_side() -> None:
+    out = rb.perturb_opt([_row("p", "OPT", VAR)], {"T/1": DOC}, seed=0,
+                         names=["misleading_comment", "reference_docstring"])
+    by = {(r["side"], r["perturbation"]): r for r in out}
+    v, r, d = by[("variant", "misleading_comment")], by[("reference", "misleading_comment")], \
+        by[("variant", "reference_docstring")]
+    assert (v["check_reference"], v["check_variant"]) == (REF, v["perturbed"])
+    assert (r["check_reference"], r["check_variant"]) == (r["perturbed"], VAR)
+    # the documented reference is only the donor: the labelled pair is fuzzed with LoCaL's reference
+    assert d["check_reference"] == REF and d["ref_before"] == DOC
+    assert {x["parent_digest"] for x in out} == {"d-p"}
+    assert rb.check_batch([{**v, "parent_digest": None}]) == []
 
 
 @pytest.mark.parametrize("result, expected", [
@@ -72,13 +90,24 @@ def test_outcome(result: dict, expected: str) -> None:
     assert rb.outcome(result) == expected
 
 
+@pytest.mark.parametrize("result, digest, expected", [
+    ({"df_score": 0.0, "verdict_digest": "abc"}, "abc", rb.SAME_VERDICTS),
+    ({"df_score": 0.0, "verdict_digest": "abd"}, "abc", rb.CHANGED),
+    ({"df_score": 0.0, "verdict_digest": "abc"}, None, rb.UNVERIFIABLE),
+    ({"error": "cannot load", "verdict_digest": "abc"}, "abc", rb.UNVERIFIABLE), ({}, "abc", rb.UNVERIFIABLE)])
+def test_check_outcome(result: dict, digest: str | None, expected: str) -> None:
+    assert rb.check_outcome(result, digest) == expected
+
+
 def test_rejected_counts() -> None:
-    v = pd.DataFrame({"kind": ["OPT"] * 4 + ["MUT"], "side": ["variant"] * 5,
-                      "perturbation": ["dead_code"] * 4 + [rb.CARRY],
-                      "outcome": [rb.VERIFIED, rb.CHANGED, rb.UNVERIFIABLE, rb.VERIFIED, rb.VERIFIED]})
+    v = pd.DataFrame({"kind": ["OPT"] * 4 + ["MUT"] * 2, "side": ["variant"] * 6,
+                      "perturbation": ["dead_code"] * 4 + [rb.CARRY] * 2,
+                      "outcome": [rb.VERIFIED, rb.CHANGED, rb.UNVERIFIABLE, rb.VERIFIED, rb.VERIFIED,
+                                  rb.SAME_VERDICTS]})
     t = rb.rejected_counts(v).set_index("perturbation")
     assert t.loc["dead_code", ["perturbed", "verified", "behaviour_changed", "unverifiable"]].tolist() == [4, 2, 1, 1]
     assert t.loc["dead_code", "rejected_share"] == 0.5 and t.loc[rb.CARRY, "rejected_share"] == 0.0
+    assert t.loc[rb.CARRY, ["verified", "verified_by_label_verdicts"]].tolist() == [2, 1]
 
 
 def _scored() -> pd.DataFrame:

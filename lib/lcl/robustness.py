@@ -25,9 +25,14 @@ for the copied prose alone.
 Every perturbed code is untrusted: it runs only through Algorithm 1 in the sandbox, fuzzed
 against the same program before the perturbation (:func:`verify`, the batch machinery of
 :func:`lcl.dataset.label`, whose result store makes reruns free). A pair is used only when
-``df_score == 1``; any other outcome is a perturbation bug (``behaviour changed``) or a pair
-the fuzzer cannot judge (``unverifiable``: the original itself crashes or times out on every
-input), and is dropped and counted (:func:`rejected_counts`).
+``df_score == 1``. Algorithm 1 counts an input on which the reference crashes as invalid, so a
+mutant that crashes on every input cannot be the reference of this check; for such programs
+(and any other the first check cannot judge) the labelled LoCaL pair is fuzzed again with the
+perturbed program in place of the original, and the program is verified when the verdict of
+every input in every run is the one recorded for the labelled pair (the same verdict digest,
+:func:`lcl.fuzz.semantics.verdict_digest`: same seeds, same inputs). Any other outcome is a
+perturbation bug (``behaviour changed``) or a pair the fuzzer cannot judge
+(``unverifiable``), and is dropped and counted (:func:`rejected_counts`).
 """
 
 from __future__ import annotations
@@ -50,13 +55,17 @@ CARRY = "reference_comments"
 #: perturbations whose donor is the documented reference (scored against it, see the module text)
 DOCUMENTED = frozenset({"reference_docstring", CARRY})
 VERIFIED, CHANGED, UNVERIFIABLE = "verified", "behaviour changed", "unverifiable"
+#: verified by the second check: the labelled pair's verdicts are unchanged (see the module text)
+SAME_VERDICTS = "verified (labelled pair's verdicts)"
+USABLE = frozenset({VERIFIED, SAME_VERDICTS})
 
 PAIR_KEYS = ("id", "parent_id", "kind", "perturbation", "side", "benchmark", "task", "level",
-             "ref_before", "cand_before", "ref_after", "cand_after", "original", "perturbed")
+             "ref_before", "cand_before", "ref_after", "cand_after", "original", "perturbed", "check_reference",
+             "check_variant", "parent_digest")
 SHIFT_COLUMNS = ["kind", "side", "perturbation", "metric", "n", "mean_before", "mean_after", "shift",
                  "shift_ci_low", "shift_ci_high", "mean_abs_shift", "share_moved"]
-REJECT_COLUMNS = ["kind", "side", "perturbation", "perturbed", "verified", "behaviour_changed", "unverifiable",
-                  "rejected_share"]
+REJECT_COLUMNS = ["kind", "side", "perturbation", "perturbed", "verified", "verified_by_label_verdicts",
+                  "behaviour_changed", "unverifiable", "rejected_share"]
 
 
 # ----------------------------------------------------------------------------- pairs
@@ -79,7 +88,10 @@ def documented_references(tasks: Sequence[Any]) -> dict[str, str]:
 
 
 def _meta(row: Mapping[str, Any], kind: str) -> dict[str, Any]:
-    return {"kind": kind, "benchmark": row.get("benchmark"), "task": row.get("task"), "level": row.get("level")}
+    """What every perturbed row inherits: identity, and the labelled pair for the second check."""
+    return {"kind": kind, "benchmark": row.get("benchmark"), "task": row.get("task"), "level": row.get("level"),
+            "fuzz_reference": row["reference"], "fuzz_variant": row["variant"],
+            "parent_digest": row.get("verdict_digest")}
 
 
 def perturb_opt(rows: Sequence[Mapping[str, Any]], docs: Mapping[str, str], seed: int,
@@ -106,10 +118,12 @@ def perturb_opt(rows: Sequence[Mapping[str, Any]], docs: Mapping[str, str], seed
 
 def _pair_row(p: Mapping[str, Any], parent: Mapping[str, Any], side: str, ref_after: str, cand_after: str,
               original: str, perturbed: str) -> dict[str, Any]:
+    check = (parent["fuzz_reference"], perturbed) if side == "variant" else (perturbed, parent["fuzz_variant"])
     return {**{k: parent[k] for k in ("kind", "benchmark", "task", "level")}, "id": p["id"],
             "parent_id": parent["id"], "perturbation": p["perturbation"], "side": side,
             "ref_before": parent["reference"], "cand_before": parent["candidate"], "ref_after": ref_after,
-            "cand_after": cand_after, "original": original, "perturbed": perturbed}
+            "cand_after": cand_after, "original": original, "perturbed": perturbed, "check_reference": check[0],
+            "check_variant": check[1], "parent_digest": parent["parent_digest"]}
 
 
 def perturb_mut(rows: Sequence[Mapping[str, Any]], docs: Mapping[str, str]) -> list[dict[str, Any]]:
@@ -126,7 +140,9 @@ def perturb_mut(rows: Sequence[Mapping[str, Any]], docs: Mapping[str, str]) -> l
             continue
         out.append({**_meta(r, "MUT"), "id": f"{r['id']}~{CARRY}", "parent_id": r["id"], "perturbation": CARRY,
                     "side": "variant", "ref_before": doc, "cand_before": r["variant"], "ref_after": doc,
-                    "cand_after": carried, "original": r["variant"], "perturbed": carried})
+                    "cand_after": carried, "original": r["variant"], "perturbed": carried,
+                    "check_reference": r["reference"], "check_variant": carried,
+                    "parent_digest": r.get("verdict_digest")})
     return out
 
 
@@ -135,6 +151,13 @@ def verification_batch(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]
     """The fuzz jobs of :func:`verify`: the program before the perturbation as the reference,
     the program after it as the variant, with the pair's task (its inputs and generator)."""
     return [{"id": r["id"], "reference": r["original"], "variant": r["perturbed"], "task": r["task"]} for r in rows]
+
+
+def check_batch(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The second check's fuzz jobs: the labelled pair with the perturbed program in place of
+    the original (rows without a recorded verdict digest have none)."""
+    return [{"id": f"{r['id']}~check", "reference": r["check_reference"], "variant": r["check_variant"],
+             "task": r["task"]} for r in rows if r.get("parent_digest")]
 
 
 def outcome(result: Mapping[str, Any]) -> str:
@@ -147,28 +170,46 @@ def outcome(result: Mapping[str, Any]) -> str:
     return VERIFIED if df == 1 else CHANGED
 
 
+def check_outcome(result: Mapping[str, Any], parent_digest: str | None) -> str:
+    """The second check: :data:`SAME_VERDICTS` when the labelled pair, fuzzed with the perturbed
+    program, gives the recorded verdict digest; :data:`CHANGED` when it gives another one;
+    :data:`UNVERIFIABLE` without a result or a recorded digest."""
+    got = result.get("verdict_digest")
+    if not parent_digest or result.get("error") or not got:
+        return UNVERIFIABLE
+    return SAME_VERDICTS if got == parent_digest else CHANGED
+
+
 def verify(rows: Sequence[Mapping[str, Any]], profile: Profile, seed: int, jobs: int,
            progress: bool = True) -> pd.DataFrame:
     """Algorithm 1 on every (original, perturbed) program (profile's N and R, seed ``seed``, the
-    task's own input generator), through :func:`lcl.dataset.label`; the rows as a table with
-    ``df_score`` and ``outcome``."""
+    task's own input generator), through :func:`lcl.dataset.label`; then the second check for
+    the programs the first could not judge. The rows as a table with ``df_score`` (of the
+    first check) and ``outcome``. ``seed`` must be the one the LoCaL pairs were labelled with,
+    or the second check's verdicts cannot match."""
     from .dataset import label
 
     frame = pd.DataFrame(list(rows), columns=list(PAIR_KEYS))
     if frame.empty:
         return frame.assign(df_score=pd.Series(dtype=float), outcome=pd.Series(dtype=str))
     results = {r["id"]: r for r in label(verification_batch(rows), profile, seed, jobs, progress=progress)}
-    return frame.assign(df_score=[results.get(i, {}).get("df_score") for i in frame["id"]],
-                        outcome=[outcome(results.get(i, {"error": "no result"})) for i in frame["id"]])
+    first = [outcome(results.get(i, {"error": "no result"})) for i in frame["id"]]
+    frame = frame.assign(df_score=[results.get(i, {}).get("df_score") for i in frame["id"]], outcome=first)
+    again = [r for r, o in zip(rows, first) if o == UNVERIFIABLE]
+    checked = {r["id"]: r for r in label(check_batch(again), profile, seed, jobs, progress=progress)} if again else {}
+    second = {r["id"]: check_outcome(checked.get(f"{r['id']}~check", {}), r.get("parent_digest")) for r in again}
+    return frame.assign(outcome=[second.get(i, o) for i, o in zip(frame["id"], first)])
 
 
 def rejected_counts(verified: pd.DataFrame) -> pd.DataFrame:
-    """Per kind, side and perturbation: how many perturbed programs were fuzzed, verified,
-    changed behaviour (a perturbation bug) or could not be judged, and the share rejected."""
+    """Per kind, side and perturbation: how many perturbed programs were fuzzed, verified (by
+    either check; ``verified_by_label_verdicts``: by the second), changed behaviour (a
+    perturbation bug) or could not be judged, and the share rejected."""
     rows = []
     for (kind, side, name), g in verified.groupby(["kind", "side", "perturbation"], sort=True):
-        n, ok = len(g), int((g["outcome"] == VERIFIED).sum())
+        n, ok = len(g), int(g["outcome"].isin(USABLE).sum())
         rows.append({"kind": kind, "side": side, "perturbation": name, "perturbed": n, "verified": ok,
+                     "verified_by_label_verdicts": int((g["outcome"] == SAME_VERDICTS).sum()),
                      "behaviour_changed": int((g["outcome"] == CHANGED).sum()),
                      "unverifiable": int((g["outcome"] == UNVERIFIABLE).sum()),
                      "rejected_share": round((n - ok) / n, 4) if n else np.nan})
@@ -179,7 +220,7 @@ def rejected_counts(verified: pd.DataFrame) -> pd.DataFrame:
 def score_pairs(verified: pd.DataFrame, codescore_model: Any = None, progress: bool = True) -> pd.DataFrame:
     """The verified rows with every CEM (and SurfaceSim) scored on the pair before
     (``<metric>:before``) and after (``<metric>:after``) the perturbation."""
-    ok = verified[verified["outcome"] == VERIFIED].reset_index(drop=True)
+    ok = verified[verified["outcome"].isin(USABLE)].reset_index(drop=True)
     out = ok.copy()
     for when in ("before", "after"):
         frame = pd.DataFrame({"id": ok["id"].astype(str) + f"~{when}", "reference": ok[f"ref_{when}"],
