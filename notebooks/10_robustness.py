@@ -44,7 +44,8 @@
 # benchmark's original reference source and are scored against that documented reference, before and
 # after, so their shift is the credit for the copied prose alone. Benchmarks whose references carry no prose
 # (MBPP, most APPS/PIE programs) give no such pair. All other perturbations are scored against LoCaL's own
-# pair.
+# pair. Sensitivity rows (`[vs stored reference]`): the same programs scored against LoCaL's stored reference,
+# which has no prose to match.
 #
 # **X3 (red herrings).** On LoCaL-all (curation drops the equivalent mutants), compare each CEM's scores on
 # equivalent mutants (df = 1: one edit, no behaviour change) with killed ones (df = 0) of the same task and
@@ -56,9 +57,17 @@
 # Metric labels say where we use substitutes: CodeBERTScore[MiniLM] (substitute encoder) and
 # CodeScore-style (retrained; CodeScore_base of `lcl.training`).
 #
-# **Budgets (measured, 2 shared cores, jobs = 1, cold fuzz store for the perturbed programs):** smoke
-# ≈ SMOKE_S s, quick ≈ QUICK_S s, full ≈ FULL_S min on a seeded sample of `opt_pairs` OPT and `mut_pairs`
-# MUT pairs (see the parameters; the sizes used are printed below and recorded in the tables' notes).
+# **Budgets (measured on 2 cores shared with other jobs, jobs = 1).** Smoke (HumanEval only, no mirror):
+# 38 s with an empty cache (the smoke CodeScore_base included), 10 s warm. Quick: 55 s with the perturbed
+# programs' fuzz results stored (4 min 20 s on a first run that also trained quick's CodeScore_base and shared
+# the cores with a full-profile fuzz). Full: 7 min with about half of the perturbed programs already in the
+# fuzz store (fuzzing 234 s, scoring 126 s, X3 31 s); a cold store adds about 3.5 min (about 2 s per perturbed
+# program at N = 2000 / 1000, R = 5), so about 11 min. The sample is what keeps full within 15 min: a seeded
+# sample of `opt_pairs` = 24 of the 435 curated OPT pairs and `mut_pairs` = 60 of the 5,468 curated MUT pairs
+# (seed = the notebook seed; every pair at quick and smoke, which have fewer). Every perturbed program costs
+# one Algorithm 1 run at the profile's N and R, so 120 + 120 pairs (about 1,000 programs) would take about
+# 35 min; the sizes are printed below and recorded in the tables' notes. X3 uses every LoCaL-all mutant
+# (its scores are cache hits).
 # Computation: `lib/lcl/robustness.py` (X2), `lib/lcl/red_herrings.py` (X3).
 
 # %% tags=["parameters"]
@@ -104,7 +113,7 @@ perturbed = rb.perturb_opt(opt, docs, seed) + rb.perturb_mut(mut, docs)
 verified = rb.verify(perturbed, P, seed, jobs)
 rejected = rb.rejected_counts(verified)
 outputs.save_table(rejected, "x2_rejected", profile=profile, seed=seed, directory=tables_out,
-                   title="X2. Perturbed programs fuzzed against the unperturbed program: verified (df = 1) and rejected",
+                   title="X2. Perturbed programs fuzzed against the unperturbed program: verified and rejected",
                    notes=[sample_note,
                           f"Algorithm 1 with the profile's settings (N = {P.fuzz_inputs_function} function / "
                           f"{P.fuzz_inputs_program} program inputs, R = {P.fuzz_runs} runs), seed {seed}.",
@@ -133,7 +142,8 @@ if bad.empty:
 # ## X2 · Score shift of each CEM (perturbed pair minus unperturbed pair)
 
 # %%
-scored = rb.score_pairs(verified, codescore_model=model)
+scored = rb.score_pairs(pd.concat([verified, rb.against_stored_reference(verified)], ignore_index=True),
+                        codescore_model=model)
 shifts = rb.shift_table(scored, n_boot=P.bootstrap, seed=seed)
 outputs.save_table(shifts, "x2_robustness", profile=profile, seed=seed, directory=tables_out,
                    title="X2. Mean score shift of each metric under semantics-preserving perturbations",
@@ -144,6 +154,8 @@ outputs.save_table(shifts, "x2_robustness", profile=profile, seed=seed, director
                           "reference_docstring and reference_comments (MUT) copy prose from the benchmark's documented "
                           "reference and are scored against it (LoCaL's references carry no comments or docstrings).",
                           "CodeBERTScore[MiniLM]: substitute encoder; CodeScore-style: our retrained substitute.",
+                          f"Rows named '...{rb.STORED}' (sensitivity): the same verified programs scored against "
+                          "LoCaL's stored reference, which has no prose; they are left out of the largest shifts.",
                           "share_moved: share of pairs whose score changed at all."])
 display(shifts)
 most = rb.largest_shift(shifts[shifts.metric != scoring.label(scoring.SURFACE)])
@@ -152,10 +164,13 @@ display(most)
 # %%
 metrics_shown = list(dict.fromkeys(shifts["metric"]))
 panels = [("variant", "perturbed variant (OPT) / mutant (MUT)"), ("reference", "perturbed reference (OPT)")]
-fig, axes = plt.subplots(1, 2, figsize=(11, 4), sharey=True)
+widths = [max(1, len(shifts.loc[shifts.side == side, ["kind", "perturbation"]].drop_duplicates()))
+          for side, _ in panels]
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.4), sharey=True, gridspec_kw={"width_ratios": widths})
 for ax, (side, title) in zip(axes, panels):
     t = shifts[shifts.side == side]
     groups = list(dict.fromkeys(t["kind"] + ": " + t["perturbation"]))
+    sizes = t.assign(g=t["kind"] + ": " + t["perturbation"]).groupby("g")["n"].max()
     w = 0.8 / max(1, len(metrics_shown))
     for i, m in enumerate(metrics_shown):
         tm = t[t.metric == m].assign(g=lambda d: d["kind"] + ": " + d["perturbation"]).set_index("g").reindex(groups)
@@ -163,8 +178,8 @@ for ax, (side, title) in zip(axes, panels):
         err = np.vstack([y - tm["shift_ci_low"].to_numpy(float), tm["shift_ci_high"].to_numpy(float) - y])
         ax.bar(np.arange(len(groups)) + i * w, y, width=w, yerr=err, capsize=2, label=m)
     ax.axhline(0, color="black", lw=0.6)
-    ax.set_xticks(np.arange(len(groups)) + w * (len(metrics_shown) - 1) / 2, groups, rotation=30, ha="right",
-                  fontsize=7)
+    ax.set_xticks(np.arange(len(groups)) + w * (len(metrics_shown) - 1) / 2,
+                  [f"{g} (n = {sizes[g]})" for g in groups], rotation=30, ha="right", fontsize=7)
     ax.set_title(title, fontsize=9)
 axes[0].set_ylabel("mean score shift (95% CI)")
 axes[0].legend(frameon=False, fontsize=7)
@@ -208,7 +223,8 @@ for ax, m in zip(np.atleast_1d(axes), x3_metrics):
              matched.loc[~matched.equivalent, m].dropna().to_numpy(float)]
     if all(len(p) for p in parts):
         ax.violinplot(parts, showmedians=True)
-    ax.set_xticks([1, 2], ["equivalent\n(df = 1)", "killed\n(df = 0)"], fontsize=7)
+    ax.set_xticks([1, 2], [f"equivalent\n(df = 1, n = {len(parts[0])})", f"killed\n(df = 0, n = {len(parts[1])})"],
+                  fontsize=7)
     row = auc[(auc.benchmark == rh.ALL) & (auc.metric == m)]
     a = float(row["auroc_within"].iloc[0]) if len(row) else float("nan")
     ax.set_title(f"{m}\nAUROC within {a:.2f}", fontsize=8)
@@ -284,4 +300,14 @@ lines = [
     + (f"; SurfaceSim, the form-only reference line, {surf['auroc_within']:.2f})." if surf is not None
        and not np.isnan(surf["auroc_within"]) else ")."),
 ]
+x3_rows = a_all[a_all["auroc_within"].notna()]
+below = [m for m in x3_rows.index if x3_rows.loc[m, "auroc_within_ci_high"] < 0.5]
+above = [m for m in x3_rows.index if x3_rows.loc[m, "auroc_within_ci_low"] > 0.5]
+level = [m for m in x3_rows.index if m not in below + above]
+n_groups = int(counts.loc[0, "groups_matched"])
+lines.append(f"- X3 with {n_groups} matched groups"
+             + (f" (fewer than {min_groups}: too few to judge)" if n_groups < min_groups else "") + ": "
+             f"CI includes 0.5 for {', '.join(level) or 'none'}; above 0.5 for {', '.join(above) or 'none'}; "
+             f"below 0.5 (equivalent mutants scored *lower* than killed ones) for {', '.join(below) or 'none'}. "
+             "The pooled AUROC and the per-benchmark rows of `x3_auroc` are the sensitivity rows.")
 display(Markdown("\n".join(lines)))

@@ -23,7 +23,8 @@ def _row(i: str, kind: str, variant: str, task: str = "T/1", in_local: bool = Tr
 
 
 def test_sample_is_seeded_and_filters_kind_and_curation() -> None:
-    rows = [_row(f"o{i}", "OPT", VAR) for i in range(10)] + [_row("m", "MUT", MUT), _row("x", "OPT", VAR, in_local=False)]
+    rows = [_row(f"o{i}", "OPT", VAR) for i in range(10)]
+    rows += [_row("m", "MUT", MUT), _row("x", "OPT", VAR, in_local=False)]
     a, b = rb.sample(rows, "OPT", 4, seed=3), rb.sample(rows, "OPT", 4, seed=3)
     assert [r["id"] for r in a] == [r["id"] for r in b] and len(a) == 4
     assert all(r["variant_type"] == "OPT" and r["id"] != "x" for r in a)
@@ -126,7 +127,8 @@ def test_shift_table_means_and_intervals() -> None:
     r = t.loc[("rename_identifiers", "M")]
     assert r["shift"] == pytest.approx(-0.2) and r["shift_ci_low"] == pytest.approx(-0.2)
     assert r["share_moved"] == 1.0 and r["mean_abs_shift"] == pytest.approx(0.2)
-    assert t.loc[("misleading_comment", "M"), "shift"] == 0.0 and t.loc[("misleading_comment", "M"), "share_moved"] == 0.0
+    still = t.loc[("misleading_comment", "M")]
+    assert still["shift"] == 0.0 and still["share_moved"] == 0.0
     assert t.loc[("misleading_comment", "S"), "shift"] == pytest.approx(0.05)
     assert (t["shift_ci_low"] <= t["shift"]).all() and (t["shift"] <= t["shift_ci_high"]).all()
 
@@ -142,3 +144,22 @@ def test_largest_shift_picks_the_largest_absolute_mean() -> None:
     big = rb.largest_shift(rb.shift_table(_scored(), n_boot=50)).set_index("metric")
     assert big.loc["M", "perturbation"] == "rename_identifiers"  # |-0.2| beats 0
     assert big.loc["S", "perturbation"] == "misleading_comment"
+
+
+def test_against_stored_reference_rescores_the_prose_rows_only() -> None:
+    rows = rb.perturb_opt([_row("p", "OPT", VAR)], {"T/1": DOC}, seed=0,
+                          names=["misleading_comment", "reference_docstring"]) + \
+        rb.perturb_mut([_row("m", "MUT", MUT)], {"T/1": DOC})
+    v = pd.DataFrame(rows).assign(outcome=rb.VERIFIED)
+    s = rb.against_stored_reference(v).set_index("perturbation")
+    assert sorted(s.index) == sorted(["reference_docstring" + rb.STORED, rb.CARRY + rb.STORED])
+    assert (s["ref_before"] == REF).all() and (s["ref_after"] == REF).all()
+    assert s.loc[rb.CARRY + rb.STORED, "cand_after"] == v.set_index("perturbation").loc[rb.CARRY, "cand_after"]
+    assert not set(s["id"]) & set(v["id"])  # distinct ids: never confused with the documented-reference rows
+
+
+def test_largest_shift_ignores_sensitivity_rows() -> None:
+    sc = _scored()
+    sc.loc[sc.perturbation == "rename_identifiers", "perturbation"] = "rename_identifiers" + rb.STORED
+    big = rb.largest_shift(rb.shift_table(sc, n_boot=50)).set_index("metric")
+    assert big.loc["M", "perturbation"] == "misleading_comment"

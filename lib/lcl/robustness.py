@@ -217,6 +217,20 @@ def rejected_counts(verified: pd.DataFrame) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- score shifts
+#: the name suffix of the sensitivity rows of :func:`against_stored_reference`
+STORED = " [vs stored reference]"
+
+
+def against_stored_reference(verified: pd.DataFrame) -> pd.DataFrame:
+    """Sensitivity rows for the prose-copying perturbations of the variant: the same verified
+    programs scored against LoCaL's stored reference (no prose) instead of the documented one,
+    named ``<perturbation>`` + :data:`STORED`. The shift then measures the copied prose as noise
+    against a reference that has none (nothing is fuzzed again: the programs are the same)."""
+    f = verified[verified["perturbation"].isin(DOCUMENTED) & (verified["side"] == "variant")].copy()
+    return f.assign(ref_before=f["check_reference"], ref_after=f["check_reference"],
+                    perturbation=f["perturbation"] + STORED, id=f["id"] + STORED.replace(" ", "~"))
+
+
 def score_pairs(verified: pd.DataFrame, codescore_model: Any = None, progress: bool = True) -> pd.DataFrame:
     """The verified rows with every CEM (and SurfaceSim) scored on the pair before
     (``<metric>:before``) and after (``<metric>:after``) the perturbation."""
@@ -258,7 +272,9 @@ def shift_table(scored: pd.DataFrame, n_boot: int = 2000, seed: int = 0) -> pd.D
 
 
 def largest_shift(table: pd.DataFrame) -> pd.DataFrame:
-    """Per metric: the row (kind, side, perturbation) with the largest absolute mean shift."""
+    """Per metric: the row (kind, side, perturbation) with the largest absolute mean shift; the
+    sensitivity rows (:data:`STORED`) are left out."""
+    table = table[~table["perturbation"].str.endswith(STORED)]
     if table.empty:
         return table
     t = table.assign(_abs=table["shift"].abs())
