@@ -279,7 +279,7 @@ display(fnd)
 
 # %%
 cem = [m for m in metrics_shown if m != scoring.label(scoring.SURFACE)]
-ok_shifts = shifts[shifts.metric.isin(cem)]
+ok_shifts = shifts[shifts.metric.isin(cem) & ~shifts.perturbation.str.endswith(rb.STORED)]
 moved = ok_shifts[(ok_shifts.shift_ci_low > 0) | (ok_shifts.shift_ci_high < 0)]
 a_all = auc[auc.benchmark == rh.ALL].set_index("metric")
 surf = a_all.loc[rh.SURFACE] if rh.SURFACE in a_all.index else None
@@ -287,8 +287,8 @@ lines = [
     f"- {n_pert} perturbed programs were fuzzed; {n_ok} verified equivalent ({n_second} of them by the labelled pair's "
     f"verdicts), {n_changed} changed behaviour "
     f"(perturbation bugs), {n_pert - n_ok - n_changed} could not be judged. " + sample_note,
-    f"- Of {len(ok_shifts)} (metric x perturbation x side) cells, {len(moved)} have a mean shift whose 95% CI "
-    "excludes 0: the CEM's score moved although the behaviour did not.",
+    f"- Of {len(ok_shifts)} (CEM x perturbation x side) cells, {len(moved)} have a mean shift whose 95% CI "
+    "excludes 0: the CEM's score moved although the behaviour did not (sensitivity rows not counted).",
     *[f"- {r['metric']}: largest shift {r['shift']:+.3f} [{r['shift_ci_low']:+.3f}, {r['shift_ci_high']:+.3f}] "
       f"under {r['perturbation']} ({r['kind']}, {r['side']}, n = {int(r['n'])}; mean score {r['mean_before']:.3f} -> "
       f"{r['mean_after']:.3f})." for _, r in most.iterrows()],
