@@ -58,16 +58,16 @@
 # CodeScore-style (retrained; CodeScore_base of `lcl.training`).
 #
 # **Budgets (measured on 2 cores shared with other jobs, jobs = 1).** Smoke (HumanEval only, no mirror):
-# 38 s with an empty cache (the smoke CodeScore_base included), 10 s warm. Quick: 55 s with the perturbed
-# programs' fuzz results stored (4 min 20 s on a first run that also trained quick's CodeScore_base and shared
-# the cores with a full-profile fuzz). Full: 7 min with about half of the perturbed programs already in the
-# fuzz store (fuzzing 234 s, scoring 126 s, X3 31 s); a cold store adds about 3.5 min (about 2 s per perturbed
-# program at N = 2000 / 1000, R = 5), so about 11 min. The sample is what keeps full within 15 min: a seeded
-# sample of `opt_pairs` = 24 of the 435 curated OPT pairs and `mut_pairs` = 60 of the 5,468 curated MUT pairs
-# (seed = the notebook seed; every pair at quick and smoke, which have fewer). Every perturbed program costs
-# one Algorithm 1 run at the profile's N and R, so 120 + 120 pairs (about 1,000 programs) would take about
-# 35 min; the sizes are printed below and recorded in the tables' notes. X3 uses every LoCaL-all mutant
-# (its scores are cache hits).
+# 38 s with an empty cache (the smoke CodeScore_base included), 10-17 s warm. Quick: 20-55 s with the perturbed
+# programs' fuzz results stored; 4 min 20 s on a first run that also trained quick's CodeScore_base and shared
+# the cores with a full-profile fuzz. Full: each perturbed program costs one Algorithm 1 run at N = 2000 / 1000,
+# R = 5, about 3 s here (176 programs not yet in the store took 535 s); the default sample gives about 190
+# programs, so a cold full run is about 9.5 min of fuzzing plus 1-2 min of scoring and 0.5 min for X3, about
+# 12 min (1 min warm). The sample is what keeps full within 15 min: a seeded sample of `opt_pairs` = 24 of the
+# 435 curated OPT pairs and `mut_pairs` = 60 of the 5,468 curated MUT pairs (seed = the notebook seed; every
+# pair at quick and smoke, which have fewer); 120 + 120 pairs (about 1,000 programs) would take about 50 min.
+# The sizes used are printed below and recorded in the tables' notes. X3 uses every LoCaL-all mutant (its
+# scores are cache hits).
 # Computation: `lib/lcl/robustness.py` (X2), `lib/lcl/red_herrings.py` (X3).
 
 # %% tags=["parameters"]
