@@ -86,3 +86,12 @@ NB_09_sparse_tests_OUT := tables/x1_reproduction.csv tables/x1_reproduction.md t
                           tables/findings_09.csv tables/findings_09.md \
                           figures/x1_sparse_equivalence.png figures/x1_sparse_equivalence.pdf \
                           figures/x1_convergence.png figures/x1_convergence.pdf
+
+# 10_robustness fuzzes its perturbed programs against the task generators of the LoCaL pairs
+NB_10_robustness_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)
+NB_10_robustness_OUT := tables/x2_rejected.csv tables/x2_rejected.md tables/x2_robustness.csv tables/x2_robustness.md \
+                        figures/x2_robustness.png figures/x2_robustness.pdf \
+                        tables/x3_auroc.csv tables/x3_auroc.md tables/x3_groups.csv tables/x3_groups.md \
+                        tables/x3_score_gaps.csv tables/x3_score_gaps.md \
+                        figures/x3_red_herrings.png figures/x3_red_herrings.pdf \
+                        tables/findings_10.csv tables/findings_10.md

@@ -1,0 +1,313 @@
+# ---
+# jupyter:
+#   jupytext:
+#     formats: py:percent,ipynb
+#     text_representation:
+#       extension: .py
+#       format_name: percent
+#   kernelspec:
+#     display_name: Python 3
+#     language: python
+#     name: python3
+# ---
+
+# %% [markdown]
+# # 10 · Studies X2 and X3: can a CEM be moved without changing behaviour, and does it see harmless edits?
+#
+# Two questions beyond the paper, both following from its surface-bias argument (Section 4.6: CEMs
+# follow form, not semantics).
+#
+# **X2 (robustness).** Apply a *semantics-preserving* perturbation to one side of a curated LoCaL pair
+# and measure how far each CEM's score moves. A metric that tracked behaviour would not move at all.
+# Perturbations (`lib/lcl/variants/perturb.py`): `misleading_comment` (comments claiming correctness),
+# `reference_docstring` (the reference's docstrings copied into the variant), `rename_identifiers`
+# (locals renamed `v0, v1, ...`), `dead_code` (`if False:` blocks, unused constants), `reorder_statements`
+# (one swap of two independent assignments). OPT pairs (optimised variants, DFS side) are perturbed on the
+# variant (`side = variant`) and on the reference (`side = reference`). The SFD counterpart: a curated
+# mutant carrying the reference's comments and docstrings verbatim (`reference_comments`): does a buggy
+# candidate gain credit for copied prose?
+#
+# **Every perturbed program is untrusted** and is verified before use: Algorithm 1 fuzzes (program before,
+# program after the perturbation) in the sandbox, with the pair's task generator and the profile's N and R,
+# through the same batch machinery that labels LoCaL (`lcl.dataset.label`, its result store caches by
+# content, so a rerun fuzzes nothing). A pair is used only when df_score = 1; a lower df_score is a
+# perturbation bug, counted per perturbation and dropped. Algorithm 1 treats inputs on which the reference
+# crashes as invalid, so a mutant that crashes on every input cannot be judged against itself: for such
+# programs (df = -1) a second check fuzzes the labelled LoCaL pair again with the perturbed program in place
+# of the original, and accepts it only when every input of every run gets the verdict recorded for the
+# labelled pair (identical verdict digest; same seed, same inputs). What neither check can judge is counted
+# as unverifiable and dropped too.
+#
+# **Choice: the documented reference.** LoCaL's references are stored normalised by `ast.unparse`, which
+# drops comments and docstrings (`lcl.dataset.strip_docstrings`), so there is no prose to copy from them.
+# The two prose-copying perturbations (`reference_docstring`, `reference_comments`) take the prose from the
+# benchmark's original reference source and are scored against that documented reference, before and
+# after, so their shift is the credit for the copied prose alone. Benchmarks whose references carry no prose
+# (MBPP, most APPS/PIE programs) give no such pair. All other perturbations are scored against LoCaL's own
+# pair. Sensitivity rows (`[vs stored reference]`): the same programs scored against LoCaL's stored reference,
+# which has no prose to match.
+#
+# **X3 (red herrings).** On LoCaL-all (curation drops the equivalent mutants), compare each CEM's scores on
+# equivalent mutants (df = 1: one edit, no behaviour change) with killed ones (df = 0) of the same task and
+# mutation operator (matched groups): within-group AUROC with a cluster-bootstrap 95% CI (groups resampled),
+# SurfaceSim as the reference line; the pooled AUROC is a sensitivity column (it mixes in differences between
+# tasks). Computation: `lib/lcl/red_herrings.py`. The scores are those notebook 06 computed (same pairs,
+# same metrics: a metric-cache hit).
+#
+# Metric labels say where we use substitutes: CodeBERTScore[MiniLM] (substitute encoder) and
+# CodeScore-style (retrained; CodeScore_base of `lcl.training`).
+#
+# **Budgets (measured on 2 cores shared with other jobs, jobs = 1).** Smoke (HumanEval only, no mirror):
+# 38 s with an empty cache (the smoke CodeScore_base included), 10-17 s warm. Quick: 20-55 s with the perturbed
+# programs' fuzz results stored; 4 min 20 s on a first run that also trained quick's CodeScore_base and shared
+# the cores with a full-profile fuzz. Full: each perturbed program costs one Algorithm 1 run at N = 2000 / 1000,
+# R = 5, about 3 s here (176 programs not yet in the store took 535 s); the default sample gives about 190
+# programs, so a cold full run is about 9.5 min of fuzzing plus 1-2 min of scoring and 0.5 min for X3, about
+# 12 min (1 min warm). The sample is what keeps full within 15 min: a seeded sample of `opt_pairs` = 24 of the
+# 435 curated OPT pairs and `mut_pairs` = 60 of the 5,468 curated MUT pairs (seed = the notebook seed; every
+# pair at quick and smoke, which have fewer); 120 + 120 pairs (about 1,000 programs) would take about 50 min.
+# The sizes used are printed below and recorded in the tables' notes. X3 uses every LoCaL-all mutant (its
+# scores are cache hits).
+# Computation: `lib/lcl/robustness.py` (X2), `lib/lcl/red_herrings.py` (X3).
+
+# %% tags=["parameters"]
+profile = "full"
+seed = 20250101
+jobs = 2
+tables_dir = ""
+figures_dir = ""
+opt_pairs = 24  # curated OPT pairs perturbed (seeded sample when more; every one when fewer)
+mut_pairs = 60  # curated MUT pairs given the reference's prose (seeded sample when more)
+min_groups = 10  # X3: fewer matched groups than this and a finding says the interval cannot be judged
+
+# %%
+import difflib
+import re
+
+import matplotlib.pyplot as plt
+import numpy as np
+import pandas as pd
+from IPython.display import Markdown, display
+
+from lcl import dataset, findings, outputs, profiles, red_herrings as rh, robustness as rb, scoring, training
+from lcl.findings import Finding
+
+P = profiles.get(profile)
+tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
+model = training.base_model(P, seed, jobs)
+all_rows = dataset.load_local(profile, subset="all")  # LoCaL-all; LoCaL = its in_local rows
+docs = rb.documented_references(dataset.selected_tasks(P))
+opt = rb.sample(all_rows, "OPT", opt_pairs, seed)
+mut = rb.sample(all_rows, "MUT", mut_pairs, seed)
+n_opt_all = sum(1 for r in all_rows if r["variant_type"] == "OPT" and r.get("in_local"))
+n_mut_all = sum(1 for r in all_rows if r["variant_type"] == "MUT" and r.get("in_local"))
+sample_note = (f"Pairs: {len(opt)} of {n_opt_all} curated OPT and {len(mut)} of {n_mut_all} curated MUT pairs "
+               f"(seeded sample, seed {seed}, when more than {opt_pairs} / {mut_pairs}).")
+print(sample_note)
+
+# %% [markdown]
+# ## X2 · Perturb, then verify every perturbed program by differential fuzzing
+
+# %%
+perturbed = rb.perturb_opt(opt, docs, seed) + rb.perturb_mut(mut, docs)
+verified = rb.verify(perturbed, P, seed, jobs)
+rejected = rb.rejected_counts(verified)
+outputs.save_table(rejected, "x2_rejected", profile=profile, seed=seed, directory=tables_out,
+                   title="X2. Perturbed programs fuzzed against the unperturbed program: verified and rejected",
+                   notes=[sample_note,
+                          f"Algorithm 1 with the profile's settings (N = {P.fuzz_inputs_function} function / "
+                          f"{P.fuzz_inputs_program} program inputs, R = {P.fuzz_runs} runs), seed {seed}.",
+                          "verified: df = 1 against the unperturbed program, or (verified_by_label_verdicts) the "
+                          "labelled pair's verdict digest reproduced with the perturbed program in place of the "
+                          "original, for programs the first check cannot judge (e.g. mutants crashing on every input).",
+                          "behaviour_changed: 0 <= df < 1, or a different verdict digest (a perturbation bug); "
+                          "unverifiable: neither check gives a result. Both are dropped.",
+                          "A perturbation that does not apply to a program (nothing to rename, no docstring to "
+                          "copy, ...) gives no row."])
+display(rejected)
+
+# %% [markdown]
+# A few rejected perturbations (if any), with the fuzzer's df_score and the edit:
+
+# %%
+bad = verified[~verified["outcome"].isin(rb.USABLE)]
+for _, r in bad.head(3).iterrows():
+    diff = "\n".join(list(difflib.unified_diff(r["original"].splitlines(), r["perturbed"].splitlines(),
+                                               "before", "after", lineterm=""))[:30])
+    display(Markdown(f"**{r['id']}** ({r['outcome']}, df_score = {r['df_score']})\n\n```diff\n{diff}\n```"))
+if bad.empty:
+    print("no perturbed program was rejected")
+
+# %% [markdown]
+# ## X2 · Score shift of each CEM (perturbed pair minus unperturbed pair)
+
+# %%
+scored = rb.score_pairs(pd.concat([verified, rb.against_stored_reference(verified)], ignore_index=True),
+                        codescore_model=model)
+shifts = rb.shift_table(scored, n_boot=P.bootstrap, seed=seed)
+outputs.save_table(shifts, "x2_robustness", profile=profile, seed=seed, directory=tables_out,
+                   title="X2. Mean score shift of each metric under semantics-preserving perturbations",
+                   notes=[sample_note,
+                          "shift: score(perturbed pair) - score(unperturbed pair), mean over the verified pairs, "
+                          f"95% percentile bootstrap CI over pairs ({P.bootstrap} resamples, seed {seed}).",
+                          "side: which program of the pair was perturbed (variant: the candidate; reference).",
+                          "reference_docstring and reference_comments (MUT) copy prose from the benchmark's documented "
+                          "reference and are scored against it (LoCaL's references carry no comments or docstrings).",
+                          "CodeBERTScore[MiniLM]: substitute encoder; CodeScore-style: our retrained substitute.",
+                          f"Rows named '...{rb.STORED}' (sensitivity): the same verified programs scored against "
+                          "LoCaL's stored reference, which has no prose; they are left out of the largest shifts.",
+                          "share_moved: share of pairs whose score changed at all."])
+display(shifts)
+most = rb.largest_shift(shifts[shifts.metric != scoring.label(scoring.SURFACE)])
+display(most)
+
+# %%
+metrics_shown = list(dict.fromkeys(shifts["metric"]))
+panels = [("variant", "perturbed variant (OPT) / mutant (MUT)"), ("reference", "perturbed reference (OPT)")]
+widths = [max(1, len(shifts.loc[shifts.side == side, ["kind", "perturbation"]].drop_duplicates()))
+          for side, _ in panels]
+fig, axes = plt.subplots(1, 2, figsize=(12, 4.4), sharey=True, gridspec_kw={"width_ratios": widths})
+for ax, (side, title) in zip(axes, panels):
+    t = shifts[shifts.side == side]
+    groups = list(dict.fromkeys(t["kind"] + ": " + t["perturbation"]))
+    sizes = t.assign(g=t["kind"] + ": " + t["perturbation"]).groupby("g")["n"].max()
+    w = 0.8 / max(1, len(metrics_shown))
+    for i, m in enumerate(metrics_shown):
+        tm = t[t.metric == m].assign(g=lambda d: d["kind"] + ": " + d["perturbation"]).set_index("g").reindex(groups)
+        y = tm["shift"].to_numpy(float)
+        err = np.vstack([y - tm["shift_ci_low"].to_numpy(float), tm["shift_ci_high"].to_numpy(float) - y])
+        ax.bar(np.arange(len(groups)) + i * w, y, width=w, yerr=err, capsize=2, label=m)
+    ax.axhline(0, color="black", lw=0.6)
+    ax.set_xticks(np.arange(len(groups)) + w * (len(metrics_shown) - 1) / 2,
+                  [f"{g} (n = {sizes[g]})" for g in groups], rotation=30, ha="right", fontsize=7)
+    ax.set_title(title, fontsize=9)
+axes[0].set_ylabel("mean score shift (95% CI)")
+axes[0].legend(frameon=False, fontsize=7)
+fig.suptitle("X2: score shift under behaviour-preserving edits (0 = robust)", fontsize=10)
+fig.tight_layout()
+outputs.save_figure(fig, "x2_robustness", profile=profile, seed=seed, directory=figures_out)
+
+# %% [markdown]
+# ## X3 · Equivalent mutants (df = 1) vs killed mutants (df = 0) of the same task and operator
+
+# %%
+frame = scoring.pairs_frame(all_rows)
+frame = frame[frame.df_score.notna() & (frame.df_score >= 0)].reset_index(drop=True)
+frame = frame.merge(pd.DataFrame({"id": [r["id"] for r in all_rows], "operator": [r.get("operator") for r in all_rows]})
+                    .drop_duplicates("id"), on="id", how="left")
+mutants = scoring.score_frame(frame[frame.variant_type == rh.MUTANT].reset_index(drop=True), codescore_model=model)
+x3_metrics = [rh.SURFACE, *scoring.cem_columns(mutants)]
+counts = rh.group_counts(mutants)
+auc = rh.auroc_table(mutants, x3_metrics, n_boot=P.bootstrap, seed=seed)
+gaps = rh.score_gaps(mutants, x3_metrics, n_boot=P.bootstrap, seed=seed)
+x3_notes = ["Matched groups: mutants of one task made by one operator, kept when they hold at least one equivalent "
+            "(df = 1) and one killed (df = 0) mutant; partly equivalent mutants are left out.",
+            f"95% CI: cluster bootstrap over groups ({P.bootstrap} resamples, seed {seed}).",
+            "auroc_within: the weighted mean of the groups' AUROCs (the fair comparison); auroc_pooled: one AUROC "
+            "over all matched mutants (sensitivity; it mixes in differences between tasks).",
+            "AUROC 0.5: the metric cannot tell a harmless edit from a bug. SurfaceSim: the reference line.",
+            "CodeBERTScore[MiniLM]: substitute encoder; CodeScore-style: our retrained substitute."]
+outputs.save_table(auc, "x3_auroc", profile=profile, seed=seed, directory=tables_out, notes=x3_notes,
+                   title="X3. AUROC of each metric for equivalent (df = 1) vs killed (df = 0) mutants, matched groups")
+outputs.save_table(counts, "x3_groups", profile=profile, seed=seed, directory=tables_out,
+                   title="X3. Mutants of LoCaL-all by label, and the matched groups used")
+outputs.save_table(gaps, "x3_score_gaps", profile=profile, seed=seed, directory=tables_out, notes=x3_notes[:2],
+                   title="X3. Mean score of equivalent minus killed mutants in the matched groups")
+display(counts, auc, gaps)
+
+# %%
+matched = rh.matched_groups(mutants)
+fig, axes = plt.subplots(1, len(x3_metrics), figsize=(2.3 * len(x3_metrics), 3.4), sharey=True)
+for ax, m in zip(np.atleast_1d(axes), x3_metrics):
+    parts = [matched.loc[matched.equivalent, m].dropna().to_numpy(float),
+             matched.loc[~matched.equivalent, m].dropna().to_numpy(float)]
+    if all(len(p) for p in parts):
+        ax.violinplot(parts, showmedians=True)
+    ax.set_xticks([1, 2], [f"equivalent\n(df = 1, n = {len(parts[0])})", f"killed\n(df = 0, n = {len(parts[1])})"],
+                  fontsize=7)
+    row = auc[(auc.benchmark == rh.ALL) & (auc.metric == m)]
+    a = float(row["auroc_within"].iloc[0]) if len(row) else float("nan")
+    ax.set_title(f"{m}\nAUROC within {a:.2f}", fontsize=8)
+np.atleast_1d(axes)[0].set_ylabel("score vs reference")
+fig.suptitle("X3: scores of equivalent and killed mutants (matched task x operator groups)", fontsize=10)
+fig.tight_layout()
+outputs.save_figure(fig, "x3_red_herrings", profile=profile, seed=seed, directory=figures_out)
+
+# %% [markdown]
+# ## Findings
+
+# %%
+def slug(text: str) -> str:
+    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")
+
+
+items: list[Finding] = []
+for _, r in most.iterrows():
+    items.append(Finding(
+        f"X2.largest_shift.{slug(r['metric'])}", "X2", f"largest mean score shift of {r['metric']}", float(r["shift"]),
+        f"{r['metric']} moves most under {r['perturbation']} of the {r['side']} ({r['kind']} pairs): mean shift "
+        f"{r['shift']:+.3f} (95% CI {r['shift_ci_low']:+.3f} to {r['shift_ci_high']:+.3f}) over {int(r['n'])} "
+        "behaviour-preserving pairs.", float(r["shift_ci_low"]), float(r["shift_ci_high"]), int(r["n"])))
+n_pert, n_ok = int(rejected["perturbed"].sum()), int(rejected["verified"].sum())
+n_second = int(rejected["verified_by_label_verdicts"].sum())
+n_changed = int(rejected["behaviour_changed"].sum())
+share = (n_pert - n_ok) / n_pert if n_pert else float("nan")
+items.append(Finding(
+    "X2.rejected_share", "X2", "share of perturbed programs rejected by the fuzzer", round(share, 4),
+    f"{n_pert - n_ok} of {n_pert} perturbed programs ({share:.1%}) were not verified equivalent to their original "
+    f"({n_changed} changed behaviour, {n_pert - n_ok - n_changed} could not be judged) and were dropped.",
+    n=n_pert))
+for _, r in auc[auc.benchmark == rh.ALL].iterrows():
+    if np.isnan(r["auroc_within"]):
+        continue
+    lo, hi = float(r["auroc_within_ci_low"]), float(r["auroc_within_ci_high"])
+    chance = ("includes" if lo <= 0.5 <= hi else "excludes") + " 0.5 (chance)"
+    if int(r["n_groups"]) < min_groups:
+        chance += f", but with fewer than {min_groups} groups the interval says little"
+    items.append(Finding(
+        f"X3.auroc_within.{slug(r['metric'])}", "X3", f"within-group AUROC of {r['metric']}, equivalent vs killed "
+        "mutants", float(r["auroc_within"]),
+        f"{r['metric']} ranks an equivalent mutant above a killed one of the same task and operator with probability "
+        f"{r['auroc_within']:.3f} (95% CI {lo:.3f} to {hi:.3f}, {int(r['n_groups'])} groups); the CI {chance}.",
+        lo, hi, int(r["n_groups"])))
+notebook_id = "10"  # this notebook's findings part: tables/findings_10.csv
+fnd = findings.save(items, notebook_id, profile=profile, seed=seed, directory=tables_out)
+display(fnd)
+
+# %% [markdown]
+# ## What we found
+
+# %%
+cem = [m for m in metrics_shown if m != scoring.label(scoring.SURFACE)]
+ok_shifts = shifts[shifts.metric.isin(cem) & ~shifts.perturbation.str.endswith(rb.STORED)]
+moved = ok_shifts[(ok_shifts.shift_ci_low > 0) | (ok_shifts.shift_ci_high < 0)]
+a_all = auc[auc.benchmark == rh.ALL].set_index("metric")
+surf = a_all.loc[rh.SURFACE] if rh.SURFACE in a_all.index else None
+lines = [
+    f"- {n_pert} perturbed programs were fuzzed; {n_ok} verified equivalent ({n_second} of them by the labelled pair's "
+    f"verdicts), {n_changed} changed behaviour "
+    f"(perturbation bugs), {n_pert - n_ok - n_changed} could not be judged. " + sample_note,
+    f"- Of {len(ok_shifts)} (CEM x perturbation x side) cells, {len(moved)} have a mean shift whose 95% CI "
+    "excludes 0: the CEM's score moved although the behaviour did not (sensitivity rows not counted).",
+    *[f"- {r['metric']}: largest shift {r['shift']:+.3f} [{r['shift_ci_low']:+.3f}, {r['shift_ci_high']:+.3f}] "
+      f"under {r['perturbation']} ({r['kind']}, {r['side']}, n = {int(r['n'])}; mean score {r['mean_before']:.3f} -> "
+      f"{r['mean_after']:.3f})." for _, r in most.iterrows()],
+    "- X3: " + (", ".join(f"{m} {a_all.loc[m, 'auroc_within']:.2f} [{a_all.loc[m, 'auroc_within_ci_low']:.2f}, "
+                          f"{a_all.loc[m, 'auroc_within_ci_high']:.2f}]" for m in a_all.index
+                          if not np.isnan(a_all.loc[m, 'auroc_within']))
+                or "no matched groups at this profile")
+    + f" (within-group AUROC, equivalent vs killed mutants, {int(counts.loc[0, 'groups_matched'])} matched groups"
+    + (f"; SurfaceSim, the form-only reference line, {surf['auroc_within']:.2f})." if surf is not None
+       and not np.isnan(surf["auroc_within"]) else ")."),
+]
+x3_rows = a_all[a_all["auroc_within"].notna()]
+below = [m for m in x3_rows.index if x3_rows.loc[m, "auroc_within_ci_high"] < 0.5]
+above = [m for m in x3_rows.index if x3_rows.loc[m, "auroc_within_ci_low"] > 0.5]
+level = [m for m in x3_rows.index if m not in below + above]
+n_groups = int(counts.loc[0, "groups_matched"])
+lines.append(f"- X3 with {n_groups} matched groups"
+             + (f" (fewer than {min_groups}: too few to judge)" if n_groups < min_groups else "") + ": "
+             f"CI includes 0.5 for {', '.join(level) or 'none'}; above 0.5 for {', '.join(above) or 'none'}; "
+             f"below 0.5 (equivalent mutants scored *lower* than killed ones) for {', '.join(below) or 'none'}. "
+             "The pooled AUROC and the per-benchmark rows of `x3_auroc` are the sensitivity rows.")
+display(Markdown("\n".join(lines)))
