@@ -152,3 +152,9 @@ def test_task_traits_and_errors() -> None:
     assert t.loc["p1", "stdin program"] == 1.0 and t.loc["h1", "stdin program"] == 0.0
     e = tm.task_errors(f, ["m"]).set_index("task")
     assert e.loc["h1", "m"] == pytest.approx(0.5) and e.loc["p1", "m"] == pytest.approx(0.5)
+
+
+def test_training_command_is_registered() -> None:
+    parser = cli.build_parser()
+    args = parser.parse_args(["local-trained", "--profile", "smoke", "--seed", "3"])
+    assert args.func is tm._cmd_train and args.profile == "smoke" and args.seed == 3
