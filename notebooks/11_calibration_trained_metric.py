@@ -306,6 +306,12 @@ display(strong)
 # ## Findings and what we found
 
 # %%
+def ci_words(lo: float, hi: float) -> str:
+    if pd.isna(lo) or pd.isna(hi):
+        return " (no CI: fewer than 2 pairs)."
+    return " (CI excludes 0)." if lo > 0 or hi < 0 else " (CI includes 0)."
+
+
 def slug(name: str) -> str:
     return "".join(ch if ch.isalnum() else "_" for ch in name.lower()).strip("_").replace("__", "_")
 
@@ -328,6 +334,7 @@ if len(by_region):
     lines.append("- ECE by region (LoCaL): " + "; ".join(
         f"{m}: " + ", ".join(f"{reg} {piv.loc[m, reg]:.3f}" for reg in piv.columns) for m in order) + ".")
 bench_split = recal[recal.split.str.startswith("benchmark")] if len(recal) else recal
+FIT, TEST = " + ".join(train_benchmarks), " + ".join(sorted(test_b.benchmark.unique()))
 if len(bench_split):
     for m in cems:
         for reg in (cal.SFD, cal.DFS, cal.CONTROL):
@@ -337,10 +344,10 @@ if len(bench_split):
             r = r.iloc[0]
             verdict = "falls" if r.improves else ("rises" if r.difference_ci_low > 0 else "does not change reliably")
             found.append(Finding(f"X4.recal_{reg.lower()}.{slug(m)}", "X4",
-                                 f"MAE change in {reg} after isotonic recalibration of {m} (fit HumanEval + MBPP, "
-                                 "test APPS + PIE)", float(r.difference),
-                                 f"Recalibrating {m} on HumanEval + MBPP moves its MAE on the {reg} pairs of APPS + "
-                                 f"PIE from {r.mae_before:.3f} to {r.mae_after:.3f}: it {verdict} (a constant "
+                                 f"MAE change in {reg} after isotonic recalibration of {m} (fit {FIT}, test {TEST})",
+                                 float(r.difference),
+                                 f"Recalibrating {m} on {FIT} moves its MAE on the {reg} pairs of {TEST} "
+                                 f"from {r.mae_before:.3f} to {r.mae_after:.3f}: it {verdict} (a constant "
                                  f"training-mean prediction: {r.mae_train_mean:.3f}).",
                                  ci_low=float(r.difference_ci_low), ci_high=float(r.difference_ci_high), n=int(r.n)))
     pv = bench_split[bench_split.metric.isin(cems)]
@@ -356,7 +363,7 @@ if len(bench_split):
         worst = pv.loc[gap.idxmax()]
         found.append(Finding("X4.recal_minus_constant_max", "X4",
                              "largest |MAE after recalibration - MAE of the constant training mean| over CEMs and "
-                             "regions (fit HumanEval + MBPP, test APPS + PIE)", float(gap.max()),
+                             f"regions (fit {FIT}, test {TEST})", round(float(gap.max()), 4),
                              f"After isotonic recalibration every CEM's MAE in every region is within "
                              f"{gap.max():.3f} of the constant training-mean prediction (largest gap: {worst.metric}, "
                              f"{worst.region}), so the map "
@@ -365,6 +372,13 @@ if len(bench_split):
                              n=int(pv.n.max())))
         lines.append(f"- Recalibrated MAE vs the constant training mean: largest gap {gap.max():.3f} "
                      f"({worst.metric}, {worst.region}); a gap near 0 means the isotonic map is nearly flat.")
+    from scipy.stats import spearmanr
+
+    rho_fit = {m: spearmanr(train_b[m], train_b.df_score).statistic for m in cems}
+    lines.append("- Why: on the fitting pairs the scores and df_score are ordered "
+                 + ", ".join(f"{m} rho {r:+.2f}" for m, r in rho_fit.items())
+                 + " (Spearman); an increasing map can only follow a positive order, so where it is negative or "
+                 "flat the least-squares increasing fit is close to a constant (see the reliability diagram).")
 else:
     lines.append("- Recalibration across benchmarks: skipped (only " + ", ".join(benchmarks) + " here).")
 
@@ -384,16 +398,14 @@ if held_all is not None and len(held_all):
                 float(b.minus_released),
                 f"The released model's MAE is {abs(b.minus_released):.3f} "
                 f"{'lower' if b.minus_released > 0 else 'higher'} than the best CEM's on held-out PIE pairs"
-                + (" (CI excludes 0)." if b.minus_released_ci_low > 0 or b.minus_released_ci_high < 0
-                   else " (CI includes 0)."),
+                + ci_words(b.minus_released_ci_low, b.minus_released_ci_high),
                 ci_low=float(b.minus_released_ci_low), ci_high=float(b.minus_released_ci_high), n=int(b.n)),
         Finding("X5.mean_minus_released", "X5", f"MAE(mean predictor) - MAE({RELEASED}) on held-out PIE pairs",
                 float(mean_r.minus_released),
                 f"The trivial mean predictor errs by {mean_r.mae:.3f}, "
                 f"{abs(mean_r.minus_released):.3f} {'more' if mean_r.minus_released > 0 else 'less'} than the "
                 "released model"
-                + (" (CI excludes 0)." if mean_r.minus_released_ci_low > 0 or mean_r.minus_released_ci_high < 0
-                   else " (CI includes 0)."),
+                + ci_words(mean_r.minus_released_ci_low, mean_r.minus_released_ci_high),
                 ci_low=float(mean_r.minus_released_ci_low), ci_high=float(mean_r.minus_released_ci_high),
                 n=int(mean_r.n)),
     ]
