@@ -46,11 +46,10 @@
 # Without the data mirror only HumanEval exists: the benchmark split, the held-out evaluation and
 # the PIE traits are then skipped, and said so below.
 #
-# **Budgets (measured on 2 shared cores, other jobs running).** quick: 65 s; full: 9.1 min with
-# every released-model score computed (4,300 pairs, ~20 ms each; a rerun reads them from the score
-# cache); smoke: not timed on its own here (its sets are smaller than quick's; this notebook on
-# quick data cut to HumanEval only, as without the mirror, took 40 s). Everything is computed at
-# full size, nothing is sampled, except the 200 pairs that time the scoring.
+# **Budgets (measured on 2 cores shared with other jobs).** smoke: 44 s; quick: 65 s (34 s with
+# cached scores); full: 9.1 min when the released model scores its 4,300 evaluation pairs for the
+# first time, 56 s once they are in the score cache. Nothing is sampled at any profile except the
+# 200 pairs that time the scoring.
 # Computation: `lib/lcl/calibration.py`, `lib/lcl/trained_metric.py`, `lib/lcl/metrics/local_trained.py`.
 
 # %% tags=["parameters"]
@@ -90,7 +89,8 @@ cst = eff.cap(eff.labelled(scoring.pairs_frame(loaders.pairs_if_available("CodeS
 cst = scoring.score_frame(cst, codescore_model=model, progress=False) if len(cst) else cst
 cems = scoring.cem_columns(local)
 benchmarks = sorted(local.benchmark.unique())
-print(f"LoCaL: {len(local)} pairs ({', '.join(f'{b} {n}' for b, n in local.benchmark.value_counts().sort_index().items())}); "
+per_bench = ", ".join(f"{b} {n}" for b, n in local.benchmark.value_counts().sort_index().items())
+print(f"LoCaL: {len(local)} pairs ({per_bench}); "
       f"CodeScore_test: {len(cst)} pairs; CEMs: {', '.join(cems)}")
 
 # %% [markdown]
@@ -258,7 +258,8 @@ cost_t = pd.DataFrame([cost]) if cost else pd.DataFrame(columns=["train_s", "tra
 outputs.save_table(cost_t, "x5_cost", profile=profile, seed=seed, directory=tables_out,
                    title=f"X5. Cost of {RELEASED}: training and scoring on CPU",
                    notes=["train_s: the training run that built the model (notebook 07's run when it was cached); "
-                          f"score_s_per_pair: timed without the score cache on up to {timed_pairs} pairs (seed {seed}), "
+                          "score_s_per_pair: timed cold (no score cache, no memoised encoder states) on up to "
+                          f"{timed_pairs} pairs (seed {seed}), "
                           "model loading excluded."])
 display(cost_t)
 

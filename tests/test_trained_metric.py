@@ -54,7 +54,8 @@ def test_metric_loads_the_profile_model_and_scores_like_the_model(root: Path, ti
     dest = _install(tiny_model, "smoke")
     assert dest == root / "build" / "models" / "smoke" / "local_trained"
     m = metrics.get_metric("local_trained", profile="smoke")
-    assert isinstance(m, LocalTrained) and m.name == "local_trained" and m.label == LABEL == metrics.label("local_trained")
+    assert isinstance(m, LocalTrained) and m.name == "local_trained"
+    assert m.label == LABEL == metrics.label("local_trained")
     test = _toy(3, offset=100)
     refs, cands = [p.reference for p in test], [p.candidate for p in test]
     v = m.score(refs, cands, "python")
