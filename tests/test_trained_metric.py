@@ -159,3 +159,24 @@ def test_training_command_is_registered() -> None:
     parser = cli.build_parser()
     args = parser.parse_args(["local-trained", "--profile", "smoke", "--seed", "3"])
     assert args.func is tm._cmd_train and args.profile == "smoke" and args.seed == 3
+
+
+def test_model_card_is_written_from_the_numbers() -> None:
+    class FakeModel:
+        meta = {"train": {"steps": 7}}
+        content_hash = "ab" * 32
+
+    rel = tm.Released(FakeModel(), 5, {"mode": "full"}, [{"df_score": 0.2}, {"df_score": 0.4}], [{"df_score": 1.0}],
+                      {"training size": 3})
+    ev = pd.DataFrame([
+        {"population": "held", "grouping": "all", "level": "all", "predictor": LABEL, "n": 9, "mae": 0.123,
+         "ci_low": 0.1, "ci_high": 0.15},
+        {"population": "held", "grouping": "region", "level": "SFD", "predictor": tm.MEAN, "n": 4, "mae": 0.456,
+         "ci_low": 0.4, "ci_high": 0.5}])
+    card = tm.model_card(rel, "quick", ev, {"train_s": 2.0, "train_s_per_pair": 1.0, "score_s_per_pair": 0.05,
+                                            "timed_pairs": 9}, "held")
+    assert "0.123 [0.100, 0.150] on 9 held pairs" in card and "region SFD (n = 4)" in card and "0.456" in card
+    assert "mean df_score 0.300" in card and "2 LoCaL pairs" in card and "steps 7" in card
+    assert "substitute" in card and "50.0 ms per pair" in card and "--profile quick" in card
+    empty = tm.model_card(rel, "quick", ev.iloc[:0], {}, "held")
+    assert "unevaluated here" in empty

@@ -302,6 +302,12 @@ def model_card(released: Released, profile: str, evaluation: pd.DataFrame, cost:
     for _, r in head.iterrows():
         lines.append(f"- {r.predictor}: {r.mae:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] on {r.n} "
                      f"{held_out_population} pairs")
+    by_region = evaluation[(evaluation.population == held_out_population) & (evaluation.grouping == "region")
+                           & evaluation.predictor.isin([LABEL, MEAN])]
+    for level, g in by_region.groupby("level"):
+        mae = g.set_index("predictor").mae
+        lines.append(f"- region {level} (n = {g.n.iloc[0]}): {LABEL} {mae.get(LABEL, float('nan')):.3f}, "
+                     f"mean predictor {mae.get(MEAN, float('nan')):.3f}")
     lines += ["", f"**Cost.** Training {cost.get('train_s', float('nan')):.1f} s on CPU "
               f"({cost.get('train_s_per_pair', float('nan')) * 1000:.1f} ms per training pair); scoring "
               f"{cost.get('score_s_per_pair', float('nan')) * 1000:.1f} ms per pair on CPU "
