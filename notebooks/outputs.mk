@@ -95,3 +95,14 @@ NB_10_robustness_OUT := tables/x2_rejected.csv tables/x2_rejected.md tables/x2_r
                         tables/x3_score_gaps.csv tables/x3_score_gaps.md \
                         figures/x3_red_herrings.png figures/x3_red_herrings.pdf \
                         tables/findings_10.csv tables/findings_10.md
+
+# 11: studies X4 (CEM calibration) and X5 (the released local_trained metric). Its model
+# (build/models/$(PROFILE)/local_trained/, with local_trained.md beside it) is the RQ5 model
+# notebook 07 trains at p = 100, so 07 runs first and the training is a cache hit.
+NB_11_calibration_trained_metric_IN  := $(BASE_MODEL) $(LOCAL_PAIRS) build/notebooks/$(PROFILE)/05_rq3_regions.ipynb \
+                                        build/notebooks/$(PROFILE)/07_rq5_training.ipynb
+NB_11_calibration_trained_metric_OUT := tables/x4_ece.csv tables/x4_ece.md tables/x4_recalibration.csv \
+                                        tables/x4_recalibration.md figures/x4_reliability.png figures/x4_reliability.pdf \
+                                        tables/x5_evaluation.csv tables/x5_evaluation.md tables/x5_cost.csv tables/x5_cost.md \
+                                        tables/x5_task_traits.csv tables/x5_task_traits.md tables/x5_model_card.md \
+                                        tables/findings_11.csv tables/findings_11.md

@@ -127,3 +127,23 @@ def test_plot_reliability_draws_diagonal_and_one_line_per_metric() -> None:
     assert len(ax.lines) == 3 and len(ax.collections) == 2
     sizes = ax.collections[1].get_sizes()
     assert sizes.max() == pytest.approx(300.0)
+
+
+def test_benchmark_split_and_constant_baseline() -> None:
+    f = pd.DataFrame({"benchmark": ["HumanEval", "MBPP", "APPS", "PIE"], "df_score": [0.0, 1.0, 0.0, 1.0],
+                      "region": ["SFD", "Control", "SFD", "DFS"]})
+    train, test = cal.benchmark_split(f, ["HumanEval", "MBPP"])
+    assert list(train.benchmark) == ["HumanEval", "MBPP"] and list(test.benchmark) == ["APPS", "PIE"]
+    b = cal.constant_baseline(train, test).set_index("region")["mae_train_mean"]
+    # the constant is train's mean df_score, 0.5: every test pair is 0.5 away
+    assert b["SFD"] == 0.5 and b["DFS"] == 0.5 and b["all"] == 0.5 and np.isnan(b["Control"])
+    b2 = cal.constant_baseline(train.assign(df_score=[1.0, 1.0]), test).set_index("region")["mae_train_mean"]
+    assert b2["SFD"] == 1.0 and b2["DFS"] == 0.0 and b2["all"] == 0.5
+
+
+def test_rq3_thresholds_falls_back_when_algorithm_2_cannot_fit() -> None:
+    fallback = Thresholds(0.65, 0.9, 0.1, 0.9, float("nan"), 0.05, "paper")
+    tiny = pd.DataFrame({"id": ["a", "b"], "variant_type": ["MUT", "OPT"], "SurfaceSim": [0.5, 0.5], "df_score": [0.5, 0.5],
+                         "m": [0.5, 0.5]})
+    th, source = cal.rq3_thresholds(tiny, tiny.iloc[:0], 10, 0, ["m"], fallback=fallback)
+    assert th is fallback and "paper" in source

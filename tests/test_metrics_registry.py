@@ -35,6 +35,7 @@ def test_registry_names() -> None:
         "crystalbleu_corpus",
         "codebertscore",
         "codescore_style",
+        "local_trained",
     }
     assert metrics.label("codebertscore") == "CodeBERTScore[MiniLM]"
     assert metrics.label("codescore_style") == "CodeScore-style (retrained)"

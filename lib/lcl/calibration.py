@@ -248,3 +248,43 @@ def plot_reliability(tables: Mapping[str, pd.DataFrame], ax: Any = None, max_mar
     ax.set(xlim=(0, 1), ylim=(0, 1), xlabel="mean score (bin)", ylabel="mean df_score (bin)", aspect="equal")
     ax.legend(fontsize="small", loc="upper left")
     return ax
+
+
+# ----------------------------------------------------------------------------- splits and regions
+def benchmark_split(frame: pd.DataFrame, train_benchmarks: Sequence[str]) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """(pairs of ``train_benchmarks``, the other pairs): a split by source benchmark, so the map is
+    tested on references of benchmarks it never saw (a shift, not just new tasks)."""
+    is_train = frame["benchmark"].isin(list(train_benchmarks)).to_numpy()
+    return frame[is_train].reset_index(drop=True), frame[~is_train].reset_index(drop=True)
+
+
+def rq3_thresholds(local: pd.DataFrame, control: pd.DataFrame, n_balanced: int, seed: int,
+                   metrics: Sequence[str], step: float = 0.05, error: regions.ErrorKind = "squared",
+                   fallback: Thresholds | None = None) -> tuple[Thresholds | None, str]:
+    """The SFD/DFS thresholds as notebook 05 fits them: Algorithm 2 on LoCaL_balanced (a seeded
+    draw of ``n_balanced`` mutants and as many optimised variants of the scored ``local``) together
+    with the scored control set; ``fallback`` (e.g. the paper's) when no grid tuple leaves every
+    region non-empty. Returns the thresholds and where they came from."""
+    from . import coverage
+
+    th = coverage.fit({"LoCaL_balanced": coverage.balanced(local, n_balanced, seed), "control": control},
+                      list(metrics), step=step, error=error)
+    if th is not None:
+        return th, f"Algorithm 2 ({error} error, step {step}) on LoCaL_balanced + CodeScore_test, as in notebook 05"
+    return fallback, "the paper's thresholds (Algorithm 2 found no tuple here: too few pairs)"
+
+
+def constant_baseline(train: pd.DataFrame, test: pd.DataFrame, region_column: str = "region") -> pd.DataFrame:
+    """MAE per region of ``test`` (SFD, DFS, Control, ``"all"``) of the constant prediction
+    ``mean df_score of train``: the flattest increasing map. A recalibration that helps in one
+    region only by moving every score towards this constant trades error between regions rather
+    than removing it, so :func:`recalibration_table` is read beside this column."""
+    value = float(train[TRUTH].astype(float).mean())
+    region = _region_labels(test[region_column])
+    d = test[TRUTH].to_numpy(float)
+    rows = []
+    for name in (SFD, DFS, CONTROL, ALL):
+        sel = np.ones(len(test), bool) if name == ALL else region == name
+        sel &= np.isfinite(d)
+        rows.append({"region": name, "mae_train_mean": _r(np.abs(d[sel] - value).mean()) if sel.any() else np.nan})
+    return pd.DataFrame(rows)

@@ -27,6 +27,7 @@ COMMAND_MODULES: list[str] = [
     "lcl.fuzz.cli",  # lcl fuzz pair|batch
     "lcl.dataset",  # lcl variants label
     "lcl.metrics.cli",  # lcl score, lcl codescore-train
+    "lcl.trained_metric",  # lcl local-trained
 ]
 
 

@@ -64,6 +64,16 @@ def build() -> Path:
     return root() / "build"
 
 
+def models(profile: str) -> Path:
+    """Trained models of one run profile (``build/models/<profile>``)."""
+    return build() / "models" / profile
+
+
+def local_trained_model(profile: str) -> Path:
+    """Directory of the released ``local_trained`` metric's model for ``profile``."""
+    return models(profile) / "local_trained"
+
+
 def cache() -> Path:
     """Content-keyed cache of intermediate results (safe to delete)."""
     return Path(os.environ.get("LCL_CACHE", str(root() / ".cache")))

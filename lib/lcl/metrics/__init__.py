@@ -130,6 +130,14 @@ def _codescore_style(**options: Any) -> Metric:
     return CodeScoreStyle(path, **_pick(options, "allow_overlap", "batch_size"))
 
 
+@register("local_trained")
+def _local_trained(**options: Any) -> Metric:
+    from .local_trained import LocalTrained, model_dir
+
+    path = model_dir(options.get("profile"), options.get("local_trained_model"))
+    return LocalTrained(path, **_pick(options, "allow_overlap", "batch_size"))
+
+
 METRIC_NAMES: tuple[str, ...] = tuple(REGISTRY)
 
 
@@ -161,6 +169,7 @@ def label(name: str, **options: Any) -> str:
         "crystalbleu": "CrystalBLEU",
         "crystalbleu_corpus": "CrystalBLEU[corpus]",
         "codescore_style": "CodeScore-style (retrained)",
+        "local_trained": "LoCaL-trained[MiniLM]",
     }
     if name == "codebertscore" and not options.get("encoder"):
         return "CodeBERTScore[MiniLM]"

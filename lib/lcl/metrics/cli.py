@@ -28,7 +28,7 @@ def register(subparsers: Any) -> None:
         help="score code pairs with one or more metrics",
         description=(
             "Score (reference, candidate) pairs. Metrics: surface_sim, surface_sim_tree, codebleu, "
-            "crystalbleu, codebertscore, codescore_style, external:PATH (JSONL of id, score), module:function."
+            "crystalbleu, codebertscore, codescore_style, local_trained, external:PATH (JSONL of id, score), module:function."
         ),
     )
     p.add_argument("pairs", type=Path, help="JSONL of pairs (id, reference, candidate | id, golden_code, generated_code)")
@@ -43,6 +43,10 @@ def register(subparsers: Any) -> None:
     p.add_argument("--crystalbleu-mode", default=None, choices=["corpus", "paper"], help="crystalbleu ignore set: paper (default: per pair, as the authors ran it) or corpus (sensitivity)")
     p.add_argument("--codescore-model", default=None, help="codescore_style: trained model dir")
     p.add_argument("--workers", type=int, default=None, help="worker processes for codebleu / surface_sim_tree")
+    p.add_argument("--local-trained-model", default=None,
+                   help="local_trained: model dir (default build/models/PROFILE/local_trained)")
+    p.add_argument("--profile", default=None,
+                   help="local_trained: the run profile whose model to use (default $LCL_PROFILE, else full)")
     p.set_defaults(func=run_score)
 
     t = subparsers.add_parser(
@@ -127,6 +131,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
         "crystalbleu_mode": args.crystalbleu_mode,
         "codescore_model": args.codescore_model,
         "workers": args.workers,
+        "local_trained_model": args.local_trained_model,
+        "profile": args.profile,
     }
 
 

@@ -1,0 +1,348 @@
+"""Study X5 (beyond the paper): the RQ5 model trained with LoCaL, released as a metric.
+
+Paper Section 4.7 shows that a learned CEM trained with LoCaL pairs errs less on held-out
+error-prone pairs (Table 6). This module turns that model into something a user can call,
+``lcl score --metric local_trained`` (:mod:`lcl.metrics.local_trained`, which only loads a model
+file), and measures it the way a metric should be measured before anyone relies on it:
+
+- :func:`train_released`: the model of Table 6 at p = 100 (every training pair a LoCaL pair, PIE
+  held out, Section 4.7.1), the first of its independent models: the same draw, validation split,
+  seed and settings as notebook 07, so :func:`lcl.training.train_model`'s cache returns that very
+  model when 07 has run; :func:`export` copies it to :func:`lcl.paths.local_trained_model`;
+- :func:`mae_table`: MAE of every predictor (the released model, each CEM, the trivial mean
+  predictor) per group, each with a percentile bootstrap CI and the paired difference to the
+  released model (same resamples for every predictor);
+- :func:`task_traits` / :func:`trait_table`: which task traits (lines, cyclomatic complexity,
+  library use: the traits of notebook 00's task profile, per task, after Code2Bench's profile of
+  tasks by dependency kind) go with a metric's largest errors: Spearman's rho of a task's mean
+  absolute error with each trait, pooled and within benchmark, with bootstrap CIs over tasks;
+- :func:`model_card`: a short card written from the numbers.
+
+The model is a **substitute**: a MiniLM cross-encoder fine-tuned on CPU (CodeScore-style), not
+CodeScore; every label says so.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import shutil
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pandas as pd
+from scipy import stats as sps
+
+from . import paths, training
+from .metrics.cache import pair_digest
+from .metrics.local_trained import LABEL
+from .profiles import Profile
+
+#: Table 6's p whose training set is LoCaL pairs only, and which of its models is released
+P_LOCAL, MODEL_INDEX = 100, 0
+MEAN = "mean predictor (training mean)"
+MAE_COLUMNS = ["population", "grouping", "level", "predictor", "n", "mae", "ci_low", "ci_high",
+               "minus_released", "minus_released_ci_low", "minus_released_ci_high"]
+TRAITS = ["lines", "cyclomatic complexity", "imports a library", "third-party import", "stdin program"]
+TRAIT_COLUMNS = ["population", "predictor", "trait", "scope", "tasks", "rho", "ci_low", "ci_high"]
+
+
+# ----------------------------------------------------------------------------- training
+@dataclass
+class Released:
+    """The released model, what it was trained on and what it must not be evaluated on."""
+
+    model: Any
+    seed: int
+    config: dict[str, Any]
+    train_rows: list[dict[str, Any]]
+    val_rows: list[dict[str, Any]]
+    pools: dict[str, int] = field(default_factory=dict)
+    held_out: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def seen(self) -> set[str]:
+        """Digests of the pairs the model was trained or early-stopped on."""
+        return {training.pair_key(r) for r in self.train_rows + self.val_rows}
+
+    @property
+    def label_mean(self) -> float:
+        return float(np.mean([r["df_score"] for r in self.train_rows]))
+
+
+def train_released(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]],
+                   cst_rows: list[dict[str, Any]], profile: Profile, seed: int) -> Released | None:
+    """Table 6's model at p = :data:`P_LOCAL`, model :data:`MODEL_INDEX` (Section 4.7.1), built
+    exactly as :func:`lcl.training.experiment` builds it; None when the pools are too small."""
+    local_train, pie = training.split_local(local_rows)
+    baseline, local_test = training.evaluation_sets(cst_rows, pie, profile.rq5_eval, seed)
+    evaluation = baseline + local_test
+    base_pool, local_pool, _ = training.training_pools(base_rows, local_train, evaluation)
+    size = training.training_size(base_pool, local_pool)
+    if size < 2:
+        return None
+    s = training.derive_seed(seed, "rq5", P_LOCAL, MODEL_INDEX)
+    rng = random.Random(s)
+    drawn = training.mixed_training_set(base_pool, local_pool, P_LOCAL, size, rng)
+    train_set, val = training.split_validation(drawn, training.VAL_FRACTION, rng)
+    config = training.rq5_config(profile)
+    exclude = [(r["reference"], training.candidate_of(r)) for r in evaluation]
+    model = training.train_model(train_set, s, exclude=exclude, config=config, validation=val)
+    return Released(model, s, config, train_set, val, {"base pool": len(base_pool), "LoCaL pool (non-PIE)":
+                                                       len(local_pool), "training size": size}, pie)
+
+
+def released_for(profile: Profile, seed: int, jobs: int, progress: bool = False) -> Released | None:
+    """:func:`train_released` on the profile's data, loaded as notebook 07 loads it: the curated
+    LoCaL pairs, CodeScore_test when available, the base pairs labelled by Algorithm 1 (cached)."""
+    from . import dataset, loaders, scoring, sources
+
+    rows = scoring.pairs_frame(dataset.load_local(profile.name)).to_dict("records")
+    cst = (scoring.pairs_frame(loaders.load_codescore_test()).to_dict("records")
+           if sources.available("codescore_test") else [])
+    base_rows, _ = training.base_pairs(profile, seed, jobs, progress=progress)
+    return train_released(base_rows, rows, cst, profile, seed)
+
+
+def export(model: Any, profile: str) -> Path:
+    """Copy the saved model to :func:`lcl.paths.local_trained_model` (replacing what was there)."""
+    src = training.model_path(model)
+    if not src.is_dir():  # a cached model read from another checkout's index: save it here first
+        src = model.save(training.model_dir())
+    dest = paths.local_trained_model(profile)
+    dest.parent.mkdir(parents=True, exist_ok=True)
+    tmp = dest.with_name(dest.name + ".tmp")
+    shutil.rmtree(tmp, ignore_errors=True)
+    shutil.copytree(src, tmp)
+    shutil.rmtree(dest, ignore_errors=True)
+    os.replace(tmp, dest)
+    return dest
+
+
+def unseen(frame: pd.DataFrame, released: Released) -> pd.DataFrame:
+    """Rows of ``frame`` whose pair the model was neither trained nor early-stopped on."""
+    seen = released.seen
+    keep = [pair_digest(str(r), str(c)) not in seen for r, c in zip(frame["reference"], frame["candidate"],
+                                                                      strict=True)]
+    return frame[keep].reset_index(drop=True)
+
+
+def timed_score(metric: Any, frame: pd.DataFrame, limit: int, seed: int) -> tuple[float, int]:
+    """Seconds per pair of scoring up to ``limit`` pairs of ``frame`` (a seeded sample) without
+    the score cache, and how many pairs were timed."""
+    from .metrics import codescore_style as cs
+
+    f = frame if len(frame) <= limit else frame.sample(n=limit, random_state=seed)
+    if not len(f):
+        return float("nan"), 0
+    # a cold measurement: the frozen layers' states memoised in this process by earlier scoring of
+    # the same pairs would make a user's first call look several times cheaper than it is
+    memo = dict(cs._BOTTOM)
+    cs._BOTTOM.clear()
+    try:
+        t0 = time.perf_counter()
+        metric.score(f["reference"].tolist(), f["candidate"].tolist(), "python", cache=False)
+        return (time.perf_counter() - t0) / len(f), len(f)
+    finally:
+        cs._BOTTOM.update(memo)
+
+
+# ----------------------------------------------------------------------------- MAE with CIs
+def _boot_index(n: int, n_boot: int, seed: int) -> np.ndarray:
+    return np.random.default_rng(seed).integers(0, n, size=(n_boot, n))
+
+
+def _q(x: np.ndarray) -> tuple[float, float]:
+    lo, hi = np.quantile(x, [0.025, 0.975])
+    return round(float(lo), 4), round(float(hi), 4)
+
+
+def mae_table(frame: pd.DataFrame, predictors: Sequence[str], *, population: str, by: str | None = None,
+              released: str = LABEL, n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """MAE against df_score of each predictor column over ``frame`` (``"all"``) and each level of
+    ``by``, with a percentile bootstrap 95 % CI over pairs and the paired difference
+    ``MAE(predictor) - MAE(released)`` (positive: the released model errs less), its CI from the
+    same resamples. Rows with a missing value in any predictor are dropped so that every
+    predictor is judged on the same pairs."""
+    cols = [c for c in predictors if c in frame.columns]
+    f = frame.dropna(subset=[*cols, "df_score"])
+    groups: list[tuple[str, object, pd.DataFrame]] = [("all", "all", f)]
+    if by is not None:
+        groups += [(by, level, g) for level, g in sorted(f.groupby(by), key=lambda kv: str(kv[0]))]
+    rows = []
+    for grouping, level, g in groups:
+        if not len(g):
+            continue
+        err = np.abs(g[cols].to_numpy(float) - g["df_score"].to_numpy(float)[:, None])  # (n, k)
+        boots = err[_boot_index(len(g), n_boot, seed)].mean(axis=1) if len(g) > 1 else None  # (n_boot, k)
+        ref = cols.index(released) if released in cols else None
+        for j, c in enumerate(cols):
+            row: dict[str, object] = {"population": population, "grouping": grouping, "level": level,
+                                      "predictor": c, "n": len(g), "mae": round(float(err[:, j].mean()), 4)}
+            row["ci_low"], row["ci_high"] = _q(boots[:, j]) if boots is not None else (np.nan, np.nan)
+            if ref is not None:
+                row["minus_released"] = round(float(err[:, j].mean() - err[:, ref].mean()), 4)
+                row["minus_released_ci_low"], row["minus_released_ci_high"] = (
+                    _q(boots[:, j] - boots[:, ref]) if boots is not None else (np.nan, np.nan))
+            rows.append(row)
+    return pd.DataFrame(rows, columns=MAE_COLUMNS)
+
+
+# ----------------------------------------------------------------------------- task traits
+def task_traits(frame: pd.DataFrame) -> pd.DataFrame:
+    """One row per task (``benchmark``, ``task``) with the traits of notebook 00's task profile
+    measured on the task's reference: lines, cyclomatic complexity (radon), whether it imports a
+    library (any import) or a third-party one, and whether it is a stdin program."""
+    from .loaders import loc
+    from .overview import cyclomatic, dependency_kind
+
+    rows = []
+    for (bench, task), g in frame.groupby(["benchmark", "task"], sort=True):
+        ref = str(g["reference"].iloc[0])
+        kind = dependency_kind(ref)
+        rows.append({"benchmark": bench, "task": task, "lines": loc(ref), "cyclomatic complexity": cyclomatic(ref),
+                     "imports a library": float(kind in ("stdlib", "third-party")),
+                     "third-party import": float(kind == "third-party"),
+                     "stdin program": float(str(g["level"].iloc[0]) == "program")})
+    return pd.DataFrame(rows, columns=["benchmark", "task", *TRAITS])
+
+
+def task_errors(frame: pd.DataFrame, predictors: Sequence[str]) -> pd.DataFrame:
+    """Per task: the mean absolute error of each predictor over the task's pairs."""
+    cols = [c for c in predictors if c in frame.columns]
+    err = frame[["benchmark", "task"]].copy()
+    for c in cols:
+        err[c] = (frame[c].astype(float) - frame["df_score"].astype(float)).abs()
+    return err.groupby(["benchmark", "task"], sort=True)[cols].mean().reset_index()
+
+
+def _rank_rows(a: np.ndarray) -> np.ndarray:
+    return sps.rankdata(a, axis=-1)
+
+
+def spearman_ci(x: np.ndarray, y: np.ndarray, n_boot: int, seed: int) -> tuple[float, float, float]:
+    """Spearman's rho and a percentile bootstrap 95 % CI over units (vectorised; resamples where
+    either side is constant are dropped); NaN when fewer than 3 units or a constant side."""
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    if len(x) < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return float("nan"), float("nan"), float("nan")
+    rho = float(sps.spearmanr(x, y).statistic)
+    idx = _boot_index(len(x), n_boot, seed)
+    rx, ry = _rank_rows(x[idx]), _rank_rows(y[idx])
+    rx -= rx.mean(axis=1, keepdims=True)
+    ry -= ry.mean(axis=1, keepdims=True)
+    den = np.sqrt((rx**2).sum(axis=1) * (ry**2).sum(axis=1))
+    ok = den > 0
+    boots = (rx * ry).sum(axis=1)[ok] / den[ok]
+    lo, hi = np.quantile(boots, [0.025, 0.975]) if len(boots) else (np.nan, np.nan)
+    return rho, float(lo), float(hi)
+
+
+def _within(values: pd.Series, groups: pd.Series) -> np.ndarray:
+    """Percentile ranks within each group, so that a correlation of them ignores differences
+    between groups (here: benchmarks, which differ in every trait and in difficulty at once)."""
+    return values.groupby(groups).rank(pct=True).to_numpy(float)
+
+
+def trait_table(errors: pd.DataFrame, traits: pd.DataFrame, predictors: Sequence[str], *, population: str,
+                n_boot: int = 2000, seed: int = 0) -> pd.DataFrame:
+    """Per predictor and trait: Spearman's rho of a task's mean absolute error with the trait over
+    tasks (``pooled``), and of their within-benchmark percentile ranks (``within benchmark``),
+    each with a bootstrap 95 % CI over tasks."""
+    m = errors.merge(traits, on=["benchmark", "task"])
+    rows = []
+    for c in [p for p in predictors if p in m.columns]:
+        for t in TRAITS:
+            for scope in ("pooled", "within benchmark"):
+                e, v = ((m[c].to_numpy(float), m[t].to_numpy(float)) if scope == "pooled"
+                        else (_within(m[c], m["benchmark"]), _within(m[t], m["benchmark"])))
+                rho, lo, hi = spearman_ci(e, v, n_boot, seed)
+                rows.append({"population": population, "predictor": c, "trait": t, "scope": scope, "tasks": len(m),
+                             "rho": round(rho, 4), "ci_low": round(lo, 4), "ci_high": round(hi, 4)})
+    return pd.DataFrame(rows, columns=TRAIT_COLUMNS)
+
+
+def strongest_traits(table: pd.DataFrame, scope: str = "pooled") -> pd.DataFrame:
+    """Per (population, predictor): the trait with the largest |rho| in ``scope``."""
+    t = table[(table.scope == scope) & table.rho.notna()].copy()
+    if t.empty:
+        return t
+    t["abs"] = t.rho.abs()
+    return (t.sort_values(["population", "predictor", "abs"], ascending=[True, True, False])
+            .groupby(["population", "predictor"], sort=False).head(1).drop(columns="abs").reset_index(drop=True))
+
+
+# ----------------------------------------------------------------------------- model card
+def model_card(released: Released, profile: str, evaluation: pd.DataFrame, cost: dict[str, float],
+               held_out_population: str) -> str:
+    """A short model card (Mitchell et al.'s headings, shortened) written from the numbers."""
+    meta = released.model.meta
+    cfg = ", ".join(f"{k}={v}" for k, v in released.config.items())
+    head = evaluation[(evaluation.population == held_out_population) & (evaluation.grouping == "all")]
+    lines = [f"# Model card: `local_trained` ({LABEL}), profile `{profile}`", "",
+             f"**What it is.** A learned code evaluation metric: given a reference and a candidate program "
+             f"(Python), it predicts their functional-equivalence score df_score in [0, 1]. It is the model "
+             f"of Table 6 (paper Section 4.7) at p = {P_LOCAL}% LoCaL, model {MODEL_INDEX}: a **substitute** "
+             f"for CodeScore, a MiniLM cross-encoder (all-MiniLM-L6-v2, top layers fine-tuned on CPU), not "
+             f"UniXcoder. Content hash `{(released.model.content_hash or '')[:16]}`.", "",
+             "**Training data.** "
+             f"{len(released.train_rows)} LoCaL pairs (mutants and optimised variants of HumanEval, MBPP and "
+             f"APPS references, labelled by differential fuzzing), mean df_score {released.label_mean:.3f}; "
+             f"{len(released.val_rows)} more for early stopping. PIE pairs are held out. Pools: "
+             + ", ".join(f"{k} {v}" for k, v in released.pools.items()) + ".", "",
+             f"**Settings.** seed {released.seed}; {cfg}; steps {meta.get('train', {}).get('steps')}.", "",
+             "**Held-out results** (MAE against df_score, 95% bootstrap CI over pairs):", ""]
+    if head.empty:
+        lines.append("- No held-out pairs in this run (the PIE benchmark is not available): the model is "
+                     "unevaluated here; do not rely on it.")
+    for _, r in head.iterrows():
+        lines.append(f"- {r.predictor}: {r.mae:.3f} [{r.ci_low:.3f}, {r.ci_high:.3f}] on {r.n} "
+                     f"{held_out_population} pairs")
+    by_region = evaluation[(evaluation.population == held_out_population) & (evaluation.grouping == "region")
+                           & evaluation.predictor.isin([LABEL, MEAN])]
+    for level, g in by_region.groupby("level"):
+        mae = g.set_index("predictor").mae
+        lines.append(f"- region {level} (n = {g.n.iloc[0]}): {LABEL} {mae.get(LABEL, float('nan')):.3f}, "
+                     f"mean predictor {mae.get(MEAN, float('nan')):.3f}")
+    lines += ["", f"**Cost.** Training {cost.get('train_s', float('nan')):.1f} s on CPU "
+              f"({cost.get('train_s_per_pair', float('nan')) * 1000:.1f} ms per training pair); scoring "
+              f"{cost.get('score_s_per_pair', float('nan')) * 1000:.1f} ms per pair on CPU "
+              f"(timed on {int(cost.get('timed_pairs', 0))} pairs, no cache).", "",
+              "**Intended use.** A research instrument for Python function- or program-level pairs like "
+              "LoCaL's, where surface similarity misleads reference-based metrics; compare its score with "
+              "SurfaceSim to spot look-alike mutants. Always report it beside the mean predictor.", "",
+              "**Limits.** Substitute encoder (MiniLM), few training steps and 128-token prefix-trimmed inputs "
+              "(long programs are cut); trained on our own mutants and rewrites, so its errors on other "
+              "generators, languages (no Java) and on code written by people are unknown; it refuses pairs "
+              "it was trained on. Not a replacement for running tests.", "",
+              f"**Use.** `lcl score --metric local_trained --profile {profile} PAIRS.jsonl -o OUT.jsonl`.", ""]
+    return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- command line
+def _cmd_train(args: Any) -> int:
+    from . import profiles
+    from .errors import UserError
+
+    released = released_for(profiles.from_args(args), args.seed, args.jobs, progress=not args.no_progress)
+    if released is None:
+        raise UserError(f"profile {args.profile}: too few LoCaL training pairs for the local_trained model")
+    where = export(released.model, args.profile)
+    print(f"local_trained ({LABEL}): {len(released.train_rows)} training pairs, "
+          f"{released.model.train_seconds} s, written to {where}; its evaluation and model card: notebook 11")
+    return 0
+
+
+def register(sub: Any) -> None:
+    from . import profiles
+
+    p = sub.add_parser("local-trained", help="train (or reuse) the local_trained metric's model and install it",
+                       description="Train the model 'lcl score --metric local_trained' reads: RQ5's model at "
+                                   "p = 100 (LoCaL pairs only, PIE held out; cached when notebook 07 has run), "
+                                   "copied to build/models/PROFILE/local_trained.")
+    profiles.add_cli_options(p)
+    p.set_defaults(func=_cmd_train)
