@@ -80,6 +80,10 @@ def test_notebooks_quick_with_mirror_and_report_in_browser(tmp_root: Path, tmp_p
     assert not rep.skipped
     _run_all(tmp_root)
     _check_outputs(tmp_root)
+    # the studies' parts join into one findings table, shown on the front page
+    from lcl import findings
+    joined = findings.collect(tmp_root / "tables")
+    assert {"X1", "X2", "X3", "X4", "X5"} <= set(joined.study.str[:2]), sorted(set(joined.study))
     index = report.build_index("smoke")
     links = report.linked_files(index)
     assert links and all(p.exists() for p in links), [p for p in links if not p.exists()]
