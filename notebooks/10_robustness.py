@@ -257,6 +257,13 @@ items.append(Finding(
     f"{n_pert - n_ok} of {n_pert} perturbed programs ({share:.1%}) were not verified equivalent to their original "
     f"({n_changed} changed behaviour, {n_pert - n_ok - n_changed} could not be judged) and were dropped.",
     n=n_pert))
+c_all = counts.iloc[0]  # the "all" row: every benchmark together
+items.append(Finding(
+    "X3.matched_groups", "X3", "task x operator groups holding both equivalent and killed mutants",
+    int(c_all["groups_matched"]),
+    f"{int(c_all['groups_matched'])} of {int(c_all['groups'])} task x operator groups hold both an equivalent (df = 1) "
+    f"and a killed (df = 0) mutant ({int(c_all['equivalent_matched'])} equivalent, {int(c_all['killed_matched'])} "
+    f"killed), out of {int(c_all['mutants'])} LoCaL-all mutants.", n=int(c_all["mutants"])))
 for _, r in auc[auc.benchmark == rh.ALL].iterrows():
     if np.isnan(r["auroc_within"]):
         continue
