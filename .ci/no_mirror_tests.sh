@@ -17,4 +17,6 @@ export LOCAL_DATA_MIRROR="" LCL_ROOT="$root" LCL_CACHE="$root/.cache"
 PY="${PYTHON:-.venv/bin/python}"
 "$PY" -m pytest -q -p no:cacheprovider -m "not mirror" \
   tests/test_loaders.py tests/test_inputs.py tests/test_sources.py tests/test_dataset.py \
-  tests/test_similarity.py tests/test_metrics_agreement.py tests/test_claims.py tests/test_claim_links.py "$@"
+  tests/test_similarity.py tests/test_metrics_agreement.py tests/test_claims.py tests/test_claim_links.py \
+  tests/test_sparse_tests.py tests/test_robustness.py tests/test_red_herrings.py tests/test_calibration.py \
+  tests/test_trained_metric.py tests/test_findings.py "$@"
