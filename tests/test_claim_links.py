@@ -8,14 +8,14 @@ import pandas as pd
 import pytest
 
 from lcl import claim_links, correlation, coverage, dataset, distinguish, effectiveness, overview, regions, scoring
-from lcl import training
+from lcl import claims, training
 from lcl.claim_links import Link
 
 LABELS = [scoring.label(m) for m in scoring.CEMS]
 
 
 def _links(table: str) -> list[Link]:
-    return claim_links.links_for(table)
+    return claims.links_for(table)
 
 
 def _assert_linked(frame: pd.DataFrame, table: str, with_rows: bool = True) -> None:
@@ -115,5 +115,5 @@ def test_a_renamed_header_is_caught() -> None:
 def test_read_uses_declarations(tmp_path) -> None:
     pd.DataFrame([{"Metric": LABELS[2], "n": 10, "rho": 0.8, "CI low": 0.7, "CI high": 0.9}]).to_csv(
         tmp_path / "table3_correlation.csv", index=False)
-    got = claim_links.read(str(tmp_path))
+    got = claim_links.read(str(tmp_path), claims.declarations())
     assert got["T3.CodeBERTScore.rho"] == claim_links.Reading(0.8, 0.7, 0.9)

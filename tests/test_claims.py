@@ -25,7 +25,7 @@ def test_every_claim_appears_once_and_missing_rows_say_why():
 
 
 def test_every_paper_claim_is_declared_once():
-    ids = [d.claim_id for d in claim_links.declarations()]
+    ids = [d.claim_id for d in claims.declarations()]
     assert len(ids) == len(set(ids))
     assert set(claims.load().index) <= set(ids)
 

@@ -8,8 +8,10 @@ claims table (:func:`read`), so a renamed header breaks a test instead of silent
 claim into "not reproduced". A :class:`Derived` claim is computed from whole tables (a sum, a
 mean over rows, a ratio of two rows).
 
-Each research-question module declares its own links (``CLAIMS``); :func:`declarations`
-gathers them.
+Each research-question module declares its own links (``CLAIMS``); ``lcl.claims.declarations``
+gathers them. This module sits at the bottom of the library with the paper's numbers
+(:func:`paper_claims`), so the research-question modules can declare links without importing the
+report code that judges them.
 """
 
 from __future__ import annotations
@@ -22,7 +24,24 @@ from functools import lru_cache
 
 import pandas as pd
 
+from . import paths
+
 PAPER_SUFFIX = " (paper)"
+
+
+def paper_claims() -> pd.DataFrame:
+    """Every number of the paper (``data/reference/paper_claims.csv``), indexed by ``claim_id``."""
+    return _read_claims(str(paths.reference() / "paper_claims.csv"))
+
+
+@lru_cache(maxsize=4)
+def _read_claims(path: str) -> pd.DataFrame:  # cached per file: every RQ table adds paper columns
+    return pd.read_csv(path).set_index("claim_id")
+
+
+def paper_value(claim_id: str) -> float:
+    """The paper's value for ``claim_id`` (KeyError when the paper has no such claim)."""
+    return float(paper_claims().loc[claim_id, "paper_value"])
 
 
 @dataclass(frozen=True)
@@ -92,9 +111,7 @@ def add_paper_columns(frame: pd.DataFrame, links: Sequence[Declaration], table: 
     """``frame`` (the output table ``table``) with ``<column> (paper)`` after each linked value
     (after its std/CI columns when declared), and ``<std> (paper)`` where the paper gives a std.
     Values come from the claims data, never typed in; rows without a claim get NaN."""
-    from .claims import load
-
-    ref = load()
+    ref = paper_claims()
     out = frame.reset_index(drop=True).copy()
     mine = [lk for lk in links if isinstance(lk, Link) and lk.table == table and lk.paper]
     for column in dict.fromkeys(lk.column for lk in mine):
@@ -165,9 +182,8 @@ def _load_tables(tables_dir: str, names: Iterable[str]) -> dict[str, pd.DataFram
     return out
 
 
-def read(tables_dir: str, decls: Sequence[Declaration] | None = None) -> dict[str, Reading]:
-    """Our value of every declared claim found in ``tables_dir`` (absent claims left out)."""
-    decls = declarations() if decls is None else decls
+def read(tables_dir: str, decls: Sequence[Declaration]) -> dict[str, Reading]:
+    """Our value of every claim of ``decls`` found in ``tables_dir`` (absent claims left out)."""
     names = [t for d in decls for t in ((d.table, d.ci_table) if isinstance(d, Link) else d.tables) if t]
     tables = _load_tables(tables_dir, names)
     out: dict[str, Reading] = {}
@@ -191,26 +207,9 @@ def _derive(d: Derived, tables: dict[str, pd.DataFrame]) -> Reading | None:
     return None if math.isnan(value) else Reading(value)
 
 
-def tables_of(claim_id: str, decls: Sequence[Declaration] | None = None) -> tuple[str, ...]:
+def tables_of(claim_id: str, decls: Sequence[Declaration]) -> tuple[str, ...]:
     """The output tables a claim is read from."""
-    for d in declarations() if decls is None else decls:
+    for d in decls:
         if d.claim_id == claim_id:
             return (d.table,) if isinstance(d, Link) else d.tables
     return ()
-
-
-@lru_cache(maxsize=1)
-def declarations() -> tuple[Declaration, ...]:
-    """Every module's declarations, in the paper's order (Table 1 to Section 4.7)."""
-    from . import correlation, coverage, dataset, distinguish, effectiveness, overview, training
-
-    return tuple(d for m in (overview, dataset, correlation, distinguish, coverage, effectiveness, training)
-                 for d in m.CLAIMS)
-
-
-def by_id() -> dict[str, Declaration]:
-    return {d.claim_id: d for d in declarations()}
-
-
-def links_for(table: str) -> list[Link]:
-    return [d for d in declarations() if isinstance(d, Link) and d.table == table]

@@ -1,5 +1,7 @@
-"""The paper's published numbers (``data/reference/paper_claims.csv``), for the "paper"
-column of comparisons only: never used as a result."""
+"""Paper vs reproduced: every claim of the paper judged on our numbers (notebook 08).
+
+The paper's numbers themselves are read in :mod:`lcl.claim_links` (``paper_claims``), low in the
+library; this module gathers every research-question module's claim declarations and judges them."""
 
 from __future__ import annotations
 
@@ -9,19 +11,35 @@ from functools import lru_cache
 
 import pandas as pd
 
-from . import claim_links, conclusions, paths, reasons
+from . import claim_links, conclusions, reasons
 from .claim_links import Declaration, Reading
 
 
-@lru_cache(maxsize=1)
 def load() -> pd.DataFrame:
     """All claims, indexed by ``claim_id``."""
-    return pd.read_csv(paths.reference() / "paper_claims.csv").set_index("claim_id")
+    return claim_links.paper_claims()
 
 
 def paper_value(claim_id: str) -> float:
     """The paper's value for ``claim_id`` (KeyError when the paper has no such claim)."""
-    return float(load().loc[claim_id, "paper_value"])
+    return claim_links.paper_value(claim_id)
+
+
+@lru_cache(maxsize=1)
+def declarations() -> tuple[Declaration, ...]:
+    """Every research-question module's claim declarations, in the paper's order (Table 1 to Section 4.7)."""
+    from . import correlation, coverage, dataset, distinguish, effectiveness, overview, training
+
+    return tuple(d for m in (overview, dataset, correlation, distinguish, coverage, effectiveness, training)
+                 for d in m.CLAIMS)
+
+
+def by_id() -> dict[str, Declaration]:
+    return {d.claim_id: d for d in declarations()}
+
+
+def links_for(table: str) -> list[claim_links.Link]:
+    return [d for d in declarations() if isinstance(d, claim_links.Link) and d.table == table]
 
 
 # ----------------------------------------------------------------------------- comparison
@@ -74,13 +92,13 @@ def _broken_cem(claim_id: str, values: dict[str, Reading]) -> str:
 
 def _number_row(claim_id: str, ref: pd.Series, got: Reading | None, values: dict[str, Reading],
                 available: set[str] | None) -> dict[str, object]:
-    decl = claim_links.by_id().get(claim_id)
+    decl = by_id().get(claim_id)
     paper, paper_std = float(ref["paper_value"]), float(ref["paper_std"])
     row: dict[str, object] = {"claim_id": claim_id, "kind": "number", "section": ref["section"],
                               "quantity": ref["quantity"], "paper_value": paper,
                               "paper_std": paper_std if _finite(paper_std) else None}
     if got is None or decl is None:
-        where = ", ".join(claim_links.tables_of(claim_id)) or "no declaration"
+        where = ", ".join(claim_links.tables_of(claim_id, declarations())) or "no declaration"
         return {**row, "status": MISSING, "reason": f"not reproduced: no value in {where}"}
     j = judge(paper, paper_std, got, decl)
     row.update({"reproduced_value": got.value, "ci_low": _opt(got.low), "ci_high": _opt(got.high),
@@ -125,12 +143,12 @@ def build(tables_dir: str) -> pd.DataFrame:
     import os
 
     available = {f[:-4] for f in os.listdir(tables_dir) if f.endswith(".csv")} if os.path.isdir(tables_dir) else set()
-    return compare(claim_links.read(tables_dir), available=available)
+    return compare(claim_links.read(tables_dir, declarations()), available=available)
 
 
 def reproduced_values(tables_dir: str) -> dict[str, float]:
     """Our value of every declared claim found in ``tables_dir``."""
-    return {k: r.value for k, r in claim_links.read(tables_dir).items()}
+    return {k: r.value for k, r in claim_links.read(tables_dir, declarations()).items()}
 
 
 def _unexplained(g: pd.DataFrame) -> int:

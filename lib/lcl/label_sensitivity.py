@@ -95,9 +95,9 @@ def coverage_counts(frame: pd.DataFrame) -> dict[str, int]:
 
 def paper_thresholds() -> regions.Thresholds:
     """The paper's fitted thresholds (Section 4.5.1) as :class:`lcl.regions.Thresholds`."""
-    from . import claims
+    from . import claim_links
 
-    v = {k: claims.paper_value(f"RQ3.{k}") for k in ("x_lo", "x_hi", "y_lo", "y_hi")}
+    v = {k: claim_links.paper_value(f"RQ3.{k}") for k in ("x_lo", "x_hi", "y_lo", "y_hi")}
     return regions.Thresholds(v["x_lo"], v["x_hi"], v["y_lo"], v["y_hi"], objective=float("nan"), step=0.05,
                               error="paper")
 
