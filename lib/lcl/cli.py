@@ -25,7 +25,7 @@ COMMAND_MODULES: list[str] = [
     "lcl.findings",  # lcl findings
     "lcl.inputs.cli",  # lcl inputs draft|sample|check|status
     "lcl.fuzz.cli",  # lcl fuzz pair|batch
-    "lcl.dataset",  # lcl variants label
+    "lcl.cli_variants",  # lcl variants label|pool|clones
     "lcl.metrics.cli",  # lcl score, lcl codescore-train
     "lcl.trained_metric",  # lcl local-trained
 ]

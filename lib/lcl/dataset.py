@@ -606,7 +606,7 @@ def load_published() -> list[dict[str, Any]]:
 
 
 # ----------------------------------------------------------------------------- CLI
-def _cmd_label(args: Any) -> int:
+def cmd_label(args: Any) -> int:
     """``lcl variants label``: Step III for a profile's candidates, outside the notebook."""
     from .errors import UserError
 
@@ -646,18 +646,6 @@ def _cmd_label(args: Any) -> int:
                   f"df_score >= {DFS_MIN_DF}): {d['pairs']} pairs, {d['mean_surface_sim']:.3f} and "
                   f"{d['mean_df_score']:.3f}: {'met' if d['met'] else 'not met'}")
     return 0
-
-
-def _cmd_pool(args: Any) -> int:
-    from .distinguish import cmd_pool
-
-    return cmd_pool(args)
-
-
-def _cmd_clones(args: Any) -> int:
-    from .clones import cmd_clones
-
-    return cmd_clones(args)
 
 
 def _print_recheck(rows: list[dict[str, Any]]) -> int:
@@ -702,48 +690,6 @@ def _print_status(rows: list[dict[str, Any]], status: dict[str, bool | None], pr
     return 0
 
 
-def register(sub: Any) -> None:
-    p = sub.add_parser("variants", help="generate and label the LoCaL candidates (Steps I and III)",
-                       description="Generate and label the LoCaL candidates of a profile.")
-    s = p.add_subparsers(dest="variants_command", metavar="SUBCOMMAND")
-    q = s.add_parser("label", help="label a profile's MUT/OPT candidates with Algorithm 1 (resumable)",
-                     description="Generate a profile's MUT/OPT candidates and label every one with Algorithm 1, "
-                                 "exactly as the 02_variants notebook does (same ids, seeds and settings), so the "
-                                 "notebook then finds every result in the fuzz result store. Finished pairs are "
-                                 "stored one by one: interrupt it and rerun it freely, e.g. to spread the full "
-                                 "profile (hours on 2 cores) over several sittings.",
-                     epilog="example: lcl variants label --profile full --jobs 2 HumanEval MBPP")
-    q.add_argument("benchmark", nargs="*", metavar="BENCHMARK",
-                   help=f"only these benchmarks ({', '.join(loaders.BENCHMARKS)}; default: all available)")
-    profiles.add_cli_options(q)
-    q.add_argument("--kind", choices=("MUT", "OPT"), help="only mutants or only optimised variants (the OPT "
-                   "pairs are few: label them first to check the DFS target at full scale)")
-    q.add_argument("--status", action="store_true", help="fuzz nothing: count the candidates already labelled "
-                   "in the result store and those still to fuzz, per benchmark and kind")
-    q.add_argument("--recheck", type=int, metavar="K", help="fuzz nothing new: re-fuzz K already labelled "
-                   "candidates (a seeded sample) from scratch in an empty store and compare with the stored or "
-                   "archived labels (exit status 1 if a df_score differs)")
-    q.set_defaults(func=_cmd_label)
-    o = s.add_parser("pool", help="build the RQ2 pool of df = 0 PIE mutants with Algorithm 1 (resumable)",
-                     description="Fuzz mutants of PIE slow programs in the 04 notebook's seeded order until "
-                                 "3 x the profile's RQ2 pairs per dataset have df_score = 0 (first runs screened "
-                                 "at R >= 3), exactly as the notebook does, so it then finds every label in the "
-                                 "fuzz result store. Interrupt it and rerun it freely.",
-                     epilog="example: lcl variants pool --profile full --jobs 2")
-    profiles.add_cli_options(o)
-    o.add_argument("--status", action="store_true", help="fuzz nothing: count the candidates with a stored label, "
-                   "those with df_score = 0, those the screen left out and those still to fuzz")
-    o.set_defaults(func=_cmd_pool)
-    c = s.add_parser("clones", help="build and label the human-written CLONE pairs with Algorithm 1 (resumable)",
-                     description="Extract the functions of the four PyPI algorithm collections, group them into "
-                                 "clusters of identical behaviour (fingerprints on the profile's N inputs), emit "
-                                 "the capped within-cluster pairs and label each with Algorithm 1, exactly as the "
-                                 "02_variants notebook does, so the notebook then finds every fingerprint and label "
-                                 "in the fuzz result store. Interrupt it and rerun it freely.",
-                     epilog="example: lcl variants clones --profile full --jobs 2")
-    profiles.add_cli_options(c)
-    c.set_defaults(func=_cmd_clones)
-    p.set_defaults(func=lambda _args: p.print_help() or 2)
 
 
 # ============================================================================ optimised sources
