@@ -15,7 +15,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import claim_links, regions
+from . import claim_links, regions, stats
 from .claim_links import Link
 
 X, Y = "SurfaceSim", "df_score"
@@ -51,13 +51,9 @@ def with_paper(table: pd.DataFrame, name: str) -> pd.DataFrame:
 
 
 def wilson(k: int, n: int, z: float = 1.959964) -> tuple[float, float]:
-    """Wilson score 95 % interval of a share ``k / n``, in percent."""
-    if n <= 0:
-        return float("nan"), float("nan")
-    p = k / n
-    centre = (p + z * z / (2 * n)) / (1 + z * z / n)
-    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return round(100 * (centre - half), 2), round(100 * (centre + half), 2)
+    """Wilson score 95 % interval of a share ``k / n``, in percent (``stats.wilson``, rounded)."""
+    lo, hi = stats.wilson(k, n, z)
+    return round(100 * lo, 2), round(100 * hi, 2)
 
 
 def balanced(local: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:

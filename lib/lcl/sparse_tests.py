@@ -37,6 +37,7 @@ import numpy as np
 import pandas as pd
 
 from . import cache
+from .stats import wilson
 from .fuzz import semantics as S
 
 #: the log grid of input counts for the convergence curve (capped at each pair's N)
@@ -71,18 +72,6 @@ def prefix_score(verdicts: str, n: int) -> float | None:
 def grid_for(n_full: int, grid: Sequence[int] = N_GRID) -> list[int]:
     """The grid points below a pair's own N, then N itself."""
     return [n for n in grid if n < n_full] + [n_full]
-
-
-def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
-    """Wilson score interval (95% by default) of a proportion k / n; (nan, nan) when n = 0."""
-    if n <= 0:
-        return float("nan"), float("nan")
-    p = k / n
-    den = 1 + z * z / n
-    centre = (p + z * z / (2 * n)) / den
-    half = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
-    # the bounds at k = 0 and k = n are exactly 0 and 1 (rounding would leave 1e-18 there)
-    return (0.0 if k == 0 else max(0.0, centre - half)), (1.0 if k == n else min(1.0, centre + half))
 
 
 def share(flags: Sequence[bool]) -> dict[str, float | int]:

@@ -67,3 +67,15 @@ def bootstrap_ci(values: np.ndarray, stat=np.mean, *, n_boot: int = 2000, seed: 
     boots = np.array([stat(v[rng.integers(0, len(v), len(v))]) for _ in range(n_boot)])
     lo, hi = np.quantile(boots, [alpha / 2, 1 - alpha / 2])
     return float(lo), float(hi)
+
+
+def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
+    """Wilson score interval (95% by default) of a share ``k / n``; (nan, nan) when ``n`` = 0."""
+    if n <= 0:
+        return float("nan"), float("nan")
+    p = k / n
+    den = 1 + z * z / n
+    centre = (p + z * z / (2 * n)) / den
+    half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
+    # the bounds at k = 0 and k = n are exactly 0 and 1 (rounding would leave 1e-18 there)
+    return (0.0 if k == 0 else max(0.0, float(centre - half))), (1.0 if k == n else min(1.0, float(centre + half)))
