@@ -1,7 +1,7 @@
 # LoCaL compendium: the Makefile is the table of contents.
 #
 #   make all            regenerate every table, figure, dataset and the HTML report
-#   make test           run the test suite (lib/ unit tests + notebooks in the quick profile)
+#   make test           ruff and mypy on lib/, then the test suite (unit tests, layer check, notebooks)
 #   make verify         compare regenerated outputs with committed reference values
 #   make report         render executed notebooks to HTML with an index page
 #   make lab            open JupyterLab on the notebooks
@@ -131,7 +131,9 @@ build/report/index.html: $(EXEC_NB) $(FINDINGS) $(STAMP)
 	$(LCL) report --profile $(PROFILE)
 
 # ---------------------------------------------------------------- checks
-test: $(STAMP) ## run the tests (quick profile); TESTARGS=... to pass pytest options
+test: $(STAMP) ## lint (ruff) and type-check (mypy) lib/, then run the tests; TESTARGS=... for pytest
+	$(VENV)/bin/ruff check --quiet lib
+	$(VENV)/bin/mypy
 	$(VPY) -m pytest $(TESTARGS)
 
 verify: $(EXEC_NB) $(FINDINGS) ## compare regenerated outputs with data/reference/expected (Maneage-style)

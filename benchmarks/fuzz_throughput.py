@@ -192,8 +192,8 @@ def real_batch(n_tasks: int, tmp: Path) -> tuple[float, float, int, int] | None:
     Returns (pairs/s with 1 job, with 2 jobs, pairs, pairs excluded) or None without HumanEval."""
     from lcl import dataset, loaders
     from lcl.fuzz import register_resolver
-    from lcl.inputs.resolve import resolve_published
-    from lcl.inputs.store import tasks_for
+    from lcl.task_specs import resolve_published
+    from lcl.task_specs import tasks_for
     from lcl.profiles import PROFILES
 
     if not loaders.benchmark_available("HumanEval"):

@@ -134,8 +134,8 @@ def explain(args: argparse.Namespace) -> int:
     from lcl import loaders
     from lcl.fuzz import Settings, fuzz_pair
     from lcl.fuzz.semantics import derive_seed
-    from lcl.inputs.resolve import resolve_published, task_uid_for_row
-    from lcl.inputs.store import spec_for
+    from lcl.task_specs import resolve_published, task_uid_for_row
+    from lcl.task_specs import spec_for
 
     pairs = {p.id: p for p in loaders.load_local_published() + loaders.load_codescore_test()}
     p = pairs[args.explain]

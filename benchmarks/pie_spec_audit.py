@@ -55,7 +55,7 @@ from lcl import cache, loaders, paths  # noqa: E402
 from lcl.inputs.generate import generate  # noqa: E402
 from lcl.inputs.quality import VALIDITY_TARGET, probe  # noqa: E402
 from lcl.inputs.spec import load  # noqa: E402
-from lcl.inputs.store import reviewed_path  # noqa: E402
+from lcl.task_specs import reviewed_path  # noqa: E402
 
 TIMEOUT = 2.0  # seconds per input, as `lcl inputs check` uses for program-level tasks
 

@@ -29,7 +29,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
 
 def _variants(tasks: list, seed: int, keep_docstrings: bool = False) -> list[dict]:
-    from lcl.inputs.store import spec_uid
+    from lcl.task_specs import spec_uid
     from lcl.similarity import SimilarityWarning, sim_ast, sim_edit
     from lcl.variants import optimise
 
@@ -67,7 +67,7 @@ def _summary(name: str, rows: list[dict]) -> None:
 def _fuzz(rows: list[dict], n: int, inputs: int, runs: int, jobs: int, seed: int) -> None:
     from lcl.fuzz import Settings, register_resolver, run_batch
     from lcl.fuzz.store import ResultStore
-    from lcl.inputs.resolve import resolve_published
+    from lcl.task_specs import resolve_published
 
     register_resolver(resolve_published)
     pool = [r for r in rows if r["changed"]]

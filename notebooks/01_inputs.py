@@ -23,7 +23,7 @@
 # reference neither raises nor times out (target >= 95% per task), the number of distinct inputs,
 # and the reference's branch coverage under the inputs (Code2Bench's "Great Filter").
 #
-# Computation: `lib/lcl/inputs/quality.py` (`quality_table`, `summarise`, `backend_comparison`);
+# Computation: `lib/lcl/input_quality.py` (`quality_table`, `summarise`, `backend_comparison`; each task measured by `lib/lcl/inputs/quality.py`);
 # specs: `lib/lcl/inputs/spec.py`; generators: `lib/lcl/inputs/generate.py`, `strategies.py`,
 # `atheris_driver.py`.
 
@@ -42,7 +42,8 @@ import pandas as pd
 from IPython.display import Markdown, display
 
 from lcl import outputs, profiles
-from lcl.inputs import quality, store
+from lcl import input_quality as quality
+from lcl import task_specs as store
 from lcl.inputs.generate import generate
 
 P = profiles.get(profile)

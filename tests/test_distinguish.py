@@ -270,7 +270,7 @@ def test_pool_programs_of_each_population(monkeypatch: pytest.MonkeyPatch) -> No
     from types import SimpleNamespace
 
     from lcl import loaders
-    from lcl.inputs import store
+    from lcl import task_specs as store
     from lcl.profiles import get
     from lcl.records import Task
 

@@ -9,7 +9,8 @@ from pathlib import Path
 import pytest
 
 from lcl.errors import UserError
-from lcl.fuzz import Settings, archive, batch
+from lcl import label_archive as archive
+from lcl.fuzz import Settings, batch
 from lcl.fuzz.store import ResultStore, open_default
 
 pytestmark = pytest.mark.timeout(180)
@@ -108,12 +109,16 @@ def test_a_fresh_clone_finds_archived_pairs_labelled(tmp_path: Path, monkeypatch
     with open_default() as st:
         assert archive.export(st, folder) == {"LCL": 1}  # T names no benchmark
     monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache2"))  # the fresh clone
-    assert batch.batch_status(rows, settings=s, base=tmp_path) == {"LCL_T_0_MUT_1": True}
-    again = batch.run_batch(rows, settings=s, progress=False, jobs=1, base=tmp_path)
+    # the engine's own store knows no archive; the study's store has it merged in
+    assert batch.batch_status(rows, settings=s, base=tmp_path) == {"LCL_T_0_MUT_1": False}
+    with archive.open_store() as st:
+        assert batch.batch_status(rows, settings=s, base=tmp_path, store=st) == {"LCL_T_0_MUT_1": True}
+        again = batch.run_batch(rows, settings=s, progress=False, jobs=1, base=tmp_path, store=st)
     assert again == first and first[0]["df_score"] == pytest.approx(1 / 3)
     monkeypatch.setenv("LCL_LABEL_ARCHIVE", "off")
     monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache3"))
-    assert batch.batch_status(rows, settings=s, base=tmp_path) == {"LCL_T_0_MUT_1": False}
+    with archive.open_store() as st:
+        assert batch.batch_status(rows, settings=s, base=tmp_path, store=st) == {"LCL_T_0_MUT_1": False}
 
 
 def test_cli_archive_export_and_status(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,

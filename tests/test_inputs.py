@@ -161,7 +161,7 @@ def test_atheris_coverage_guided_runs_in_a_subprocess_and_is_reproducible():
 
 
 def test_published_ids_resolve_to_spec_generators(project_data):
-    from lcl.inputs.resolve import resolve_published, task_uid_of
+    from lcl.task_specs import resolve_published, task_uid_of
 
     assert task_uid_of("LOCAL_HE_0_MUT_17") == "HumanEval/0"
     assert task_uid_of("PIE_p02599_s870922238#3") == "PIE/p02599"
@@ -195,8 +195,8 @@ def test_reviewed_et_seeds_false_spec_opens_runs_with_the_tasks_own_asserts(proj
     """MBPP/123 (reviewed et_seeds: false): its three asserts open every run, none of the 53 ET
     inputs. MBPP's full task list comes from the data mirror."""
     from lcl.inputs.generate import task_seeds
-    from lcl.inputs.resolve import resolve_published
-    from lcl.inputs.store import spec_for, tasks_for
+    from lcl.task_specs import resolve_published
+    from lcl.task_specs import spec_for, tasks_for
 
     task, spec = tasks_for("MBPP/123")[0], spec_for("MBPP/123")
     if task.extra.get("n_et_tests"):

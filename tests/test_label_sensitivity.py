@@ -146,25 +146,22 @@ def test_without_the_mirror_there_is_nothing_to_label(monkeypatch: pytest.Monkey
 
 
 def test_rederive_stored_only_fuzzes_nothing_new(monkeypatch: pytest.MonkeyPatch) -> None:
-    import lcl.fuzz
     import lcl.fuzz.algorithm
-    import lcl.inputs.resolve
-    import lcl.inputs.store
+    import lcl.labelling
+    import lcl.task_specs
 
     ran: list[list[str]] = []
-    monkeypatch.setattr(lcl.fuzz, "register_resolver", lambda fn: fn, raising=False)
-    monkeypatch.setattr(lcl.fuzz, "batch_status", lambda rows, **kw: {r["id"]: r["id"] == "a" for r in rows},
-                        raising=False)
+    monkeypatch.setattr(lcl.labelling, "stored_labels", lambda rows, settings, **kw: {r["id"]: r["id"] == "a" for r in rows})
 
-    def fake_run_batch(rows: list[dict[str, Any]], **kw: Any) -> list[dict[str, Any]]:
+    def fake_fuzz_labels(rows: list[dict[str, Any]], settings: Any, **kw: Any) -> list[dict[str, Any]]:
         ran.append([r["id"] for r in rows])
         return [{"id": r["id"], "df_score": 0.25} for r in rows]
 
-    monkeypatch.setattr(lcl.fuzz, "run_batch", fake_run_batch, raising=False)
-    monkeypatch.setattr(lcl.inputs.resolve, "task_uid_for_row", lambda row: "MBPP/1")
-    monkeypatch.setattr(lcl.inputs.resolve, "resolve_published", lambda row: {"stdin": False, "entry": "f"})
+    monkeypatch.setattr(lcl.labelling, "fuzz_labels", fake_fuzz_labels)
+    monkeypatch.setattr(lcl.task_specs, "task_uid_for_row", lambda row: "MBPP/1")
+    monkeypatch.setattr(lcl.task_specs, "resolve_published", lambda row: {"stdin": False, "entry": "f"})
     monkeypatch.setattr(lcl.fuzz.algorithm, "check_code", lambda *a, **k: None)
-    monkeypatch.setattr(lcl.inputs.store, "spec_for", lambda uid: None)
+    monkeypatch.setattr(lcl.task_specs, "spec_for", lambda uid: None)
     pairs = [_pair("a", "LoCaL_published", "MUT", 0.2), _pair("b", "LoCaL_published", "MUT", 0.2)]
     got = L.rederive(pairs, n_function=10, n_program=5, runs=1, seed=0, stored_only=True, progress=False)
     assert ran == [["a"]] and got.ours.iloc[0] == 0.25 and pd.isna(got.ours.iloc[1])

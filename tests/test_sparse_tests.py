@@ -143,8 +143,8 @@ def test_prefix_of_a_real_run_equals_a_run_on_the_first_100_inputs():
 def test_run0_of_a_humaneval_pair_finds_its_own_check_inputs(project_data, tmp_path, monkeypatch):
     """HumanEval/0 with a mutant that only differs on ties: the run opens with the task's own
     ``check`` inputs (their positions are what (a) scores), and a rerun is read from the cache."""
-    from lcl.inputs.resolve import resolve_published
-    from lcl.inputs.store import tasks_for
+    from lcl.task_specs import resolve_published
+    from lcl.task_specs import tasks_for
 
     monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache"))
     task = tasks_for("HumanEval/0")[0]

@@ -219,7 +219,7 @@ def recalibration_table(train: pd.DataFrame, test: pd.DataFrame, metrics: Sequen
             after = np.abs(f[RECALIBRATED.format(metric)].to_numpy(float) - f[TRUTH].to_numpy(float))
             row: dict[str, object] = {"metric": metric, "region": name, "n": len(f)}
             if not len(f):
-                rows.append({**row, **{c: np.nan for c in RECAL_COLUMNS[3:-1]}, "improves": False})
+                rows.append({**row, **dict.fromkeys(RECAL_COLUMNS[3:-1], np.nan), "improves": False})
                 continue
             diff = after - before
             lo, hi = stats.bootstrap_ci(diff, n_boot=n_boot, seed=seed) if len(f) > 1 else (np.nan, np.nan)

@@ -157,7 +157,9 @@ def read_link(frame: pd.DataFrame, link: Link) -> Reading | None:
     value = _float(row[link.column])
     if math.isnan(value):
         return None
-    get = (lambda c: _float(row[c]) if c and c in frame.columns else math.nan)
+    def get(c: str | None) -> float:
+        return _float(row[c]) if c and c in frame.columns else math.nan
+
     return Reading(value, get(link.low), get(link.high), get(link.std))
 
 

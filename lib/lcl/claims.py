@@ -118,7 +118,7 @@ def _opt(x: float) -> float | None:
 
 
 def _conclusion_rows(values: dict[str, Reading], available: set[str] | None) -> list[dict[str, object]]:
-    rows = []
+    rows: list[dict[str, object]] = []
     for c, v in conclusions.judge_all(values):
         reason = v.evidence
         if v.status == FAILS:

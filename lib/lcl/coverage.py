@@ -151,7 +151,9 @@ def figure1_examples(local: pd.DataFrame, max_lines: int = 14) -> dict[str, Any]
         return None
     m = mut.sort_values([X, "id"], ascending=[False, True]).iloc[0].to_dict() if len(mut) else None
     o = opt.sort_values([X, "id"]).iloc[0].to_dict() if len(opt) else None
-    return {"reference": (m or o)["reference"], "mutant": m, "optimised": o, "shared_reference": False}
+    first = m if m is not None else o
+    assert first is not None  # one of the two is non-empty (checked above)
+    return {"reference": first["reference"], "mutant": m, "optimised": o, "shared_reference": False}
 
 
 def hit_rates_by_source(frame: pd.DataFrame, th: regions.Thresholds | None) -> pd.DataFrame:

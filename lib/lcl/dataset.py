@@ -77,11 +77,7 @@ SCHEMA = {
 #: Parquet column types (pyarrow); any other column is stored as JSON text (see write_parquet)
 _COUNTS = ("matches", "mismatches", "timeouts", "crashes", "invalid", "skipped")
 PARQUET_TYPES = {
-    **{k: "string" for k in (
-        "id", "benchmark", "task", "level", "variant_type", "reference", "variant", "generator", "verdict_digest",
-        "spec", "entry_point", "operator", "cluster", "family", "domain", "observe", "published_kind",
-        "published_id", *(f"{side}_{x}" for side in ("reference", "variant")
-                          for x in ("package", "module", "function", "licence", "registry")))},
+    **dict.fromkeys(("id", "benchmark", "task", "level", "variant_type", "reference", "variant", "generator", "verdict_digest", "spec", "entry_point", "operator", "cluster", "family", "domain", "observe", "published_kind", "published_id", *(f"{side}_{x}" for side in ("reference", "variant") for x in ("package", "module", "function", "licence", "registry"))), "string"),
     "df_score": "float64", "surface_sim": "float64", "in_local": "bool", "surface_sim_published": "float64",
     "lineno": "int64", "cross_package": "bool",
     "run_scores": "list<float64>", "seeds": "list<int64>", "strategies": "list<string>", "rewrites": "list<string>",
@@ -148,7 +144,7 @@ def candidates(tasks: list[Task], profile: Profile, seed: int, ledger: Ledger) -
     reference, PIE fast program, ids, seed, the per-task cap, the generators' source and the
     MutPy version), so notebook 02, ``lcl variants label`` and the RQ2 pool regenerate nothing
     twice."""
-    from .inputs.store import spec_uid
+    from .task_specs import spec_uid
 
     code = _generator_version()
     rows: list[dict[str, Any]] = []
@@ -224,12 +220,9 @@ def _task_candidates(task: Task, uid: str, cap: int | None, seed: int) -> tuple[
 def _fuzz_batch(rows: list[dict[str, Any]], profile: Profile) -> tuple[list[dict[str, Any]], Any]:
     """The candidates as a fuzz batch (published-style rows + our task id) and the profile's
     Algorithm 1 settings (N, R)."""
-    from .fuzz import Settings, register_resolver
-    from .inputs.resolve import resolve_published
+    from .labelling import profile_settings
 
-    register_resolver(resolve_published)
-    settings = Settings().with_(runs=profile.fuzz_runs, n_function=profile.fuzz_inputs_function,
-                                n_program=profile.fuzz_inputs_program)
+    settings = profile_settings(profile)
     batch = [{"id": r["id"], "golden_code": r["reference"], "generated_code": r["variant"], "task": r["task"]}
              for r in rows]
     return batch, settings
@@ -237,19 +230,19 @@ def _fuzz_batch(rows: list[dict[str, Any]], profile: Profile) -> tuple[list[dict
 
 def label(rows: list[dict[str, Any]], profile: Profile, seed: int, jobs: int, progress: bool = True) -> list[dict[str, Any]]:
     """Algorithm 1 for every candidate, resumable (finished pairs come from the result store)."""
-    from .fuzz import run_batch
+    from .labelling import fuzz_labels
 
     batch, settings = _fuzz_batch(rows, profile)
-    return run_batch(batch, settings=settings, seed=seed, jobs=jobs, progress=progress, keep_going=True) if batch else []
+    return fuzz_labels(batch, settings, seed=seed, jobs=jobs, progress=progress)
 
 
 def label_status(rows: list[dict[str, Any]], profile: Profile, seed: int) -> dict[str, bool | None]:
     """Which candidates :func:`label` would find in the result store (id -> True), still has to
     fuzz (False) or cannot fuzz (None); runs nothing."""
-    from .fuzz import batch_status
+    from .labelling import stored_labels
 
     batch, settings = _fuzz_batch(rows, profile)
-    return batch_status(batch, settings=settings, seed=seed) if batch else {}
+    return stored_labels(batch, settings, seed=seed)
 
 
 def recheck(rows: list[dict[str, Any]], profile: Profile, seed: int, k: int, jobs: int,
@@ -260,8 +253,9 @@ def recheck(rows: list[dict[str, Any]], profile: Profile, seed: int, k: int, job
     import tempfile
     from pathlib import Path
 
-    from .fuzz import run_batch
+    from .fuzz import register_resolver, run_batch
     from .fuzz.store import ResultStore
+    from .task_specs import resolve_published
 
     status = label_status(rows, profile, seed)
     done = [r for r in rows if status.get(r["id"])]
@@ -270,6 +264,7 @@ def recheck(rows: list[dict[str, Any]], profile: Profile, seed: int, k: int, job
         return []
     stored = label(pick, profile, seed, jobs, progress=False)  # all stored: nothing is fuzzed
     batch, settings = _fuzz_batch(pick, profile)
+    register_resolver(resolve_published)
     with tempfile.TemporaryDirectory(prefix="lcl-recheck-") as tmp, ResultStore(Path(tmp) / "s.sqlite") as st:
         fresh = run_batch(batch, settings=settings, seed=seed, jobs=jobs, progress=progress, keep_going=True, store=st)
     return [{"id": a["id"], "stored_df": a.get("df_score"), "fresh_df": b.get("df_score"),
@@ -281,8 +276,8 @@ def recheck(rows: list[dict[str, Any]], profile: Profile, seed: int, k: int, job
 def assemble(rows: list[dict[str, Any]], results: list[dict[str, Any]], ledger: Ledger) -> list[dict[str, Any]]:
     """Attach labels and SurfaceSim; apply the exclusions (no label); mark the LoCaL pairs
     (:func:`lcl.curation.curate`). Every exclusion and every pair left out of LoCaL is counted."""
-    from .inputs.store import spec_for
     from .similarity import surface_sim
+    from .task_specs import spec_for
 
     by_id = {r["id"]: r for r in results}
     out = []
@@ -354,12 +349,14 @@ CLAIMS: list[Any] = [
 
 def _mean_ci(values: Any, seed: int) -> tuple[float | None, float | None]:
     """Percentile bootstrap 95 % CI of a mean over pairs (None for fewer than two pairs)."""
+    import numpy as np
+
     from .stats import bootstrap_ci
 
     v = [float(x) for x in values]
     if len(v) < 2:
         return None, None
-    lo, hi = bootstrap_ci(v, n_boot=1000, seed=seed)
+    lo, hi = bootstrap_ci(np.asarray(v), n_boot=1000, seed=seed)
     return round(lo, 4), round(hi, 4)
 
 
@@ -378,9 +375,9 @@ def table2(pairs: list[dict[str, Any]], seed: int = 0) -> Any:
             "Program-Level": int((g.level == "program").sum()) if len(g) else 0,
             "Total": len(g),
         }
-        for column, field in (("Avg. SurfaceSim", "surface_sim"), ("Avg. df_score", "df_score")):
-            row[column] = round(float(g[field].mean()), 3) if len(g) else None
-            row[f"{column} CI low"], row[f"{column} CI high"] = _mean_ci(g[field] if len(g) else [], seed)
+        for column, name in (("Avg. SurfaceSim", "surface_sim"), ("Avg. df_score", "df_score")):
+            row[column] = round(float(g[name].mean()), 3) if len(g) else None
+            row[f"{column} CI low"], row[f"{column} CI high"] = _mean_ci(g[name] if len(g) else [], seed)
         rows.append(row)
     return pd.DataFrame(rows)
 
@@ -499,9 +496,9 @@ def table2_sources(ours: list[dict[str, Any]], clones: list[dict[str, Any]],
     rows.append(_summary_row(c, f"ours ({profile})", _KIND_LABEL["CLONE"]))
     p = pd.DataFrame(published)
     if len(p):
-        for kind in ("OPT", "MUT", None):
-            g = p[p.published_kind.isna()] if kind is None else p[p.published_kind == kind]
-            rows.append(_summary_row(g, "published release", _KIND_LABEL[kind]))
+        for pkind in ("OPT", "MUT", None):
+            g = p[p.published_kind.isna()] if pkind is None else p[p.published_kind == pkind]
+            rows.append(_summary_row(g, "published release", _KIND_LABEL[pkind]))
         rows.append(_summary_row(p, "published release", "All"))
     return pd.DataFrame(rows)
 
@@ -668,7 +665,7 @@ def _print_status(rows: list[dict[str, Any]], status: dict[str, bool | None], pr
     """``lcl variants label --status``: labelled / to fuzz / cannot be fuzzed, per benchmark and kind."""
     import pandas as pd
 
-    from .fuzz import archive
+    from . import label_archive as archive
     from .fuzz.store import default_path
 
     what = {True: "labelled", False: "to fuzz", None: "cannot be fuzzed"}

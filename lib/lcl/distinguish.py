@@ -58,7 +58,7 @@ def _problem(p: Pair) -> str:
     return str(p.extra.get("problem_id") or (p.task or "").split("/")[-1].split("_")[0])
 
 
-def _row(pid: str, ref: str, cand: str, kind: str, task: str | None, df: float | None) -> dict[str, Any]:
+def _row(pid: str, ref: str, cand: str | None, kind: str, task: str | None, df: float | None) -> dict[str, Any]:
     return {"id": pid, "dataset": "RQ2", "benchmark": "PIE", "task": task, "level": "program",
             "variant_type": kind, "lang": "python", "reference": ref, "candidate": cand, "df_score": df}
 
@@ -90,7 +90,7 @@ def usable_pairs(pairs: Sequence[Pair]) -> tuple[list[Pair], Counter]:
         except (SyntaxError, ValueError, RecursionError):
             return None
 
-    keep, skipped = [], Counter()
+    keep, skipped = [], Counter[str]()
     for p in pairs:
         ref, cand = form(p.reference), form(p.candidate)
         if ref is not None and cand is not None:
@@ -246,7 +246,7 @@ def pool_programs(profile: Profile, seed: int, population: str = PIE_PAIRS) -> t
     verified, non-empty input spec; with ``profile.rq2_pool_programs`` set, a seeded sample of
     that many. Skips are counted."""
     from .errors import UserError
-    from .inputs.store import spec_for, spec_uid
+    from .task_specs import spec_for, spec_uid
 
     skipped: Counter = Counter()
     status: dict[str, str] = {}
@@ -289,7 +289,7 @@ def population_candidates(profile: Profile, seed: int,
     rows = [r for r in dataset.candidates(tasks, profile, seed, ledger) if r["variant_type"] == "MUT"]
     counts["MUT candidates generated"] = ledger.generated["MUT candidates"]
     for k, v in ledger.dropped.items():
-        if k.startswith("MUT") or k.startswith("reference"):
+        if k.startswith(("MUT", "reference")):
             counts[k] += v
     rows = sorted(rows, key=lambda r: r["id"])
     random.Random(f"{seed}:rq2-order").shuffle(rows)

@@ -68,7 +68,7 @@ def labelled(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame.df_score.notna() & (frame.df_score >= 0)].reset_index(drop=True)
 
 
-def with_sources(frame: pd.DataFrame, rows: list[dict]) -> pd.DataFrame:  # type: ignore[type-arg]
+def with_sources(frame: pd.DataFrame, rows: list[dict]) -> pd.DataFrame:
     """``frame`` (built from ``rows`` by :func:`lcl.scoring.pairs_frame`, same order) with the
     columns ``in_local`` (the curation flag; clones count as in LoCaL's DFS side) and
     ``opt_source`` (:func:`lcl.dataset.opt_source`: where an optimised variant comes from)."""
@@ -164,7 +164,7 @@ AUTHOR_KEYS = {"codebleu": "CodeBLEU", "crystalbleu": "CrystalBLEU", "codebertsc
                "codescore": "CodeScore", "surfaceSim": "SurfaceSim"}
 
 
-def author_scores(pairs: list) -> pd.DataFrame:  # type: ignore[type-arg]
+def author_scores(pairs: list) -> pd.DataFrame:
     """The published LoCaL pairs that carry the authors' own metric values (original CodeBERT
     CodeBERTScore and the CodeScore checkpoint), one column per metric, paper names."""
     rows = []

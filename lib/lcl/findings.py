@@ -112,7 +112,7 @@ def _cmd_findings(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("findings", help="join the findings of notebooks 09-11 into tables/findings.csv",
                        description="Join tables/findings_<notebook>.csv (written by notebooks 09-11) into "
                                    "tables/findings.csv, checking columns and unique ids.")

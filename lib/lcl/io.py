@@ -19,11 +19,10 @@ from typing import IO, Any
 @contextlib.contextmanager
 def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
     """Open a temporary file next to ``path``; rename it over ``path`` only on success."""
-    with atomic_path(path) as tmp:
-        with open(tmp, mode, encoding=None if "b" in mode else encoding) as fh:
-            yield fh
-            fh.flush()
-            os.fsync(fh.fileno())
+    with atomic_path(path) as tmp, open(tmp, mode, encoding=None if "b" in mode else encoding) as fh:
+        yield fh
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
 @contextlib.contextmanager

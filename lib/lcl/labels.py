@@ -70,22 +70,20 @@ def rederive(pairs: list[Pair], *, n_function: int, n_program: int, runs: int, s
     ``stored_only``: fuzz nothing; a pair whose result is not in the result store (or the
     committed label archive merged into it) is skipped with the reason ``not in the result
     store``, so a reader of finished labels can never start hours of fuzzing by accident."""
-    from .fuzz import Settings, batch_status, register_resolver, run_batch
+    from . import labelling, task_specs
     from .fuzz.algorithm import check_code
-    from .inputs.resolve import resolve_published, task_uid_for_row
-    from .inputs.store import spec_for
 
-    register_resolver(resolve_published)
-    settings = Settings().with_(runs=runs, n_function=n_function, n_program=n_program)
+    settings = labelling.algorithm1_settings(runs, n_function, n_program)
     rows, skipped = [], []
     for p in pairs:
-        uid = task_uid_for_row({"id": p.id, "golden_code": p.reference})
+        uid = task_specs.task_uid_for_row({"id": p.id, "golden_code": p.reference})
         reason = None
         if uid is None:
             reason = "id names no task"
         else:
             try:
-                info = resolve_published({"id": p.id, "golden_code": p.reference})
+                info = task_specs.resolve_published({"id": p.id, "golden_code": p.reference})
+                assert info is not None  # the id names a task (uid above)
                 level = "program" if info["stdin"] else "function"
                 check_code(p.reference, level=level, entry=info["entry"], side="reference", label=p.id)
                 check_code(p.candidate, level=level, entry=info["entry"], side="variant", label=p.id)
@@ -96,19 +94,19 @@ def rederive(pairs: list[Pair], *, n_function: int, n_program: int, runs: int, s
             continue
         rows.append({"id": p.id, "golden_code": p.reference, "generated_code": p.candidate})
     if stored_only and rows:
-        stored = batch_status(rows, settings=settings, seed=seed)
+        stored = labelling.stored_labels(rows, settings, seed=seed)
         for r in rows:
             if not stored.get(r["id"]):
                 skipped.append({"id": r["id"], "reason": "not in the result store"})
         rows = [r for r in rows if stored.get(r["id"])]
-    results = run_batch(rows, settings=settings, seed=seed, jobs=jobs, progress=progress, keep_going=True) if rows else []
+    results = labelling.fuzz_labels(rows, settings, seed=seed, jobs=jobs, progress=progress)
     by_id = {r["id"]: r for r in results}
     out = []
     for p in pairs:
-        r = by_id.get(p.id)
-        uid = task_uid_for_row({"id": p.id, "golden_code": p.reference})
-        spec = spec_for(uid) if (uid and r) else None
-        ours = r.get("df_score") if r else None
+        res = by_id.get(p.id)
+        uid = task_specs.task_uid_for_row({"id": p.id, "golden_code": p.reference})
+        spec = task_specs.spec_for(uid) if (uid and res) else None
+        ours = res.get("df_score") if res else None
         out.append({
             "id": p.id, "dataset": p.dataset, "benchmark": p.benchmark or (uid.split("/")[0] if uid else None),
             "task": uid, "variant_type": p.variant_type, "theirs": p.df_score, "ours": ours,
@@ -116,7 +114,7 @@ def rederive(pairs: list[Pair], *, n_function: int, n_program: int, runs: int, s
             "bucket_theirs": bucket(p.df_score), "bucket_ours": bucket(ours),
             "identical": p.reference == p.candidate,
             "spec": (("verified" if spec.verified else spec.origin) if spec else None),
-            "counts": r.get("counts") if r else None,
+            "counts": res.get("counts") if res else None,
             "skipped": next((s["reason"] for s in skipped if s["id"] == p.id), None),
         })
     return pd.DataFrame(out)

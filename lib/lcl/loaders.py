@@ -21,8 +21,8 @@ import gzip
 import json
 import re
 import warnings
-from collections.abc import Iterable, Iterator
 from collections import Counter
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -168,7 +168,8 @@ def load_humaneval() -> LoadResult:
     if sources.available("humaneval_et"):
         for _, row in _jsonl(sources.raw_path("humaneval_et")):
             et[row["task_id"]] = list(row.get("test_case_list") or [])
-    tasks, rejected = [], []
+    tasks: list[Task] = []
+    rejected: list[Rejected] = []
     for lineno, row in _jsonl(path):
         entry = row["entry_point"]
         seeds = calls_to(row["test"], "candidate")
@@ -320,7 +321,8 @@ def load_pie() -> LoadResult:
     """
     path = _require("pie")
     names = _pie_names()
-    tasks, rejected = [], []
+    tasks: list[Task] = []
+    rejected: list[Rejected] = []
     for lineno, row in _jsonl(path):
         tid = f"{row['problem_id']}_{row['submission_id_v0']}"
         task = Task(benchmark="PIE", task_id=tid, level="program", reference=row["input"],
@@ -413,7 +415,7 @@ def published_task(pair_id: str) -> str | None:
 
 def published_row_to_pair(row: dict[str, Any], lineno: int = 0) -> Pair:
     """One published LoCaL row (``id, golden_code, generated_code[, score, ...]``) as a Pair."""
-    src = _SRC.get(str(row.get("source", "")), None)
+    src = _SRC.get(str(row.get("source", "")))
     kind = row.get("local_type") or ("OPT" if "_OP_" in row["id"] else "MUT" if "_MUT_" in row["id"] else None)
     extra: dict[str, Any] = {"line": lineno}
     if row.get("author_scores"):
@@ -422,7 +424,7 @@ def published_row_to_pair(row: dict[str, Any], lineno: int = 0) -> Pair:
     return Pair(id=row["id"], reference=row["golden_code"], candidate=row["generated_code"],
                 dataset="LoCaL_published", benchmark=src, task=published_task(row["id"]),
                 level="program" if src in ("APPS", "PIE") else "function",
-                variant_type={"OP": "OPT"}.get(kind, kind), df_score=_score(row.get("score")), extra=extra)
+                variant_type="OPT" if kind == "OP" else kind, df_score=_score(row.get("score")), extra=extra)
 
 
 def load_local_published() -> list[Pair]:
@@ -485,7 +487,7 @@ def _cmd_tasks(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("tasks", help="list the source tasks of each benchmark (and rejected rows)",
                        description="Load HumanEval, MBPP, APPS and PIE tasks from data/raw and report counts and rejected rows.")
     p.add_argument("benchmark", nargs="*", metavar="BENCHMARK", help=f"any of {', '.join(BENCHMARKS)} (default: all)")

@@ -160,7 +160,7 @@ def survey_counts() -> pd.DataFrame | None:
     return counts.reindex(columns=[m for m in METRIC_ORDER if m in counts.columns]).sort_index()
 
 
-def figure2(counts: pd.DataFrame):  # type: ignore[no-untyped-def]
+def figure2(counts: pd.DataFrame):
     """Figure 2: number of publications using each CEM per year (grouped bars)."""
     import matplotlib.pyplot as plt
 
@@ -181,7 +181,7 @@ def figure2(counts: pd.DataFrame):  # type: ignore[no-untyped-def]
     return fig
 
 
-def unavailable_figure(title: str, reason: str):  # type: ignore[no-untyped-def]
+def unavailable_figure(title: str, reason: str):
     """A placeholder figure that says why a figure could not be drawn (keeps builds complete)."""
     import matplotlib.pyplot as plt
 

@@ -39,6 +39,16 @@ def interim() -> Path:
     return data() / "interim"
 
 
+def reviewed_specs() -> Path:
+    """Committed, reviewed input specs: ``data/constraints/<Benchmark>/<id>.json``."""
+    return data() / "constraints"
+
+
+def inferred_specs() -> Path:
+    """Inferred spec drafts, regenerated on demand and never committed."""
+    return interim() / "constraints_inferred"
+
+
 def processed() -> Path:
     return data() / "processed"
 

@@ -74,7 +74,7 @@ def collapsed_graph(rules: dict[str, list[str]]) -> tuple[dict[str, set[str]], d
     return edges, outputs
 
 
-def figure3(profile: str = "quick"):  # type: ignore[no-untyped-def]
+def figure3(profile: str = "quick"):
     """Draw the collapsed dependency graph (matplotlib Figure)."""
     import matplotlib.pyplot as plt
 

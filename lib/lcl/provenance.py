@@ -57,7 +57,7 @@ def record(output: str | Path, *, profile: str, seed: int | None, notebook: str 
         "git_commit": git_commit(),
         "profile": profile,
         "seed": seed,
-        "created_utc": _dt.datetime.now(_dt.timezone.utc).isoformat(timespec="seconds"),
+        "created_utc": _dt.datetime.now(_dt.UTC).isoformat(timespec="seconds"),
         "python": platform.python_version(),
         "platform": platform.platform(),
         "packages": package_versions(),

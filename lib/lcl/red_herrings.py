@@ -191,7 +191,7 @@ def auroc_table(frame: pd.DataFrame, metrics: Sequence[str] | None = None, n_boo
                                       "n_equivalent": int(sum(lab.sum() for lab in g.labels)),
                                       "n_killed": int(sum((~lab).sum() for lab in g.labels)), "n_groups": len(g)}
             if not len(g):
-                rows.append({**row, **{c: np.nan for c in AUROC_COLUMNS[5:]}})
+                rows.append({**row, **dict.fromkeys(AUROC_COLUMNS[5:], np.nan)})
                 continue
             everything = np.arange(len(g))
             lo_p, hi_p = _cluster_ci(g, g.pooled, n_boot, seed)
@@ -213,7 +213,7 @@ def score_gaps(frame: pd.DataFrame, metrics: Sequence[str] | None = None, n_boot
         g = _Groups(_usable(matched, metric), metric)
         if not len(g):
             rows.append({"metric": metric, "n_equivalent": 0, "n_killed": 0, "n_groups": 0,
-                         **{c: np.nan for c in GAP_COLUMNS[4:]}})
+                         **dict.fromkeys(GAP_COLUMNS[4:], np.nan)})
             continue
         s, lab = np.concatenate(g.scores), np.concatenate(g.labels)
         lo, hi = _cluster_ci(g, g.gap, n_boot, seed)

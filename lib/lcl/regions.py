@@ -159,4 +159,5 @@ def thresholds_bruteforce(x: np.ndarray, y: np.ndarray, scores: dict[str, np.nda
                     if obj > best + 1e-12:
                         best, best_t = obj, (x1, x2, y1, y2)
     assert best_t is not None
-    return Thresholds(*map(float, best_t), objective=best, step=step, error=error)
+    x_lo, x_hi, y_lo, y_hi = map(float, best_t)
+    return Thresholds(x_lo, x_hi, y_lo, y_hi, objective=best, step=step, error=error)

@@ -82,7 +82,7 @@ def sample(rows: Sequence[Mapping[str, Any]], kind: str, k: int | None, seed: in
 def documented_references(tasks: Sequence[Any]) -> dict[str, str]:
     """Task uid (``spec_uid``, the ``task`` field of a LoCaL pair) -> the benchmark's original
     reference source, with its docstrings and comments."""
-    from .inputs.store import spec_uid
+    from .task_specs import spec_uid
 
     return {spec_uid(t): t.reference for t in tasks}
 

@@ -103,7 +103,7 @@ def _cmd_list(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("notebook", help="execute numbered notebooks with papermill",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     nsub = p.add_subparsers(dest="nb_command", metavar="ACTION", required=True)

@@ -96,7 +96,7 @@ def _normalise_pygments(code: str, lang: str) -> str:
     out: list[str] = []
     for ttype, value in lex(code, _lexer(lang)):
         if ttype in Comment or not value.strip():
-            if "\n" in value and not (ttype in Comment.Multiline):
+            if "\n" in value and ttype not in Comment.Multiline:
                 out.append("\n")
             continue
         out.append(_SPACES.sub(" ", value))
@@ -164,12 +164,11 @@ def py38_node_types(code: str) -> set[str] | None:
 
 @functools.lru_cache(maxsize=2)
 def _ts_parser(lang: str):  # noqa: ANN202
+    import importlib
+
     from tree_sitter import Language, Parser
 
-    if lang == "java":
-        import tree_sitter_java as grammar
-    else:
-        import tree_sitter_python as grammar
+    grammar = importlib.import_module("tree_sitter_java" if lang == "java" else "tree_sitter_python")
     return Parser(Language(grammar.language()))
 
 
@@ -203,7 +202,7 @@ def _jaccard(a: set[str] | None, b: set[str] | None) -> float:
 
 
 class _Node:
-    __slots__ = ("name", "children")
+    __slots__ = ("children", "name")
 
     def __init__(self, name: str, children: list[_Node]):
         self.name = name
@@ -327,7 +326,7 @@ _POOL_SIZE = 0
 def _get_pool(workers: int):  # noqa: ANN202
     """A persistent pool of *spawned* workers (fork is unsafe once torch has started threads)."""
     global _POOL, _POOL_SIZE
-    if _POOL is None or _POOL_SIZE != workers:
+    if _POOL is None or workers != _POOL_SIZE:
         import atexit
         import multiprocessing
 

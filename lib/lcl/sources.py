@@ -122,7 +122,7 @@ def _digest(path: Path, tree: bool) -> str | None:
 
 # ----------------------------------------------------------------------------- fetching
 def _make_readonly(path: Path) -> None:
-    targets = [path] if path.is_file() else [p for p in path.rglob("*")] + [path]
+    targets = [path] if path.is_file() else [*path.rglob("*"), path]
     for p in targets:
         mode = p.stat().st_mode
         p.chmod(mode & ~(stat.S_IWUSR | stat.S_IWGRP | stat.S_IWOTH))
@@ -131,7 +131,7 @@ def _make_readonly(path: Path) -> None:
 def _make_writable(path: Path) -> None:
     if not path.exists():
         return
-    targets = [path] if path.is_file() else [p for p in path.rglob("*")] + [path]
+    targets = [path] if path.is_file() else [*path.rglob("*"), path]
     for p in targets:
         p.chmod(p.stat().st_mode | stat.S_IWUSR)
 
@@ -185,9 +185,9 @@ def _registry_download(src: Source, dest: Path) -> Path:
 
 def _archive_members(archive: Path) -> list[tuple[str, Any]]:
     if archive.suffix in (".whl", ".zip"):
-        zf = zipfile.ZipFile(archive)
+        zf = zipfile.ZipFile(archive)  # noqa: SIM115 - members are read after return; closed with the process
         return [(i.filename, (zf, i)) for i in zf.infolist() if not i.is_dir()]
-    tf = tarfile.open(archive)
+    tf = tarfile.open(archive)  # noqa: SIM115 - members are read after return; closed with the process
     return [(m.name, (tf, m)) for m in tf.getmembers() if m.isfile()]
 
 
@@ -369,7 +369,7 @@ def _cmd_digest(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("data", help="fetch and verify raw sources (data/sources.toml)",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     dsub = p.add_subparsers(dest="data_command", metavar="ACTION", required=True)

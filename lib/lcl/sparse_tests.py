@@ -9,7 +9,7 @@ This module measures, on the curated LoCaL pairs, what such sparse ground truths
 said:
 
 (a) the benchmark's own tests only -- the positions of run 0's input list that hold the task's
-    own seed inputs (:func:`lcl.inputs.resolve.resolve_published` opens every run with the
+    own seed inputs (:func:`lcl.task_specs.resolve_published` opens every run with the
     seed inputs, own ones first, see :func:`lcl.inputs.generate.task_seeds`);
 (b) the first 100 inputs of run 0 (a run opens with the task's seed inputs -- own tests, then the
     extended tests of HumanEval-ET / MBPP-ET -- and continues with generated ones); as a
@@ -37,8 +37,8 @@ import numpy as np
 import pandas as pd
 
 from . import cache
-from .stats import wilson
 from .fuzz import semantics as S
+from .stats import wilson
 
 #: the log grid of input counts for the convergence curve (capped at each pair's N)
 N_GRID: tuple[int, ...] = (10, 20, 50, 100, 200, 500, 1000, 2000)
@@ -99,7 +99,7 @@ def convergence(per_pair: pd.DataFrame, grid: Sequence[int] = N_GRID) -> pd.Data
     has no df(2000); a smoke pair's N = 40 is off the grid)."""
     rows = []
     for r in per_pair.itertuples(index=False):
-        full = getattr(r, "run0_full")
+        full = r.run0_full
         if full is None or (isinstance(full, float) and math.isnan(full)):
             continue
         for n in grid_for(int(r.n_full), grid):
@@ -189,7 +189,7 @@ def own_positions(uid: str, spec: Any, n: int) -> tuple[int, ...]:
     (``extra["n_own_seeds"]``, all of them for APPS' examples) before its extended tests. PIE
     ships no tests: empty."""
     from .inputs.generate import task_seeds
-    from .inputs.store import tasks_for
+    from .task_specs import tasks_for
 
     pos: list[int] = []
     off = 0
@@ -202,12 +202,12 @@ def own_positions(uid: str, spec: Any, n: int) -> tuple[int, ...]:
 
 
 def fuzz_run0(row: dict[str, Any], settings: S.Settings, seed: int) -> Run0:
-    """Run 0 of a LoCaL row's label: the generator :func:`~lcl.inputs.resolve.resolve_published`
+    """Run 0 of a LoCaL row's label: the generator :func:`~lcl.task_specs.resolve_published`
     gives its task (as :func:`lcl.dataset.label` builds the batch), base seed ``seed``, the
     profile's settings. Cached by both codes, the generator's digest-bearing name, N, seed,
     settings and engine version, so a rerun fuzzes nothing."""
     from .fuzz.algorithm import code_digest, fuzz_pair
-    from .inputs.resolve import resolve_published
+    from .task_specs import resolve_published
 
     spec = resolve_published({"id": row["id"], "golden_code": row["reference"], "generated_code": row["variant"],
                               "task": row["task"]})

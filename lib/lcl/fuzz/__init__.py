@@ -29,7 +29,20 @@ _EXPORTS = {
     "ResultStore": "store",
 }
 
-__all__ = sorted(_EXPORTS)
+__all__ = [
+    "ENGINE_VERSION",
+    "CodeSpec",
+    "LoadError",
+    "PairResult",
+    "ResultStore",
+    "Settings",
+    "batch_status",
+    "compute_reference",
+    "derive_seed",
+    "fuzz_pair",
+    "register_resolver",
+    "run_batch",
+]
 
 
 def __getattr__(name: str) -> Any:

@@ -9,13 +9,13 @@ from __future__ import annotations
 
 import array
 import ast
-import warnings
 import hashlib
 import json
 import math
 import operator
 import threading
 import time
+import warnings
 from collections.abc import Callable, MutableMapping, Sequence
 from dataclasses import dataclass
 from itertools import repeat
@@ -354,12 +354,12 @@ def _verdicts_numpy(rk: bytes, rd: bytes, vk: bytes, vd: bytes) -> str:
 
 
 # ---------------------------------------------------------------------------- one pair
-class InputSet(list):  # type: ignore[type-arg]
+class InputSet(list):
     """One run's generated inputs plus what the harness derives from them (their digest, and
     their pickled form per level), computed once and reused by every pair given the same set
     (a batch hands a task's set to its reference and to all its variants)."""
 
-    __slots__ = ("digest", "blobs")
+    __slots__ = ("blobs", "digest")
 
     def __init__(self, items: Any = ()) -> None:
         super().__init__(items)
@@ -415,7 +415,7 @@ class PairResult:
         return S.verdict_digest(self.runs)
 
     def counts(self) -> dict[str, int]:
-        tot = {k: 0 for k in ("matches", "mismatches", "timeouts", "crashes", "invalid", "skipped")}
+        tot = dict.fromkeys(("matches", "mismatches", "timeouts", "crashes", "invalid", "skipped"), 0)
         for r in self.runs:
             if not r.excluded:
                 for k, v in r.counts.items():
@@ -504,7 +504,7 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
                 shared[r] = raw
             per_run[r] = check_inputs(list(raw), level=level, source=f"generator(seed={seeds[r]})")
         mode = "generator"
-    hashes: list[str | None] = [None] * s.runs  # inputs digests, computed once the variant's workers start
+    hashes: list[Any] = [None] * s.runs  # inputs digests (str), computed once the variant's workers start
     runs: list[S.RunScore] = []
     load_status = "ok"
     with Executor(var_spec, s, network=network, isolation=isolation) as ex:
@@ -572,7 +572,7 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
             verdicts = run_verdicts(ref, res.kinds, res.digests)
             runs.append(S.score_run(r, seeds[r], verdicts, 0.0, False))
     return PairResult(S.df_score(runs), runs, len(per_run[order[0]]), level, entry, int(seed), s, load_status, mode,
-                      [hashes[r] for r in order] if mode == "generator" else hashes[:1], iso)  # type: ignore[misc]
+                      [hashes[r] for r in order] if mode == "generator" else hashes[:1], iso)
 
 
 def merge_runs(parts: Sequence[PairResult]) -> PairResult:

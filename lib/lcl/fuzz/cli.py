@@ -119,7 +119,7 @@ def register(subparsers: Any) -> None:
     pa = sub.add_parser("archive", help="the committed label archive data/labels/ (status, export)",
                         description="Finished results live in the result store (.cache/fuzz/results.sqlite), which "
                                     "a fresh clone lacks; data/labels/ is its committed, content-keyed counterpart "
-                                    "(see lib/lcl/fuzz/archive.py). Opening the store merges the archive in, so an "
+                                    "(see lib/lcl/label_archive.py). Opening the store merges the archive in, so an "
                                     "archived pair is never fuzzed again; LCL_LABEL_ARCHIVE=off ignores it.",
                         epilog="example: lcl variants label --profile full; lcl fuzz archive export --profile full")
     pa.add_argument("action", nargs="?", choices=("status", "export"), default="status",
@@ -168,6 +168,7 @@ def cmd_pair(args: argparse.Namespace) -> int:
 
 
 def cmd_batch(args: argparse.Namespace) -> int:
+    from ..label_archive import open_store
     from .batch import load_resolver, results_summary, run_batch
     from .store import ResultStore
 
@@ -178,18 +179,18 @@ def cmd_batch(args: argparse.Namespace) -> int:
         raise UserError(f"--out {args.out}: folder {args.out.parent} does not exist")
     _check_isolation(args)
     # default: the project's own resolver (task from the id, inputs from its constraint spec)
-    for spec in args.resolver or [os.environ.get("LCL_FUZZ_RESOLVER") or "lcl.inputs.resolve:resolve_published"]:
+    for spec in args.resolver or [os.environ.get("LCL_FUZZ_RESOLVER") or "lcl.task_specs:resolve_published"]:
         load_resolver(spec)
     if args.jobs is not None and args.jobs < 1:
         raise UserError("--jobs: must be at least 1")
-    store = ResultStore(args.store) if args.store else None
+    # an explicit --store is used as it is; the default one gets the committed labels merged in
+    store = ResultStore(args.store) if args.store else open_store()
     try:
         results = run_batch(args.pairs, args.out, settings=s, seed=args.seed, jobs=args.jobs,
                             scheduler=args.scheduler, store=store, network=args.network,
                             progress=not args.no_progress, keep_going=args.keep_going)
     finally:
-        if store is not None:
-            store.close()
+        store.close()
     summary = results_summary(results)
     summary["out"] = str(args.out)
     print(json.dumps(summary, sort_keys=True))
@@ -201,15 +202,14 @@ def cmd_batch(args: argparse.Namespace) -> int:
 
 
 def cmd_archive(args: argparse.Namespace) -> int:
-    from . import archive
-    from .store import open_default
+    from .. import label_archive as archive
 
     folder = archive.default_dir()
     if folder is None:
         raise UserError("the label archive is off (LCL_LABEL_ARCHIVE=off)")
     if args.action == "export":
         select = _profile_filter(args.profile)
-        with open_default() as store:
+        with archive.open_store() as store:
             added = archive.export(store, folder, select)
         print(f"{sum(added.values())} result(s) added to {folder}" +
               "".join(f"\n  {name:<24} +{n}" for name, n in sorted(added.items())))

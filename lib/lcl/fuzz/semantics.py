@@ -98,8 +98,8 @@ Runs and seeds
 from __future__ import annotations
 
 import hashlib
-import math
 import marshal
+import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
@@ -344,7 +344,7 @@ def _typename(t: type) -> bytes:
 def _encode_container(v: Any, t: type, out: list[bytes], path: set[int]) -> None:
     name = _typename(t)
     out += (b"(", _len(len(name)), name)
-    if isinstance(v, (list, tuple)) or t.__name__ == "deque" and hasattr(v, "maxlen"):
+    if isinstance(v, (list, tuple)) or (t.__name__ == "deque" and hasattr(v, "maxlen")):
         items = list(v)
         out += (b"L", _len(len(items)))
         for x in items:
@@ -359,9 +359,9 @@ def _encode_container(v: Any, t: type, out: list[bytes], path: set[int]) -> None
         if hasattr(v, "default_factory"):
             pass  # defaultdict: the factory is not part of the value
     elif isinstance(v, (set, frozenset)):
-        enc = sorted(_sub(x, path) for x in v)
-        out += (b"S", _len(len(enc)))
-        out += enc
+        members = sorted(_sub(x, path) for x in v)
+        out += (b"S", _len(len(members)))
+        out += members
     elif isinstance(v, range):
         out += (b"R", repr((v.start, v.stop, v.step)).encode())
     elif t.__module__ in ("fractions", "decimal"):
@@ -387,7 +387,7 @@ def _encode_container(v: Any, t: type, out: list[bytes], path: set[int]) -> None
 class StrippedHasher:
     """Streaming digest of ``stdout.strip()`` with a size cap; memory stays O(whitespace run)."""
 
-    __slots__ = ("_h", "_started", "_pending", "total", "cap", "overflow", "_head", "_n")
+    __slots__ = ("_h", "_head", "_n", "_pending", "_started", "cap", "overflow", "total")
 
     def __init__(self, cap: int) -> None:
         self._h = hashlib.blake2b(digest_size=15)

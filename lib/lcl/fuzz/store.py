@@ -24,16 +24,10 @@ def default_path() -> Path:
 
 
 def open_default() -> ResultStore:
-    """The default store, with the committed label archive merged in (:mod:`lcl.fuzz.archive`)."""
-    from . import archive
-
-    store = ResultStore()
-    try:
-        archive.restore(store)
-    except BaseException:
-        store.close()
-        raise
-    return store
+    """The default store, as it is on disk. The engine knows no committed labels: a study that
+    has an archive of finished results merges it in and passes the store (``store=``) to
+    :func:`lcl.fuzz.run_batch` (the compendium's: :func:`lcl.label_archive.open_store`)."""
+    return ResultStore()
 
 
 class ResultStore:

@@ -16,9 +16,9 @@ import sys
 from collections import Counter
 
 from .. import profiles
+from .. import task_specs as store
 from ..errors import UserError
 from ..io import write_text
-from . import store
 from .generate import generate
 from .quality import measure
 from .spec import Spec, dumps, load
@@ -106,8 +106,10 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
         print("published-label agreement skipped: no published labels here (they come from the data mirror; "
               "see `lcl data status`)", file=sys.stderr)
         return 0
-    rederived = labels.with_causes(labels.rederive(pairs, **labels.settings_for(profile), seed=args.seed,
-                                                   jobs=args.jobs, progress=not args.no_progress))
+    s = labels.settings_for(profile)
+    rederived = labels.with_causes(labels.rederive(pairs, n_function=s["n_function"], n_program=s["n_program"],
+                                                   runs=s["runs"], seed=args.seed, jobs=args.jobs,
+                                                   progress=not args.no_progress))
     if args.out:
         print(f"wrote {write_text(args.out, rederived.drop(columns=['counts']).to_csv(index=False))}")
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.precision", 4):
@@ -119,7 +121,7 @@ def _cmd_agreement(args: argparse.Namespace) -> int:
     return 0
 
 
-def register(sub: argparse._SubParsersAction) -> None:  # type: ignore[type-arg]
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("inputs", help="draft, sample and check input-constraint specs",
                        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     isub = p.add_subparsers(dest="inputs_command", metavar="ACTION", required=True)

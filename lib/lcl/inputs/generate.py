@@ -115,8 +115,8 @@ def value(node: dict[str, Any], src: ChoiceSource, env: dict[str, int]) -> Any:
         lo, hi = int(bound(node.get("min", DEFAULT_INT[0]), env)), int(bound(node.get("max", DEFAULT_INT[1]), env))
         out = src.int_in(lo, max(lo, hi))
     elif t == "float":
-        lo, hi = float(bound(node.get("min", -100.0), env)), float(bound(node.get("max", 100.0), env))
-        out = src.float_in(lo, max(lo, hi))
+        flo, fhi = float(bound(node.get("min", -100.0), env)), float(bound(node.get("max", 100.0), env))
+        out = src.float_in(flo, max(flo, fhi))
         if "digits" in node:
             out = round(out, int(node["digits"]))
     elif t == "bool":

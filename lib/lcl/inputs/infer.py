@@ -63,7 +63,8 @@ def infer_node(values: list[Any]) -> dict[str, Any]:
         kind = next(iter(kinds))
         elems = [e for v in non_null for e in v]
         lens = [len(v) for v in non_null]
-        node: dict[str, Any] = {"type": {list: "list", tuple: "tuple", set: "set"}[kind],
+        kind_names: dict[type, str] = {list: "list", tuple: "tuple", set: "set"}
+        node: dict[str, Any] = {"type": kind_names[kind],
                                 "len": [min(lens), min(max(lens) + 2, max(MAX_LEN_DEFAULT, max(lens)))],
                                 "elem": infer_node(elems) if elems else {"type": "int", "min": -10, "max": 10}}
         seqs = [list(v) for v in non_null if kind is not set]
@@ -85,7 +86,7 @@ def infer_node(values: list[Any]) -> dict[str, Any]:
         return {"type": "dict", "len": [min(lens), max(lens) + 2],
                 "key": infer_node(keys) if keys else {"type": "str", "len": [1, 4]},
                 "value": infer_node(vals) if vals else {"type": "int"}}
-    return {"type": "choice", "values": [v for v in non_null[:20]]}
+    return {"type": "choice", "values": list(non_null[:20])}
 
 
 def _relations(seeds: list[list[Any]]) -> list[dict[str, Any]]:

@@ -58,9 +58,9 @@ def _split_of_read(node: ast.AST) -> bool:
 def _classify(value: ast.AST) -> str | None:
     """'int' | 'ints' | 'str' | 'strs' | None for an expression that reads one line."""
     v = value
-    if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("list", "tuple", "sorted", "set"):
-        if v.args:
-            v = v.args[0]
+    if isinstance(v, ast.Call) and isinstance(v.func, ast.Name) and v.func.id in ("list", "tuple", "sorted", "set") \
+            and v.args:
+        v = v.args[0]
     if isinstance(v, ast.Call) and isinstance(v.func, ast.Name):
         if v.func.id == "int" and v.args and _is_line_read(v.args[0]):
             return "int"

@@ -43,9 +43,9 @@ from .base import LANGS, Metric, MetricWarning
 __all__ = [
     "LANGS",
     "METRIC_NAMES",
+    "REGISTRY",
     "Metric",
     "MetricWarning",
-    "REGISTRY",
     "get_metric",
     "label",
     "register",

@@ -163,7 +163,7 @@ class CodeBERTScore(Metric):
         from code_bert_score.utils import get_bert_embedding, mark_all_punc_tokens
 
         model, tok = load_scorer(self.encoder, self.num_layers, self.device)
-        idf = defaultdict(lambda: 1.0)
+        idf: defaultdict[int, float] = defaultdict(lambda: 1.0)
         idf[tok.sep_token_id] = 0
         idf[tok.cls_token_id] = 0
         ids = {s: tok(s)["input_ids"] for s in sentences}

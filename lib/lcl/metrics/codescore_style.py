@@ -299,9 +299,8 @@ class CodeScoreModel:
     # -- persistence ----------------------------------------------------------------
     def save(self, out_dir: str | Path | None = None) -> Path:
         """Write the model as ``<out_dir>/<hash12>/``; returns that directory."""
-        import tempfile
-
         import shutil
+        import tempfile
 
         import torch
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 
@@ -17,7 +17,7 @@ class SurfaceSim(Metric):
     def __init__(self, mode: str = "paper", workers: int | None = None):
         if mode not in similarity.MODES:
             raise ValueError(f"SurfaceSim mode must be one of {similarity.MODES}")
-        self.mode = mode
+        self.mode = cast("similarity.Mode", mode)
         self.workers = workers
         self.name = "surface_sim" if mode == "paper" else "surface_sim_tree"
         self.label = "SurfaceSim" if mode == "paper" else "SurfaceSim[tree]"

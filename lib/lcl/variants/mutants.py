@@ -105,8 +105,9 @@ def operator_names() -> list[str]:
     return sorted(_all_operator_classes())
 
 
-def _select_operators(operators: Iterable[str | type] | None) -> list[type]:
+def _select_operators(operators: Iterable[str | type] | None) -> list[Any]:
     available = _all_operator_classes()
+    chosen: list[Any]  # MutPy operator classes (an untyped library)
     if operators is None:
         chosen = list(available.values())
     else:

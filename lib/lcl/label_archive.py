@@ -2,7 +2,7 @@
 
 Labelling the full profile with Algorithm 1 costs more than ten CPU-hours on the 2-core
 reference machine: more than one sitting, and every sitting starts from a fresh clone with
-an empty ``.cache``. The result store (:mod:`lcl.fuzz.store`) therefore has a committed
+an empty ``.cache``. The fuzzing engine's result store (:mod:`lcl.fuzz.store`) therefore has a committed
 counterpart, ``data/labels/``: gzip'd JSON Lines shards of ``{"key", "id", "result"}`` rows,
 one shard per id prefix (``LCL_HumanEval``, ``LCL_MBPP``, ...), rows sorted by key, plus a
 ``MANIFEST.json`` with each shard's row count and SHA-256.
@@ -10,8 +10,9 @@ one shard per id prefix (``LCL_HumanEval``, ``LCL_MBPP``, ...), rows sorted by k
 Nothing in it is trusted by name. A row's key is the store's result key, which covers both
 codes, the inputs, the seed, every setting and the engine version; an archived row is used
 only for the exact pair and configuration that produced it, and anything else is fuzzed
-anew. Opening the default store merges the archive in (rows already in the store win), once
-per archive content. ``LCL_LABEL_ARCHIVE=off`` (or deleting ``data/labels/``) recomputes
+anew. :func:`open_store` opens the engine's default store with the archive merged in (rows
+already in the store win), once per archive content; the study's labelling opens its store
+that way, while the engine itself knows no archive. ``LCL_LABEL_ARCHIVE=off`` (or deleting ``data/labels/``) recomputes
 everything from scratch; ``lcl variants label --recheck K`` (:func:`lcl.dataset.recheck`)
 re-fuzzes a sample of archived pairs and compares.
 """
@@ -29,10 +30,12 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any
 
-from .. import cache, paths
-from ..loaders import BENCHMARKS
-from ..errors import UserError
-from ..io import atomic_write
+from . import cache, paths
+from .errors import UserError
+from .fuzz.semantics import ENGINE_VERSION
+from .fuzz.store import ResultStore
+from .io import atomic_write
+from .loaders import BENCHMARKS
 
 MANIFEST = "MANIFEST.json"
 SUFFIX = ".jsonl.gz"
@@ -80,6 +83,18 @@ def read(folder: Path) -> Iterator[tuple[str, str, dict[str, Any]]]:
 def _shard_digests(folder: Path) -> dict[str, str]:
     """Shard name (without suffix) -> SHA-256 of its bytes."""
     return {p.name[: -len(SUFFIX)]: cache.file_digest(p) for p in _shards(folder)}
+
+
+def open_store() -> ResultStore:
+    """The engine's default result store with this archive merged in: every labelling run opens
+    its store here, so a fresh clone finds the committed labels before fuzzing anything."""
+    store = ResultStore()
+    try:
+        restore(store)
+    except BaseException:
+        store.close()
+        raise
+    return store
 
 
 def restore(store: Any, folder: Path | None = None) -> int:
@@ -150,9 +165,7 @@ def _read_manifest(folder: Path) -> dict[str, Any]:
 
 
 def _write_manifest(folder: Path, shards: dict[str, Any]) -> None:
-    from .semantics import ENGINE_VERSION
-
-    doc = {"about": "finished Algorithm 1 results, content-keyed; see lib/lcl/fuzz/archive.py",
+    doc = {"about": "finished Algorithm 1 results, content-keyed; see lib/lcl/label_archive.py",
            "engine_version": ENGINE_VERSION, "rows": sum(int(v["rows"]) for v in shards.values()),
            "shards": dict(sorted(shards.items()))}
     with atomic_write(folder / MANIFEST) as fh:
