@@ -30,7 +30,7 @@
 # their own files: human-written DFS pairs mined from four PyPI algorithm collections
 # (`clone_pairs_<profile>`, variant_type CLONE) and the authors' published pairs
 # (`published_pairs`, variant_type PUBLISHED; needs the data mirror). Every exclusion is counted
-# below. Computation: `lib/lcl/dataset.py`, `lib/lcl/curation.py`, `lib/lcl/clones.py`,
+# below. Computation: `lib/lcl/dataset.py`, `lib/lcl/curation.py`, `lib/lcl/clones/`,
 # generators `lib/lcl/variants/`, labels `lib/lcl/fuzz/`, SurfaceSim `lib/lcl/similarity.py`;
 # the dataset is described in `docs/DATASHEET.md`.
 
@@ -179,7 +179,7 @@ outputs.save_figure(fig, "variants_scatter", profile=profile, seed=seed, directo
 # pygorithm, searchsort, algos-py; MIT licensed, read and only run inside the fuzzing sandbox).
 # Candidate families by name/signature, behaviour fingerprints on the family's input domain,
 # clusters of identical behaviour, at most `pairs_per_cluster` pairs per cluster (seeded), each
-# labelled by Algorithm 1 on fresh inputs (`lib/lcl/clones.py` explains every decision, e.g.
+# labelled by Algorithm 1 on fresh inputs (`lib/lcl/clones/` explains every decision, e.g.
 # in-place sorts are compared through their mutated argument).
 
 # %%

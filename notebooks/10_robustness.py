@@ -19,7 +19,7 @@
 #
 # **X2 (robustness).** Apply a *semantics-preserving* perturbation to one side of a curated LoCaL pair
 # and measure how far each CEM's score moves. A metric that tracked behaviour would not move at all.
-# Perturbations (`lib/lcl/variants/perturb.py`): `misleading_comment` (comments claiming correctness),
+# Perturbations (`lib/lcl/variants/perturb/`): `misleading_comment` (comments claiming correctness),
 # `reference_docstring` (the reference's docstrings copied into the variant), `rename_identifiers`
 # (locals renamed `v0, v1, ...`), `dead_code` (`if False:` blocks, unused constants), `reorder_statements`
 # (one swap of two independent assignments). OPT pairs (optimised variants, DFS side) are perturbed on the
