@@ -70,16 +70,15 @@ def resolve_clone(row: dict[str, Any]) -> dict[str, Any] | None:
 
 def label(rows: list[dict[str, Any]], profile: Any, seed: int, jobs: int, progress: bool = True) -> list[dict[str, Any]]:
     """Algorithm 1 for every clone pair: R runs of N fresh domain inputs (profile settings)."""
-    from ..fuzz import Settings, register_resolver, run_batch
+    from ..labelling import algorithm1_settings, fuzz_labels
 
     if not rows:
         return []
-    register_resolver(resolve_clone)
-    settings = Settings().with_(runs=profile.fuzz_runs, n_function=profile.fuzz_inputs_function)
+    settings = algorithm1_settings(profile.fuzz_runs, profile.fuzz_inputs_function)
     batch = [{"id": r["id"], "golden_code": harness(r["reference"], r["reference_function"], r["observe"]),
               "generated_code": harness(r["variant"], r["variant_function"], r["observe"]),
               "clone_domain": r["domain"]} for r in rows]
-    return run_batch(batch, settings=settings, seed=seed, jobs=jobs, progress=progress, keep_going=True)
+    return fuzz_labels(batch, settings, seed=seed, jobs=jobs, progress=progress, resolver=resolve_clone)
 
 
 def assemble(rows: list[dict[str, Any]], results: list[dict[str, Any]], ledger: Any) -> list[dict[str, Any]]:
