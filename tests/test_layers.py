@@ -25,7 +25,7 @@ LIB = ROOT / "lib"
 ORDER = ["core", "engine", "study", "rq", "report", "cli"]
 LAYER_OF = {
     "lcl": "core", "lcl.paths": "core", "lcl.io": "core", "lcl.cache": "core", "lcl.provenance": "core",
-    "lcl.profiles": "core", "lcl.errors": "core", "lcl.records": "core", "lcl.claim_links": "core",
+    "lcl.profiles": "core", "lcl.seeds": "core", "lcl.errors": "core", "lcl.records": "core", "lcl.claim_links": "core",
     "lcl.fuzz": "engine", "lcl.inputs": "engine", "lcl.variants": "engine", "lcl.metrics": "engine",
     "lcl.similarity": "engine", "lcl.stats": "engine", "lcl.regions": "engine",
     "lcl.sources": "study", "lcl.loaders": "study", "lcl.labels": "study", "lcl.dataset": "study",

@@ -31,7 +31,7 @@ PAPER_SUFFIX = " (paper)"
 
 def paper_claims() -> pd.DataFrame:
     """Every number of the paper (``data/reference/paper_claims.csv``), indexed by ``claim_id``."""
-    return _read_claims(str(paths.reference() / "paper_claims.csv"))
+    return _read_claims(str(paths.paper_claims()))
 
 
 @lru_cache(maxsize=4)

@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from typing import Any
 
-from . import cache, claim_links, curation, loaders, profiles
+from . import cache, claim_links, curation, loaders, paths, profiles, seeds
 from .claim_links import Derived, Link
 from .profiles import Profile
 from .records import Task
@@ -165,10 +165,10 @@ def candidates(tasks: list[Task], profile: Profile, seed: int, ledger: Ledger) -
 def _generator_version() -> str:
     """Digest of the candidate generators' source (this module, ``lcl.variants``) and MutPy's version."""
     from importlib.metadata import version
-    from pathlib import Path
 
-    here = Path(__file__).parent
-    files = [here / "dataset.py", *sorted((here / "variants").glob("*.py"))]
+    here = paths.library()
+    # every generator module, those in the variants' subpackages too (rglob)
+    files = [here / "dataset.py", *sorted((here / "variants").rglob("*.py"))]
     return cache.key(version("mutpy-pynguin"), *(f.read_bytes() for f in files))
 
 
@@ -194,7 +194,7 @@ def _task_candidates(task: Task, uid: str, cap: int | None, seed: int) -> tuple[
     ledger.drop("MUT", "does not compile", stats.not_compiling + stats.unparse_errors)
     if cap is not None and len(mutants) > cap:
         ledger.drop("MUT", f"over the per-task cap ({cap}, seeded sample)", len(mutants) - cap)
-        keep = sorted(random.Random(f"{seed}:{task.uid}").sample(range(len(mutants)), cap))
+        keep = sorted(seeds.rng(seed, task.uid).sample(range(len(mutants)), cap))
         mutants = [mutants[i] for i in keep]
     for m in mutants:
         rows.append({**base, "id": f"{stem}_MUT_{m.index}", "variant_type": "MUT", "variant": m.code,
@@ -412,9 +412,7 @@ def fingerprint(pairs: list[dict[str, Any]]) -> Any:
 
 def local_path(profile: str) -> Any:
     """Where notebook 02 writes the LoCaL pairs of a profile."""
-    from . import paths
-
-    return paths.processed() / f"local_pairs_{profile}.jsonl"
+    return paths.local_pairs(profile)
 
 
 def load_local(profile: str, subset: str = "local") -> list[dict[str, Any]]:
@@ -571,16 +569,12 @@ def write_pairs(jsonl_path: Any, rows: list[dict[str, Any]]) -> tuple[Any, Any]:
 
 def clone_path(profile: str) -> Any:
     """Where notebook 02 writes the human-written clone pairs (CLONE) of a profile."""
-    from . import paths
-
-    return paths.processed() / f"clone_pairs_{profile}.jsonl"
+    return paths.clone_pairs(profile)
 
 
 def published_path() -> Any:
     """Where notebook 02 writes the published LoCaL pairs (PUBLISHED; profile-independent)."""
-    from . import paths
-
-    return paths.processed() / "published_pairs.jsonl"
+    return paths.published_pairs()
 
 
 def load_clones(profile: str) -> list[dict[str, Any]]:

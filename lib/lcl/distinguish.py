@@ -41,7 +41,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import claim_links, scoring
+from . import claim_links, scoring, seeds
 from .claim_links import Link
 from .profiles import Profile
 from .records import Pair
@@ -194,7 +194,7 @@ def with_mutants(reps: Sequence[Repetition], pools: Sequence[Sequence[dict[str, 
     from other per-repetition ``pools`` (a sensitivity analysis of the mutant population)."""
     if len(pools) != len(reps):
         raise ValueError(f"{len(reps)} repetitions need {len(reps)} mutant pools, got {len(pools)}")
-    return [replace(rep, neq_repl=mutant_rows(pool, n, random.Random(f"{rep.seed}:alt-mutants")))
+    return [replace(rep, neq_repl=mutant_rows(pool, n, seeds.rng(rep.seed, "alt-mutants")))
             for rep, pool in zip(reps, pools)]
 
 
@@ -265,7 +265,7 @@ def pool_programs(profile: Profile, seed: int, population: str = PIE_PAIRS) -> t
         else:
             skipped[f"slow program skipped: {status[uid]}"] += 1
     if profile.rq2_pool_programs is not None and len(keep) > profile.rq2_pool_programs:
-        rng = random.Random(f"{seed}:rq2-pool")
+        rng = seeds.rng(seed, "rq2-pool")
         skipped["slow program not sampled (profile cap)"] += len(keep) - profile.rq2_pool_programs
         keep = [keep[i] for i in sorted(rng.sample(range(len(keep)), profile.rq2_pool_programs))]
     skipped["problems with a verified spec"] = sum(v == "ok" for v in status.values())
@@ -292,7 +292,7 @@ def population_candidates(profile: Profile, seed: int,
         if k.startswith(("MUT", "reference")):
             counts[k] += v
     rows = sorted(rows, key=lambda r: r["id"])
-    random.Random(f"{seed}:rq2-order").shuffle(rows)
+    seeds.rng(seed, "rq2-order").shuffle(rows)
     cap = profile.rq2_pool_candidates if population == PIE_PAIRS else None
     if cap is not None and len(rows) > cap:
         counts["MUT candidates outside the sampled population (profile cap)"] = len(rows) - cap
@@ -305,7 +305,7 @@ def repetition_order(rows: Sequence[dict[str, Any]], seed_r: int) -> list[dict[s
     """The population's candidates in repetition ``seed_r``'s own seeded order: each repetition
     draws its mutants afresh (Section 4.4.1 repeats "the entire dataset construction")."""
     out = sorted(rows, key=lambda r: r["id"])
-    random.Random(f"{seed_r}:rq2-mutants").shuffle(out)
+    seeds.rng(seed_r, "rq2-mutants").shuffle(out)
     return out
 
 

@@ -47,7 +47,7 @@ def default_dir() -> Path | None:
     env = os.environ.get("LCL_LABEL_ARCHIVE")
     if env is not None:
         return None if env.strip().lower() in ("", "off", "0", "no", "false") else Path(env)
-    return paths.data() / "labels"
+    return paths.label_archive()
 
 
 #: second id tokens that name a benchmark (the loaders' names, and the published release's

@@ -153,7 +153,7 @@ def causes_file() -> Path:
     ``environment``, ``broken variant``."""
     from . import paths
 
-    return paths.reference() / "label_causes.csv"
+    return paths.label_causes()
 
 
 def recorded_causes(path: Path | None = None) -> dict[str, tuple[str, str]]:

@@ -58,6 +58,66 @@ def reference() -> Path:
     return data() / "reference"
 
 
+def library() -> Path:
+    """The ``lcl`` package's own source folder (its code digests key cached candidates)."""
+    return Path(__file__).resolve().parent
+
+
+def local_pairs(profile: str) -> Path:
+    """The LoCaL pairs notebook 02 writes for ``profile`` (and the Parquet twin beside it)."""
+    return processed() / f"local_pairs_{profile}.jsonl"
+
+
+def clone_pairs(profile: str) -> Path:
+    """The human-written clone pairs (CLONE) notebook 02 writes for ``profile``."""
+    return processed() / f"clone_pairs_{profile}.jsonl"
+
+
+def published_pairs() -> Path:
+    """The published LoCaL pairs notebook 02 writes (profile-independent)."""
+    return processed() / "published_pairs.jsonl"
+
+
+def paper_claims() -> Path:
+    """The paper's numbers, one row per claim."""
+    return reference() / "paper_claims.csv"
+
+
+def label_causes() -> Path:
+    """Recorded causes of disagreements with the published labels."""
+    return reference() / "label_causes.csv"
+
+
+def expected_outputs(profile: str) -> Path:
+    """Recorded tables of a complete run of ``profile``, compared by ``make verify``."""
+    return reference() / "expected" / profile
+
+
+def tolerances() -> Path:
+    """How far each verified table may move, with the reason."""
+    return reference() / "expected" / "tolerances.toml"
+
+
+def paper_figure(name: str) -> Path:
+    """The paper's own figure ``name``, shown beside ours in the report."""
+    return reference() / "figures" / f"{name}.png"
+
+
+def label_archive() -> Path:
+    """The committed archive of finished fuzzing results (``data/labels``)."""
+    return data() / "labels"
+
+
+def raw_clones() -> Path:
+    """The fetched algorithm collections the clone pairs are extracted from."""
+    return raw() / "clones"
+
+
+def verified_stamp() -> Path:
+    """Which raw sources have been verified against their SHA-256."""
+    return raw() / ".verified"
+
+
 def sources_manifest() -> Path:
     return data() / "sources.toml"
 
@@ -70,6 +130,16 @@ def figures() -> Path:
     return root() / "figures"
 
 
+def claims_table() -> Path:
+    """The claim-by-claim verdict table written by notebook 08."""
+    return tables() / "claims.csv"
+
+
+def findings_table() -> Path:
+    """The headline numbers of the studies beyond the paper (``lcl findings``)."""
+    return tables() / "findings.csv"
+
+
 def build() -> Path:
     return root() / "build"
 
@@ -77,6 +147,16 @@ def build() -> Path:
 def models(profile: str) -> Path:
     """Trained models of one run profile (``build/models/<profile>``)."""
     return build() / "models" / profile
+
+
+def codescore_models() -> Path:
+    """Trained CodeScore-style models, one folder per configuration digest."""
+    return build() / "models" / "codescore_style"
+
+
+def rq5_models() -> Path:
+    """Intermediate RQ5 training runs (resumable)."""
+    return interim() / "models"
 
 
 def local_trained_model(profile: str) -> Path:
@@ -89,12 +169,52 @@ def cache() -> Path:
     return Path(os.environ.get("LCL_CACHE", str(root() / ".cache")))
 
 
+def fuzz_results() -> Path:
+    """The fuzzing engine's resumable result store."""
+    return cache() / "fuzz" / "results.sqlite"
+
+
+def metric_scores() -> Path:
+    """Cached metric scores, keyed by metric configuration and code."""
+    return cache() / "metrics" / "scores.sqlite"
+
+
+def embeddings() -> Path:
+    """Cached encoder embeddings of the CodeScore-style metric."""
+    return cache() / "metrics" / "embeddings.sqlite"
+
+
+def llm_responses() -> Path:
+    """Cached responses of an optional model endpoint for LLM-written variants."""
+    return interim() / "llm_cache"
+
+
 def notebooks() -> Path:
     return root() / "notebooks"
 
 
+def notebook_source(name: str) -> Path:
+    """The jupytext source of notebook ``name`` (the file a person edits)."""
+    return notebooks() / f"{name}.py"
+
+
+def notebook_ipynb(name: str) -> Path:
+    """The .ipynb paired with the source (generated, never committed)."""
+    return notebooks() / f"{name}.ipynb"
+
+
 def executed_notebooks() -> Path:
     return build() / "notebooks"
+
+
+def executed_notebook(profile: str, name: str) -> Path:
+    """Notebook ``name`` as executed for ``profile``."""
+    return executed_notebooks() / profile / f"{name}.ipynb"
+
+
+def notebook_timings(profile: str) -> Path:
+    """Wall time of each executed notebook of ``profile``."""
+    return executed_notebooks() / profile / "timings.json"
 
 
 def report() -> Path:

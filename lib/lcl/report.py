@@ -75,7 +75,7 @@ def build_index(profile: str) -> Path:
     executed = paths.executed_notebooks() / profile
     rendered = render_notebooks(executed, out)
     groups = _outputs_by_notebook()
-    timings_path = executed / "timings.json"
+    timings_path = paths.notebook_timings(profile)
     timings = json.loads(timings_path.read_text()) if timings_path.exists() else {}
     st = sources.status()
     parts = [
@@ -92,8 +92,8 @@ def build_index(profile: str) -> Path:
         f"<p>Profile: <b>{html.escape(profile)}</b>. Each notebook below was executed by papermill "
         "(<code>make all</code>); tables and figures carry a <code>.provenance.json</code> sidecar "
         "(git commit, profile, seeds, package versions).</p>",
-        *verdict_html(paths.tables() / "claims.csv"),
-        *findings_html(paths.tables() / "findings.csv"),
+        *verdict_html(paths.claims_table()),
+        *findings_html(paths.findings_table()),
         *figures_html(out),
         *substitutes_html(),
         "<h2>Data sources</h2><ul>",
@@ -168,7 +168,7 @@ def figures_html(out: Path) -> list[str]:
     """Each paper figure next to ours, as thumbnails."""
     parts = ["<h2>Figures: paper and ours</h2><div class='figs'>"]
     for name, caption in PAPER_FIGURES.items():
-        ours, theirs = paths.figures() / f"{name}.png", paths.reference() / "figures" / f"{name}.png"
+        ours, theirs = paths.figures() / f"{name}.png", paths.paper_figure(name)
         cell = [f"<figure><figcaption>{html.escape(caption)}</figcaption>"]
         if theirs.exists():
             cell.append(f"<img class='thumb' src='{_rel(theirs, out)}' alt='paper {html.escape(name)}'>")

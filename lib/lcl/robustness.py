@@ -37,14 +37,13 @@ perturbation bug (``behaviour changed``) or a pair the fuzzer cannot judge
 
 from __future__ import annotations
 
-import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from . import scoring, stats
+from . import scoring, seeds, stats
 from .profiles import Profile
 from .variants.perturb import PERTURBATIONS, mutant_with_reference_comments, perturb_pairs
 
@@ -75,7 +74,7 @@ def sample(rows: Sequence[Mapping[str, Any]], kind: str, k: int | None, seed: in
     pool = sorted((dict(r) for r in rows if r.get("variant_type") == kind and r.get("in_local", True)),
                   key=lambda r: str(r["id"]))
     if k is not None and len(pool) > k:
-        pool = sorted(random.Random(f"{seed}:{kind}").sample(pool, k), key=lambda r: str(r["id"]))
+        pool = sorted(seeds.rng(seed, kind).sample(pool, k), key=lambda r: str(r["id"]))
     return pool
 
 

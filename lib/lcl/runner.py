@@ -30,8 +30,8 @@ def available_notebooks() -> list[str]:
 
 def ensure_ipynb(name: str) -> Path:
     """Build ``notebooks/<name>.ipynb`` from its jupytext source when missing or older."""
-    src = paths.notebooks() / f"{name}.py"
-    dst = paths.notebooks() / f"{name}.ipynb"
+    src = paths.notebook_source(name)
+    dst = paths.notebook_ipynb(name)
     if not src.exists():
         raise UserError(f"no notebook source {src}; available: {', '.join(available_notebooks())}")
     if not dst.exists() or dst.stat().st_mtime < src.stat().st_mtime:
@@ -51,7 +51,7 @@ def run(name: str, *, profile: str = "full", seed: int = 20250101, jobs: int = 2
 
     profiles.get(profile)  # validate early
     source = ensure_ipynb(name)
-    output = output or paths.executed_notebooks() / profile / f"{name}.ipynb"
+    output = output or paths.executed_notebook(profile, name)
     params = {
         "profile": profile, "seed": seed, "jobs": jobs,
         "tables_dir": str(tables_dir or paths.tables()),

@@ -321,7 +321,7 @@ def fetch_all(names: list[str] | None = None, strict: bool = False) -> FetchRepo
 
 def status() -> dict[str, Any]:
     """The last successful fetch's record (available/skipped sources), or an empty one."""
-    path = paths.raw() / ".verified"
+    path = paths.verified_stamp()
     if not path.exists():
         return {"available": {}, "skipped": {}, "errors": [], "mirror": None}
     return json.loads(path.read_text())

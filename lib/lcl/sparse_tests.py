@@ -27,7 +27,6 @@ without fuzzing.
 from __future__ import annotations
 
 import math
-import random
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -36,7 +35,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import cache
+from . import cache, seeds
 from .fuzz import semantics as S
 from .stats import wilson
 
@@ -144,7 +143,7 @@ def stratified_sample(rows: list[dict[str, Any]], per_stratum: int | None, seed:
     out: list[dict[str, Any]] = []
     for key_ in sorted(groups):
         g = groups[key_]
-        out += g if len(g) <= per_stratum else random.Random(f"x1:{seed}:{key_}").sample(g, per_stratum)
+        out += g if len(g) <= per_stratum else seeds.rng("x1", seed, key_).sample(g, per_stratum)
     return sorted(out, key=lambda r: r["id"])
 
 

@@ -106,7 +106,7 @@ def base_pairs(profile: Profile, seed: int, jobs: int, progress: bool = True) ->
 
 
 def model_dir() -> Path:
-    return paths.interim() / "models"
+    return paths.rq5_models()
 
 
 def model_path(model: Any) -> Path:
@@ -167,10 +167,9 @@ HELD_OUT_BENCHMARK = "PIE"  # Section 4.7.1: "The PIE samples in LoCaL are held 
 
 def derive_seed(seed: int, *parts: object) -> int:
     """A seed for one unit of work (e.g. ``("rq5", p, k)``), stable across runs and platforms."""
-    import hashlib
+    from .seeds import digest64
 
-    text = "\0".join(str(x) for x in (seed, *parts))
-    return int(hashlib.sha256(text.encode()).hexdigest()[:8], 16) % (2**31 - 1)
+    return (digest64(seed, *parts, sep="\0") >> 32) % (2**31 - 1)
 
 
 def candidate_of(row: dict[str, Any]) -> str:

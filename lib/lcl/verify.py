@@ -33,11 +33,11 @@ class Mismatch:
 
 
 def expected_dir(profile: str) -> Path:
-    return paths.reference() / "expected" / profile
+    return paths.expected_outputs(profile)
 
 
 def tolerances() -> dict[str, dict]:
-    path = paths.reference() / "expected" / "tolerances.toml"
+    path = paths.tolerances()
     if not path.exists():
         return {"default": {"atol": 1e-9, "rtol": 1e-6}}
     with open(path, "rb") as fh:

@@ -5,11 +5,11 @@ clusters of candidates with identical fingerprints.
 
 from __future__ import annotations
 
-import random
 import sys
 from dataclasses import dataclass, field
 from typing import Any
 
+from .. import seeds
 from .caps import Caps
 from .domains import generate
 from .extraction import Function
@@ -63,7 +63,7 @@ def candidates(functions: list[Function], caps: Caps, seed: int, ledger: Any) ->
         if caps.functions_per_family is not None and len(ok) > caps.functions_per_family:
             k = caps.functions_per_family
             ledger.drop("CLONE candidate", f"over the per-family cap of the profile ({k}, seeded sample)", len(ok) - k)
-            keep = sorted(random.Random(f"{seed}:clones:{fam.name}").sample(range(len(ok)), k))
+            keep = sorted(seeds.rng(seed, "clones", fam.name).sample(range(len(ok)), k))
             ok = [ok[i] for i in keep]
         out += [Candidate(fam, f) for f in ok]
     ledger.drop("CLONE function", "in no candidate family (not a candidate)",

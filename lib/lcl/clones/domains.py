@@ -10,6 +10,8 @@ import string
 from collections.abc import Callable
 from typing import Any
 
+from .. import seeds
+
 #: bump when a domain generator, the harness or a family rule changes what is run
 VERSION = "1"
 
@@ -348,7 +350,7 @@ DOMAINS: dict[str, tuple[Callable[[random.Random], list[Any]], str]] = {
 def generate(domain: str, seed: int, n: int) -> list[list[Any]]:
     """``n`` argument lists of ``domain`` from ``seed`` (deterministic)."""
     fn = DOMAINS[domain][0]
-    r = random.Random(f"lcl-clones:{domain}:{int(seed)}")
+    r = seeds.rng("lcl-clones", domain, int(seed))
     return [fn(r) for _ in range(n)]
 
 

@@ -166,7 +166,7 @@ def _units(package: str, module: str, source: str) -> list[Function]:
 def clones_root() -> Path:
     from .. import paths
 
-    return paths.raw() / "clones"
+    return paths.raw_clones()
 
 
 def extract(root: Path | None = None, packages: tuple[str, ...] = PACKAGES,

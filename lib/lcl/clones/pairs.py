@@ -6,10 +6,10 @@ profile (:func:`build`), and the per-cluster table and counts the notebook repor
 from __future__ import annotations
 
 import itertools
-import random
 from collections import Counter
 from typing import Any
 
+from .. import seeds
 from .caps import Caps, caps_for
 from .clustering import Cluster, candidates, cluster, fingerprint_all
 from .domains import DomainGenerator
@@ -33,7 +33,7 @@ def pair_rows(clusters: list[Cluster], caps: Caps, seed: int, ledger: Any) -> li
         ledger.generated["CLONE candidate pairs"] += len(pairs)
         distinct = [(a, b) for a, b in pairs if a.code != b.code]
         ledger.drop("CLONE pair", "identical code (the same unit in two places)", len(pairs) - len(distinct))
-        r = random.Random(f"{seed}:clones:{cl.id}")
+        r = seeds.rng(seed, "clones", cl.id)
         if len(distinct) > caps.pairs_per_cluster:
             # cross-package pairs first (more independent authorship), each group in seeded order
             order = list(range(len(distinct)))

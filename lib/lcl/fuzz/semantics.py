@@ -103,6 +103,8 @@ import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from ..seeds import digest64
+
 #: bump when a change alters any outcome, verdict or score (it invalidates stored results)
 # the kernel isolation kept version 5: no archived candidate uses what it changes (docs/FUZZING.md,
 # "Kernel isolation and the engine version"; a full-profile --recheck of 40 pairs was identical)
@@ -183,8 +185,7 @@ class Settings:
 
 def derive_seed(base_seed: int, run: int) -> int:
     """Seed of run ``run`` (0-based) derived from the recorded base seed (63-bit)."""
-    h = hashlib.sha256(f"lcl-fuzz:{int(base_seed)}:{int(run)}".encode()).digest()
-    return int.from_bytes(h[:8], "big") >> 1
+    return digest64("lcl-fuzz", int(base_seed), int(run)) >> 1
 
 
 def input_timeout(ref_cpu: float, s: Settings) -> float:

@@ -20,7 +20,7 @@ from .. import paths
 
 
 def default_path() -> Path:
-    return paths.cache() / "fuzz" / "results.sqlite"
+    return paths.fuzz_results()
 
 
 def open_default() -> ResultStore:

@@ -17,11 +17,11 @@ from __future__ import annotations
 
 import ast
 import operator
-import random
 from collections.abc import Callable
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any, Protocol
 
+from .. import seeds
 from .spec import Spec
 
 if TYPE_CHECKING:
@@ -258,7 +258,7 @@ def generate(spec: Spec, n: int, seed: int, n_bytes: int = 4096) -> list[Any]:
     exhausted provider returns range minima, which would flatten the tail of long inputs)."""
     out = []
     for i in range(n):
-        data = random.Random(f"{seed}:{i}").randbytes(n_bytes)
+        data = seeds.rng(seed, i).randbytes(n_bytes)
         out.append(decode_bytes(spec, data))
     return out
 

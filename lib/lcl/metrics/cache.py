@@ -35,7 +35,7 @@ class ScoreCache:
     """A tiny key -> float store (``None`` values are not stored)."""
 
     def __init__(self, path: str | Path | None = None):
-        self.path = Path(path) if path else paths.cache() / "metrics" / "scores.sqlite"
+        self.path = Path(path) if path else paths.metric_scores()
         self.path.parent.mkdir(parents=True, exist_ok=True)
         self._db = sqlite3.connect(self.path, timeout=60)
         self._db.execute("PRAGMA journal_mode=WAL")

@@ -59,7 +59,7 @@ MAX_LENGTH = 512  # encoder input is truncated to this many tokens (MiniLM's pos
 
 
 def default_model_dir() -> Path:
-    return paths.build() / "models" / "codescore_style"
+    return paths.codescore_models()
 
 
 def default_model_path() -> Path | None:
@@ -186,7 +186,7 @@ class Encoder:
 
 class _EmbeddingStore:
     def __init__(self) -> None:
-        path = paths.cache() / "metrics" / "embeddings.sqlite"
+        path = paths.embeddings()
         path.parent.mkdir(parents=True, exist_ok=True)
         self.db = sqlite3.connect(path, timeout=60)
         self.db.execute("PRAGMA journal_mode=WAL")

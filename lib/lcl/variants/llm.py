@@ -113,7 +113,7 @@ def build_prompt(code: str, *, entry_point: str | None = None) -> str:
 
 
 def cache_dir() -> Path:
-    return paths.interim() / "llm_cache"
+    return paths.llm_responses()
 
 
 _ALIASES = {"memoisation": "memoization", "memoization": "memoization", "data structure": "data structures",

@@ -4,12 +4,12 @@ applies them to pair rows, each with an RNG from a stable hash of ``(seed, id, n
 
 from __future__ import annotations
 
-import hashlib
 import random
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ...errors import UserError
+from ...seeds import digest64
 from .comments import misleading_comment
 from .dead_code_insertion import dead_code
 from .docstrings import reference_docstring
@@ -41,8 +41,7 @@ def apply_perturbation(name: str, candidate: str, reference: str, rng: random.Ra
 
 def _pair_rng(seed: int, pair_id: str, name: str) -> random.Random:
     """An RNG per (seed, pair, perturbation) from a stable hash (Python's ``hash`` is salted)."""
-    digest = hashlib.sha256(f"{seed}\x1f{pair_id}\x1f{name}".encode()).digest()
-    return random.Random(int.from_bytes(digest[:8], "big"))
+    return random.Random(digest64(seed, pair_id, name, sep="\x1f"))
 
 
 def perturb_pairs(rows: Iterable[Mapping[str, Any]], names: Sequence[str] | None = None, seed: int = 0, *,
