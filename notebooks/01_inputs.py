@@ -140,11 +140,10 @@ display(by_backend)
 # %%
 from lcl import labels
 
-pairs, unavailable = labels.label_pairs(P)
+rederived, unavailable = labels.build_agreement(P, seed, jobs)  # the stage `lcl inputs agreement` runs too
 for note in unavailable:
     print(note)
-if pairs:
-    rederived = labels.with_causes(labels.rederive(pairs, **labels.settings_for(P), seed=seed, jobs=jobs))
+if rederived is not None:
     agree = labels.agreement(rederived)
     causes = labels.cause_summary(rederived)
     outputs.save_table(rederived.drop(columns=["counts"]), "labels_rederived", profile=profile, seed=seed,

@@ -51,20 +51,20 @@ from lcl import claims, clones, curation, dataset, outputs, paths, profiles
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
-ledger = dataset.Ledger()
-tasks = dataset.selected_tasks(P)
-print(f"{len(tasks)} selected tasks; mutants per task: functions {P.mutants_per_function or 'all'}, "
-      f"programs {P.mutants_per_program or 'all'}; fuzzing N = {P.fuzz_inputs_function}/{P.fuzz_inputs_program}, R = {P.fuzz_runs}")
 display(Markdown(claims.paper_answer(['Table 2'])))
 
 # %% [markdown]
 # ## Step I: candidates; Step III: labels
+# `dataset.build_local` is the stage `lcl variants label` runs too: same candidates, same labels.
 
 # %%
-rows = dataset.candidates(tasks, P, seed, ledger)
-results = dataset.label(rows, P, seed, jobs)
-all_pairs = dataset.assemble(rows, results, ledger)  # LoCaL-all, each with its in_local flag
-dataset.write_pairs(dataset.local_path(profile), all_pairs)  # + .parquet (schema: dataset.SCHEMA)
+stage = dataset.build_local(P, seed, jobs)
+ledger = stage.ledger
+print(f"{len(stage.tasks)} selected tasks; mutants per task: functions {P.mutants_per_function or 'all'}, "
+      f"programs {P.mutants_per_program or 'all'}; fuzzing N = {P.fuzz_inputs_function}/{P.fuzz_inputs_program}, R = {P.fuzz_runs}")
+rows = stage.rows
+all_pairs = stage.pairs()  # LoCaL-all, each with its in_local flag
+dataset.write_pairs(dataset.local_path(profile), all_pairs, profile=profile, seed=seed)  # + .parquet (schema: dataset.SCHEMA)
 pairs = curation.select(all_pairs)  # LoCaL: the curated pairs
 print(f"{len(rows)} candidates -> {len(all_pairs)} labelled pairs (LoCaL-all) -> {len(pairs)} LoCaL pairs "
       f"({dataset.local_path(profile)}, .parquet)")
@@ -186,7 +186,7 @@ outputs.save_figure(fig, "variants_scatter", profile=profile, seed=seed, directo
 clone_ledger = dataset.Ledger()
 caps = clones.caps_for(profile)
 clone_pairs, clusters = clones.build(P, seed, jobs, clone_ledger)
-dataset.write_pairs(dataset.clone_path(profile), clone_pairs)
+dataset.write_pairs(dataset.clone_path(profile), clone_pairs, profile=profile, seed=seed)
 cs = clones.summary(clusters, clone_pairs)
 print(f"{cs['clusters']} clusters of {cs['functions']} functions -> {cs['pairs']} CLONE pairs "
       f"({dataset.clone_path(profile)}, .parquet); caps: {caps}")
@@ -242,8 +242,9 @@ outputs.save_figure(fig, "clone_scatter", profile=profile, seed=seed, directory=
 # Without the mirror this part is skipped and the table below shows our sources only.
 
 # %%
+# written even when empty (no mirror): it is a declared output of this notebook
+dataset.write_pairs(dataset.published_path(), published, profile=profile, seed=seed)
 if published:
-    dataset.write_pairs(dataset.published_path(), published)
     given = [p for p in published if p["surface_sim_published"] is not None]
     agree = sum(abs(p["surface_sim"] - p["surface_sim_published"]) < 1e-9 for p in given)
     print(f"{len(published)} PUBLISHED pairs ({dataset.published_path()}, .parquet); our SurfaceSim equals the "

@@ -14,8 +14,12 @@ NB_01_inputs_OUT := tables/inputs_spec_status.csv tables/inputs_quality.csv tabl
                     tables/labels_rederived.csv tables/labels_agreement.csv tables/labels_causes.csv \
                     figures/inputs_quality.png figures/inputs_quality.pdf
 
+# the pair files every later notebook reads (data/processed/; JSON Lines + Parquet, with provenance)
+PAIRS_02 := data/processed/local_pairs_$(PROFILE).jsonl data/processed/local_pairs_$(PROFILE).parquet \
+            data/processed/clone_pairs_$(PROFILE).jsonl data/processed/clone_pairs_$(PROFILE).parquet \
+            data/processed/published_pairs.jsonl data/processed/published_pairs.parquet
 NB_02_variants_IN  := $(wildcard data/constraints/*/*.json)
-NB_02_variants_OUT := tables/table2_variants.csv tables/table2_variants.md tables/variants_fingerprint.csv \
+NB_02_variants_OUT := $(PAIRS_02) tables/table2_variants.csv tables/table2_variants.md tables/variants_fingerprint.csv \
                       tables/opt_by_generator.csv tables/opt_by_generator.md \
                       figures/variants_scatter.png figures/variants_scatter.pdf \
                       tables/clone_clusters.csv tables/clone_clusters.md figures/clone_scatter.png figures/clone_scatter.pdf \
@@ -33,7 +37,7 @@ NB_08_claims_OUT := tables/claims.csv tables/claims.md tables/claims_by_section.
 
 # CodeScore_base (lcl codescore-base): trained once per profile, used by every RQ notebook.
 BASE_MODEL := build/models/$(PROFILE)/codescore_base.json
-LOCAL_PAIRS := build/notebooks/$(PROFILE)/02_variants.ipynb
+LOCAL_PAIRS := $(PAIRS_02)
 
 NB_03_rq1_correlation_IN  := $(BASE_MODEL)
 NB_03_rq1_correlation_OUT := tables/table3_correlation.csv tables/table3_correlation.md \

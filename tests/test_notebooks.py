@@ -18,9 +18,13 @@ from .conftest import ROOT, copy_raw_from_project
 pytestmark = pytest.mark.notebooks
 
 
-def declared_outputs() -> dict[str, list[str]]:
-    """Parse notebooks/outputs.mk: notebook id -> declared output paths."""
+def declared_outputs(profile: str = "smoke") -> dict[str, list[str]]:
+    """Parse notebooks/outputs.mk: notebook id -> declared output paths (for ``profile``)."""
     text = (ROOT / "notebooks" / "outputs.mk").read_text().replace("\\\n", " ")
+    for name, value in re.findall(r"^([A-Z0-9_]+)\s*:=\s*(.*)$", text, re.M):
+        if name == "PAIRS_02":  # a variable the declarations use
+            text = text.replace(f"$({name})", value)
+    text = text.replace("$(PROFILE)", profile)
     out = {}
     for m in re.finditer(r"^NB_(\w+?)_OUT\s*:=\s*(.*)$", text, re.M):
         out[m.group(1)] = m.group(2).split()

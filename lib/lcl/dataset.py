@@ -127,6 +127,42 @@ def strip_docstring_nodes(tree: ast.AST) -> None:
                 node.body = body[1:] or [ast.Pass()]
 
 
+@dataclass
+class LocalStage:
+    """Steps I and III (Section 3.3) for a profile: the selected tasks, their MUT and OPT
+    candidates, each candidate's Algorithm 1 result (same order; empty until labelled), and
+    every drop on the way. :meth:`pairs` assembles LoCaL-all from them."""
+
+    tasks: list[Task]
+    rows: list[dict[str, Any]]
+    ledger: Ledger
+    results: list[dict[str, Any]] = field(default_factory=list)
+
+    def pairs(self) -> list[dict[str, Any]]:
+        return assemble(self.rows, self.results, self.ledger)
+
+
+def local_candidates(profile: Profile, seed: int, *, benchmarks: tuple[str, ...] = (),
+                     kind: str | None = None) -> LocalStage:
+    """Step I: the selected tasks (of ``benchmarks``, default all) and their candidates (of
+    ``kind``, default MUT and OPT), not yet labelled."""
+    tasks = [t for t in selected_tasks(profile) if not benchmarks or t.benchmark in benchmarks]
+    ledger = Ledger()
+    rows = candidates(tasks, profile, seed, ledger)
+    if kind:
+        rows = [r for r in rows if r["variant_type"] == kind]
+    return LocalStage(tasks, rows, ledger)
+
+
+def build_local(profile: Profile, seed: int, jobs: int, *, benchmarks: tuple[str, ...] = (),
+                kind: str | None = None, progress: bool = True) -> LocalStage:
+    """The LoCaL stage of notebook 02 and ``lcl variants label``: candidates (Step I) labelled by
+    Algorithm 1 (Step III), resumable through the result store and the label archive."""
+    stage = local_candidates(profile, seed, benchmarks=benchmarks, kind=kind)
+    stage.results = label(stage.rows, profile, seed, jobs, progress=progress)
+    return stage
+
+
 def selected_tasks(profile: Profile) -> list[Task]:
     out: list[Task] = []
     for bench in loaders.BENCHMARKS:
@@ -556,15 +592,22 @@ def write_parquet(path: Any, rows: list[dict[str, Any]]) -> Any:
     return path
 
 
-def write_pairs(jsonl_path: Any, rows: list[dict[str, Any]]) -> tuple[Any, Any]:
-    """``<name>.jsonl`` and ``<name>.parquet`` side by side."""
+def write_pairs(jsonl_path: Any, rows: list[dict[str, Any]], *, profile: str | None = None,
+                seed: int | None = None) -> tuple[Any, Any]:
+    """``<name>.jsonl`` and ``<name>.parquet`` side by side; with ``profile``, each with its
+    provenance sidecar, like every other declared output of the build."""
     from pathlib import Path
 
     from .io import write_jsonl
+    from .provenance import record
 
     p = Path(jsonl_path)
     write_jsonl(p, rows)
-    return p, write_parquet(p.with_suffix(".parquet"), rows)
+    pq_path = write_parquet(p.with_suffix(".parquet"), rows)
+    if profile is not None:
+        for out in (p, pq_path):
+            record(out, profile=profile, seed=seed, extra={"rows": len(rows)})
+    return p, pq_path
 
 
 def clone_path(profile: str) -> Any:

@@ -56,6 +56,20 @@ def label_pairs(profile: Profile) -> tuple[list[Pair], list[str]]:
     return pairs, missing
 
 
+def build_agreement(profile: Profile, seed: int, jobs: int, progress: bool = True) -> tuple[pd.DataFrame | None, list[str]]:
+    """The re-derivation stage of notebook 01 and ``lcl inputs agreement``: the profile's
+    published pairs fuzzed with our inputs (Algorithm 1, :func:`settings_for`), one row per
+    pair with its recorded cause, or None when no published labels are available; and one note
+    per label set that is not."""
+    pairs, unavailable = label_pairs(profile)
+    if not pairs:
+        return None, unavailable
+    s = settings_for(profile)
+    rederived = rederive(pairs, n_function=s["n_function"], n_program=s["n_program"], runs=s["runs"], seed=seed,
+                         jobs=jobs, progress=progress)
+    return with_causes(rederived), unavailable
+
+
 def settings_for(profile: Profile) -> dict[str, int]:
     """Algorithm 1's N and R for the re-derivation: the paper's at full, N = 100 / 30 otherwise."""
     full = profile.name == "full"
