@@ -190,10 +190,8 @@ def resolve_row(row: dict[str, Any], base: Path, default_seed: int,
                    spec.get("n", n), seed)
 
 
-
 def _generator_name(gen: Any) -> str:
     return f"{getattr(gen, '__module__', '?')}.{getattr(gen, '__qualname__', repr(gen))}"
-
 
 
 def job_keys(job: PairJob, settings: S.Settings) -> None:

@@ -216,7 +216,6 @@ def _contain(cfg: dict[str, Any], shm: memoryview) -> None:
     _install_audit_hook(tmpdir, s["max_files"], cfg["block_net"], shm, kernel=kernel)
 
 
-
 def dir_size(path: str, limit_entries: int = 100_000) -> int:
     total = 0
     stack = [path]

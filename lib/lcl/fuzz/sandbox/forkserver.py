@@ -31,6 +31,8 @@ from .worker_handle import Worker
 
 CLONE_NEWNET = 0x40000000
 NETWORK_MODES = ("auto", "netns", "audit", "none")
+
+#: common standard-library modules, loaded once here so that no forked worker imports them again
 _PRELOAD = ("resource", "types", "ctypes", "math", "itertools", "functools", "collections", "heapq", "bisect", "re", "string",
             "random", "operator", "copy", "fractions", "decimal", "statistics", "typing", "array",
             "dataclasses", "hashlib", "json", "datetime", "atexit", "types", "io", "enum")

@@ -64,6 +64,5 @@ def _send_frame(sock: socket.socket, obj: dict[str, Any]) -> None:
     sock.sendall(FRAME.pack(len(data)) + data)
 
 
-
 # anything that is not a valid kind byte from an untrusted worker becomes CRASH
 _KIND_MAP = bytes(b if b in (S.OK, S.EXC, S.TIMEOUT) else S.CRASH for b in range(256))

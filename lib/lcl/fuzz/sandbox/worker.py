@@ -76,7 +76,6 @@ def _on_tick(signum: int, frame: Any) -> None:
 _on_tick.__module__ = OBSERVED_MODULE  # the SIGPROF handler the code under test sees
 
 
-
 class _Sink(io.RawIOBase):
     """Program stdout (Python level): bytes in memory, capped like a file (EFBIG beyond)."""
 
@@ -533,7 +532,6 @@ def _prepare_args(blob: bytes) -> Any:
     if len(idx) > 1 and len({id(args[k]) for k in idx}) < len(idx):
         return blob  # the same container twice: unpickling keeps the aliasing
     return _Flat((list(args), idx[0] if len(idx) == 1 else tuple(idx)))
-
 
 
 import _signal  # noqa: E402

@@ -2,7 +2,7 @@
 pickled requests out), its shared-memory records (read as raw bytes, every invalid kind byte
 mapped to CRASH) and its pidfd (SIGKILL without pid reuse races).
 
-Standard library only (plus ``semantics``, as before the split).
+Standard library only.
 """
 
 from __future__ import annotations
