@@ -133,8 +133,9 @@ def test_batch_results_store_and_no_recompute(tmp_path: Path, monkeypatch: pytes
     lines = (tmp_path / "out.jsonl").read_text().splitlines()
     assert [json.loads(x)["id"] for x in lines] == [r["id"] for r in res]
     calls = []
-    monkeypatch.setattr(batch, "_pair_job", lambda *a: calls.append(a))
-    monkeypatch.setattr(batch, "_ref_job", lambda *a: calls.append(a))
+    # where the batch's scheduling looks them up
+    monkeypatch.setattr(batch.scheduling, "_pair_job", lambda *a: calls.append(a))
+    monkeypatch.setattr(batch.scheduling, "_ref_job", lambda *a: calls.append(a))
     with ResultStore(tmp_path / "store.sqlite") as st:
         res2 = batch.run_batch(pairs, tmp_path / "out2.jsonl", settings=s, store=st, progress=False, jobs=1)
     assert calls == [] and res2 == res
@@ -261,7 +262,7 @@ def test_rows_sharing_an_inputs_file_read_it_once(tmp_path: Path, monkeypatch: p
     (tmp_path / "in.jsonl").write_text("".join(json.dumps(x) + "\n" for x in inputs))
     reads = []
     real = batch.read_inputs_file
-    monkeypatch.setattr(batch, "read_inputs_file", lambda *a, **k: reads.append(a) or real(*a, **k))
+    monkeypatch.setattr(batch.jobs, "read_inputs_file", lambda *a, **k: reads.append(a) or real(*a, **k))
     rows = [{"id": f"f{k}", "reference": REF, "variant": v, "entry": "f", "inputs_file": "in.jsonl" if k % 2 else
              str(tmp_path / "in.jsonl")} for k, v in enumerate(VARIANTS[:4])]
     jobs = batch.load_jobs(rows, tmp_path, Settings(), 0)
@@ -423,7 +424,7 @@ def test_pool_splits_generated_pairs_into_runs(tmp_path: Path, monkeypatch: pyte
         parts.append(k.get("only_runs"))
         return orig(*a, **k)
 
-    monkeypatch.setattr(batch, "fuzz_pair", counting)
+    monkeypatch.setattr(batch.fuzz_jobs, "fuzz_pair", counting)  # where the pair jobs look it up
     batch.clear_resolvers()
     batch.register_resolver(lambda row: {"entry": "f", "generator": _gen, "n": 40})
     rows = [{"id": f"T/1_{k}", "golden_code": REF, "generated_code": v} for k, v in enumerate([*VARIANTS[:3], leaky])]

@@ -4,7 +4,9 @@ listener (network tests target only loopback listeners this file opens itself)."
 
 from __future__ import annotations
 
+import ast
 import socket
+import sys
 from pathlib import Path
 
 import pytest
@@ -396,6 +398,7 @@ def test_sqlite_update_of_a_result_store(sandbox_tmp: Path, outside: Path, tmp_p
 PROBES = {
     "read_file_outside": "open({secret!r}).read()",
     "read_checkout": "open(__import__('sys').modules['lcl.fuzz.sandbox'].__file__).read()",
+    "read_checkout_worker_module": "open(__import__('sys').modules['lcl.fuzz.sandbox.worker'].__file__).read()",
     "list_home": "import pwd\n    os.listdir(pwd.getpwuid(os.getuid()).pw_dir)",
     "proc_self_environ": "open('/proc/self/environ', 'rb').read()",
     "proc_parent_environ": "open(f'/proc/{{os.getppid()}}/environ', 'rb').read()",
@@ -471,3 +474,44 @@ HARMLESS_IMPORTS = ("asyncio", "subprocess", "ctypes", "multiprocessing", "socke
 def test_harmless_imports_load(module: str) -> None:
     res = run(f"import {module}\ndef f(x):\n    return x * 2\n")
     assert res.df_score == 1.0, verdicts(res)
+
+
+def _imported_modules(path: Path, package: str) -> list[str]:
+    """Every module ``path`` (a module of ``package``) imports, anywhere in it, as an absolute
+    dotted name (``from .. import x`` counts as ``<parent>.x``)."""
+    out: list[str] = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"), str(path))):
+        if isinstance(node, ast.Import):
+            out += [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            if node.level == 0:
+                out.append(node.module or "")
+                continue
+            parts = package.split(".")
+            base = ".".join(parts[:len(parts) - (node.level - 1)])
+            if node.module:
+                out.append(f"{base}.{node.module}")
+            else:
+                out += [f"{base}.{a.name}" for a in node.names]
+    return out
+
+
+def test_sandbox_imports_only_the_standard_library() -> None:
+    """The fork-server imports the whole sandbox package before it forks workers, and a
+    confined worker cannot read the library's files: every module of ``lcl.fuzz.sandbox``
+    imports only the standard library, its own package and the two sibling modules it has
+    always used (``isolation``, ``semantics``), which in turn import only the standard library."""
+    pkg_dir = Path(SB.__file__).parent
+    siblings = {"lcl.fuzz.isolation", "lcl.fuzz.semantics"}
+    files = [(p, "lcl.fuzz.sandbox") for p in sorted(pkg_dir.glob("*.py"))]
+    files += [(pkg_dir.parent / f"{m.rsplit('.', 1)[1]}.py", "lcl.fuzz") for m in sorted(siblings)]
+    assert len(files) > 3
+    bad = []
+    for path, package in files:
+        for name in _imported_modules(path, package):
+            inside = name == "lcl.fuzz.sandbox" or name.startswith("lcl.fuzz.sandbox.")
+            allowed = name.split(".")[0] in sys.stdlib_module_names or (
+                package == "lcl.fuzz.sandbox" and (inside or name in siblings))
+            if not allowed:
+                bad.append(f"{path.relative_to(pkg_dir.parent)}: {name}")
+    assert bad == [], f"imports outside the standard library: {bad}"

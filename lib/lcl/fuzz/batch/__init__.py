@@ -1,0 +1,196 @@
+"""Many pairs: resolve rows, validate everything up front, fuzz with J local threads (each
+driving one pair's sandboxed workers through the shared fork-server) or on a Dask cluster,
+commit each pair to the store as it finishes, write RESULTS.jsonl at the end.
+
+Rows (JSON Lines) come in two shapes:
+
+- explicit: ``id``, ``reference`` (code) or ``reference_file``, ``variant`` or
+  ``variant_file``, ``entry`` (function) or ``"stdin": true`` (program), ``inputs`` (a list) or
+  ``inputs_file`` (JSONL, one input per line); optional ``n`` and ``seed``. Relative files are
+  resolved against the directory of the pairs file.
+- published LoCaL: ``id``, ``golden_code``, ``generated_code``. The task, entry point and
+  inputs are resolved from the id by a *resolver* (``register_resolver``), which the
+  input-constraints module provides. Without one, such rows fail with a ``UserError`` naming
+  the id.
+
+A resolver is ``fn(row) -> dict | None`` returning ``{"entry": NAME}`` or ``{"stdin": True}``
+plus ``{"inputs": [...]}`` or ``{"generator": gen, "n": N}`` (``gen(seed, n) -> list``; it
+must be a picklable top-level callable to run on Dask). Returning ``None`` means
+"not mine"; raising ``KeyError``/``LookupError`` means "unknown task id".
+
+Modules: ``jobs`` (rows -> checked jobs and their keys), ``generators`` (generated input sets
+shared by a batch), ``fuzz_jobs`` (what one executor job runs), ``executors`` (in-process,
+thread pool, Dask), ``scheduling`` (chunks of tasks, references before their pairs); here:
+the batch itself (:func:`run_batch`, :func:`batch_status`) and carrying results over from
+older engine versions.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+from typing import Any
+
+from ...io import write_jsonl
+from .. import semantics as S
+from .executors import NO_WORKER_TIMEOUT, _executor, dask_completed, default_jobs
+from .fuzz_jobs import _error_result, _pair_job, _Parts, _ref_job, _ref_run_job, _reference_run, _run_part_job
+from .generators import _GenerationProcess, _GeneratorMemo, _SharedGenerator, share_generators
+from .jobs import (
+    PairJob,
+    Resolver,
+    _read_rows,
+    clear_resolvers,
+    job_keys,
+    load_jobs,
+    load_resolver,
+    read_inputs_file,
+    register_resolver,
+    resolve_row,
+)
+from .scheduling import CHUNK_TASKS, _Chunk, _run_chunks, _run_chunks_pipelined, _task_chunks
+
+
+def _carryable(jobs: list[PairJob], st: Any) -> dict[str, tuple[PairJob, dict[str, Any]]]:
+    """Current key -> (job, stored result of an older engine version that the current one would
+    compute identically: :func:`lcl.fuzz.semantics.carries_over`)."""
+    legacy = st.has_many([k for j in jobs for k in j.legacy_keys])
+    found: dict[str, tuple[PairJob, dict[str, Any]]] = {}
+    for j in jobs:
+        for k in j.legacy_keys:
+            old = st.get(k) if k in legacy else None
+            if old is not None and S.carries_over(old):
+                found[j.key] = (j, old)
+                break
+    return found
+
+
+def carry_over(jobs: list[PairJob], st: Any) -> set[str]:
+    """Store every carryable older result under its job's current key; those keys."""
+    found = _carryable(jobs, st)
+    for key, (j, old) in found.items():
+        st.put(key, j.id, {**old, "engine_version": S.ENGINE_VERSION})
+    return set(found)
+
+
+def batch_status(pairs: list[dict[str, Any]], *, settings: S.Settings | None = None, seed: int = 0,
+                 store: Any = None, base: str | Path | None = None) -> dict[str, bool | None]:
+    """Which pairs of a batch already have a result in ``store``, without running anything:
+    pair id -> True (stored), False (still to fuzz) or None (cannot be fuzzed: an error row).
+    Same resolution and keys as :func:`run_batch`, so "stored" means run_batch will not fuzz it."""
+    from ..store import open_default
+
+    s = settings or S.Settings()
+    spec = os.environ.get("LCL_FUZZ_RESOLVER")
+    if spec:
+        load_resolver(spec)
+    job_list = load_jobs(list(pairs), Path(base) if base else Path.cwd(), s, seed, keep_going=True)
+    st = open_default() if store is None else store
+    try:
+        done = st.has_many([j.key for j in job_list if j.error is None])
+        done |= set(_carryable([j for j in job_list if j.error is None and j.key not in done], st))
+    finally:
+        if store is None:
+            st.close()
+    return {j.id: (None if j.error is not None else j.key in done) for j in job_list}
+
+
+def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None = None, *,
+              settings: S.Settings | None = None, seed: int = 0, jobs: int | None = None,
+              scheduler: str | None = None, store: Any = None, network: str | None = None,
+              progress: bool = True, base: str | Path | None = None,
+              keep_going: bool = False) -> list[dict[str, Any]]:
+    """Fuzz every pair; finished pairs come from / go to ``store`` (a :class:`ResultStore`).
+
+    Returns the result rows in input order and, when ``out`` is given, writes them to ``out``
+    atomically (one JSON object per line, sorted keys; byte-identical for identical inputs).
+    """
+    from tqdm.auto import tqdm
+
+    from ..store import open_default
+
+    s = settings or S.Settings()
+    if isinstance(pairs, (str, Path)):
+        p = Path(pairs)
+        rows = _read_rows(p, "pairs")
+        base_dir = Path(base) if base else p.parent
+    else:
+        rows = list(pairs)
+        base_dir = Path(base) if base else Path.cwd()
+    spec = os.environ.get("LCL_FUZZ_RESOLVER")
+    if spec:
+        load_resolver(spec)
+    job_list = load_jobs(rows, base_dir, s, seed, keep_going=keep_going)
+    scheduler = scheduler or os.environ.get("LCL_DASK_SCHEDULER") or None
+    jobs = jobs or default_jobs()
+    # in-process executors share generated input sets (Dask jobs are pickled); a thread pool
+    # generates them in a helper process
+    gen_process = _GenerationProcess() if not scheduler and jobs > 1 else None
+    if not scheduler:
+        share_generators(job_list, s.runs, jobs, gen_process)
+    own_store = store is None
+    st = open_default() if own_store else store
+    try:
+        done = st.has_many([j.key for j in job_list if j.error is None])
+        done |= carry_over([j for j in job_list if j.key not in done and j.error is None], st)
+        pending = [j for j in job_list if j.key not in done and j.error is None]
+        refs = st.refs()
+        settings_d = s.to_dict()
+        with _executor(jobs, scheduler) as (ex, completed):
+            ref_bar = tqdm(total=len({j.ref_key for j in pending if j.ref_key not in refs}), desc="fuzz references",
+                           unit="task", disable=not progress, file=sys.stderr)
+            bar = tqdm(total=len(job_list), initial=len(job_list) - len(pending), desc="fuzz pairs", unit="pair",
+                       disable=not progress, file=sys.stderr)
+            # tasks in chunks (a few tasks' references, then their pairs), so a task's generated
+            # input sets are still in the generator memo when its variants run
+            if pending:
+                chunks = list(_task_chunks(pending, CHUNK_TASKS if not scheduler else len(pending)))
+                if scheduler or jobs <= 1:
+                    _run_chunks(chunks, ex, completed, refs, st, settings_d, network, ref_bar, bar)
+                else:
+                    _run_chunks_pipelined(chunks, ex, refs, st, settings_d, network, ref_bar, bar)
+            ref_bar.close()
+            bar.close()
+        results = []
+        for j in job_list:
+            if j.error is not None:
+                results.append({"id": j.id, "key": j.key, "df_score": None, "error": j.error,
+                                "engine_version": S.ENGINE_VERSION, "base_seed": j.seed})
+                continue
+            r = st.get(j.key)
+            assert r is not None
+            results.append({"id": j.id, "key": j.key, **r})
+    finally:
+        if gen_process is not None:
+            gen_process.close()
+        if own_store:
+            st.close()
+    if out is not None:
+        write_jsonl(out, results)
+    return results
+
+
+def results_summary(results: list[dict[str, Any]]) -> dict[str, Any]:
+    scores = [r["df_score"] for r in results if r.get("df_score") is not None]
+    return {
+        "pairs": len(results),
+        "errors": sum(1 for r in results if r.get("error")),
+        "all_runs_excluded": sum(1 for x in scores if x == -1),
+        "mean_df_score": (sum(x for x in scores if x >= 0) / max(1, sum(1 for x in scores if x >= 0))) if scores else None,
+    }
+
+
+def dumps_last_line(obj: dict[str, Any]) -> str:
+    return json.dumps(obj, sort_keys=True)
+
+
+__all__ = [
+    "CHUNK_TASKS", "NO_WORKER_TIMEOUT", "PairJob", "Resolver", "_Chunk", "_GenerationProcess", "_GeneratorMemo",
+    "_Parts", "_SharedGenerator", "_error_result", "_executor", "_pair_job", "_read_rows", "_ref_job",
+    "_ref_run_job", "_reference_run", "_run_chunks", "_run_chunks_pipelined", "_run_part_job", "_task_chunks",
+    "batch_status", "carry_over", "clear_resolvers", "dask_completed", "default_jobs", "dumps_last_line",
+    "job_keys", "load_jobs", "load_resolver", "read_inputs_file", "register_resolver", "resolve_row",
+    "results_summary", "run_batch", "share_generators",
+]

@@ -1,0 +1,115 @@
+"""Generated input sets shared by the pairs of a batch: each ``gen(seed, n)`` set is generated
+once per batch (not once per pair), optionally in a spawned helper process so that generation
+does not hold the harness's GIL while the sandboxed workers wait.
+"""
+
+from __future__ import annotations
+
+import pickle
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from ..algorithm import InputSet
+from .jobs import PairJob, _generator_name
+from .scheduling import CHUNK_TASKS
+
+if TYPE_CHECKING:  # imported where used, as before: the harness imports this module on every batch
+    from collections import OrderedDict
+    from concurrent.futures import Future
+
+
+class _GeneratorMemo:
+    """Generated input sets shared by the pairs of a batch (a task's reference and all its
+    variants use the same ``gen(seed, n)`` per run): each set is generated once, not once per
+    pair, by the first thread asking for it (the others wait for it). A small LRU: pairs of
+    one task are adjacent in a batch."""
+
+    def __init__(self, size: int) -> None:
+        import threading
+        from collections import OrderedDict
+
+        self.size, self.lock = size, threading.Lock()
+        self.items: OrderedDict[tuple[Any, ...], Future[InputSet]] = OrderedDict()
+
+    def get(self, key: tuple[Any, ...], make: Callable[[], list[Any]]) -> InputSet:
+        from concurrent.futures import Future
+
+        with self.lock:
+            found = self.items.get(key)
+            mine = found is None
+            if found is None:
+                fut: Future[InputSet] = Future()
+                self.items[key] = fut
+                while len(self.items) > self.size:
+                    self.items.popitem(last=False)
+            else:
+                fut = found
+                self.items.move_to_end(key)
+        if mine:
+            try:
+                fut.set_result(InputSet(make()))
+            except BaseException as exc:
+                fut.set_exception(exc)
+                with self.lock:
+                    if self.items.get(key) is fut:
+                        del self.items[key]
+                raise
+        return fut.result()
+
+
+def _generate(gen: Any, seed: int, n: int) -> list[Any]:
+    return list(gen(seed, n))
+
+
+class _GenerationProcess:
+    """Input generation in one spawned helper process, so that on a thread pool it runs on
+    its own core instead of holding the harness's GIL while the other threads' sandboxed
+    workers wait for their next request. Started on first use, shut down with the batch;
+    a generator that cannot be pickled (a lambda, a closure) is run in-process instead."""
+
+    def __init__(self) -> None:
+        self.pool: Any = None
+        self.failed = False
+
+    def generate(self, gen: Any, seed: int, n: int) -> list[Any]:
+        if not self.failed:
+            try:
+                if self.pool is None:
+                    import multiprocessing
+                    from concurrent.futures import ProcessPoolExecutor
+
+                    self.pool = ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("spawn"))
+                return self.pool.submit(_generate, gen, seed, n).result()
+            except (pickle.PicklingError, AttributeError, TypeError):
+                self.failed = True
+        return _generate(gen, seed, n)
+
+    def close(self) -> None:
+        if self.pool is not None:
+            self.pool.shutdown(wait=True, cancel_futures=True)
+            self.pool = None
+
+
+class _SharedGenerator:
+    """``gen`` whose outputs come from a :class:`_GeneratorMemo` (same name, so same cache keys)."""
+
+    def __init__(self, gen: Any, memo: _GeneratorMemo, process: _GenerationProcess | None = None) -> None:
+        self.gen, self.memo = gen, memo
+        self.make = process.generate if process is not None else _generate
+        self.name = _generator_name(gen)
+        self.__qualname__ = getattr(gen, "__qualname__", repr(gen))
+        self.__module__ = getattr(gen, "__module__", "?")
+
+    def __call__(self, seed: int, n: int) -> InputSet:
+        return self.memo.get((self.name, int(seed), int(n)), lambda: self.make(self.gen, seed, n))
+
+
+def share_generators(jobs: list[PairJob], runs: int, parallel: int,
+                     process: _GenerationProcess | None = None) -> _GeneratorMemo:
+    """Wrap every job's generator so a task's input sets are generated once per batch (in
+    ``process`` when given)."""
+    memo = _GeneratorMemo(size=runs * CHUNK_TASKS * (3 + max(1, parallel)))
+    for j in jobs:
+        if j.generator is not None and not isinstance(j.generator, _SharedGenerator):
+            j.generator = _SharedGenerator(j.generator, memo, process)
+    return memo

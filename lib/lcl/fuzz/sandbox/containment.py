@@ -1,0 +1,250 @@
+"""What a sandboxed worker does to itself before it runs untrusted code: a new session, the
+parent-death signal, rlimits, its temporary directory, the kernel's confinement (``isolation``:
+Landlock, seccomp, no capabilities, where available) and the audit hook, which counts created
+files and refuses what the kernel does not (everything, where the kernel confines nothing);
+also the temporary directory's size check and wipe (the disk limit). See docs/FUZZING.md.
+
+Standard library only (plus this package's ``isolation`` and ``semantics`` siblings, as before
+the split): the fork-server imports it before it forks the workers.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import shutil
+import signal
+import sys
+import tempfile
+from typing import Any
+
+from .. import isolation as ISO
+from .protocol import OBSERVED_MODULE, SandboxError
+
+PR_SET_PDEATHSIG = 1
+_CHDIR = [False]  # set by the audit hook on os.chdir (the worker returns to its temporary directory)
+
+_LIBC: list[Any] = []
+
+
+def _libc() -> Any:
+    if not _LIBC:
+        import ctypes
+
+        _LIBC.append(ctypes.CDLL(None, use_errno=True))
+    return _LIBC[0]
+
+
+def _blocked(*_a: Any, **_k: Any) -> Any:
+    raise PermissionError(errno.EPERM, "blocked by the lcl fuzz sandbox")
+
+
+_blocked.__module__ = OBSERVED_MODULE  # what the code under test sees as, e.g., os.fork
+
+
+_WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
+_SPAWN_EVENTS = ("os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system",
+                 "subprocess.Popen", "os.startfile", "pty.spawn", "os.link", "os.symlink",
+                 "signal.pthread_kill", "os.killpg", "resource.prlimit")
+_PATH_EVENTS = ("os.remove", "os.rmdir", "os.chmod", "os.chown", "os.truncate", "os.utime",
+                "os.chflags", "os.lchflags", "os.setxattr", "os.removexattr", "shutil.rmtree",
+                "os.lchmod", "os.lchown")
+_NET_EVENTS = ("socket.__new__", "socket.connect", "socket.bind", "socket.sendto", "socket.sendmsg",
+               "socket.getaddrinfo", "socket.gethostbyname", "socket.gethostbyaddr",
+               "socket.gethostbyname_ex", "socket.getnameinfo")
+_BLOCKED_IMPORTS = frozenset({"_posixsubprocess", "posix", "_ctypes", "_socket", "_multiprocessing"})
+#: with the kernel's confinement (see ``isolation``) the hook only counts created files (the
+#: disk limit's trigger) and turns process creation, which seccomp refuses, into a
+#: PermissionError at the call (``os.system`` would otherwise just return -1)
+_KERNEL_SPAWN_EVENTS = ("os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "os.exec", "os.system",
+                        "subprocess.Popen", "pty.spawn")
+
+
+def _install_audit_hook(tmpdir: str, max_files: int, block_net: bool, shm: memoryview, kernel: bool = False) -> None:
+    """Count created files (over ``max_files``: refused) and refuse process creation; without
+    ``kernel`` confinement also confine writes to ``tmpdir``, forbid signals to others, rlimit
+    changes, ctypes and fresh loads of dangerous extension modules; (optionally) sockets."""
+    root = tmpdir.rstrip(os.sep) + os.sep
+    me = os.getpid()
+    abspath, fsdecode, isdir = os.path.abspath, os.fsdecode, os.path.isdir
+    creates = shm[0:8].cast("q")
+    import resource
+
+    stack = resource.RLIMIT_STACK
+
+    def deny(what: str) -> None:
+        raise PermissionError(errno.EPERM, f"lcl fuzz sandbox: {what} is not allowed")
+
+    def inside(p: Any) -> bool:
+        if isinstance(p, int):
+            return p in (1, 2)
+        try:
+            q = abspath(fsdecode(p))
+        except Exception:
+            return False
+        return q == tmpdir or q.startswith(root)
+
+    def created() -> None:
+        creates[0] += 1
+        if creates[0] > max_files:
+            deny(f"creating more than {max_files} files")
+
+    def on_open(a: tuple) -> None:
+        path, mode, flags = a
+        if isinstance(mode, str):
+            write = any(c in mode for c in "wax+")
+            create = any(c in mode for c in "wax")
+        else:
+            write = bool((flags or 0) & _WRITE_FLAGS)
+            create = bool((flags or 0) & os.O_CREAT)
+            if not write and not isinstance(path, int) and path is not None and isdir(path) and not inside(path):
+                deny("opening a directory outside the temporary directory")
+        if write:
+            if path is None or not inside(path):
+                deny(f"writing {path!r} outside the temporary directory")
+            if create and not isinstance(path, int):
+                created()
+
+    def on_path(a: tuple) -> None:
+        if a and not isinstance(a[0], int) and not inside(a[0]):
+            deny(f"modifying {a[0]!r} outside the temporary directory")
+
+    def on_mkdir(a: tuple) -> None:
+        on_path(a)
+        created()
+
+    def on_rename(a: tuple) -> None:
+        if not (inside(a[0]) and inside(a[1])):
+            deny("renaming outside the temporary directory")
+
+    def on_kill(a: tuple) -> None:
+        if a[0] != me:
+            deny("signalling another process")
+
+    def on_setrlimit(a: tuple) -> None:
+        if a[0] != stack:
+            deny("changing resource limits")
+
+    def on_import(a: tuple) -> None:
+        if a[0] in _BLOCKED_IMPORTS:
+            deny(f"loading module {a[0]}")
+
+    def on_deny(a: tuple) -> None:
+        deny("this operation")
+
+    def on_chdir(a: tuple) -> None:
+        _CHDIR[0] = True
+
+    def count_open(a: tuple) -> None:
+        path, mode, flags = a
+        create = any(c in mode for c in "wax") if isinstance(mode, str) else bool((flags or 0) & os.O_CREAT)
+        if create and not isinstance(path, int):
+            created()
+
+    def count_mkdir(a: tuple) -> None:
+        created()
+
+    if kernel:
+        handlers: dict[str, Any] = {"open": count_open, "os.mkdir": count_mkdir, "os.chdir": on_chdir}
+        for e in _KERNEL_SPAWN_EVENTS:
+            handlers[e] = on_deny
+    else:
+        handlers = {"open": on_open, "os.mkdir": on_mkdir, "os.rename": on_rename, "os.replace": on_rename,
+                    "os.kill": on_kill, "resource.setrlimit": on_setrlimit, "import": on_import, "os.chdir": on_chdir}
+        for e in _SPAWN_EVENTS:
+            handlers[e] = on_deny
+        for e in _PATH_EVENTS:
+            handlers[e] = on_path
+    if block_net:
+        for e in _NET_EVENTS:
+            handlers[e] = on_deny
+    get = handlers.get
+    python_only = not kernel
+
+    def hook(event: str, args: tuple) -> None:
+        h = get(event)
+        if h is not None:
+            h(args)
+        elif python_only and event[:7] == "ctypes.":
+            deny("ctypes")
+
+    sys.addaudithook(hook)
+
+
+def _contain(cfg: dict[str, Any], shm: memoryview) -> None:
+    """Everything a worker does to itself before it runs untrusted code."""
+    import resource
+
+    os.setsid()
+    with contextlib.suppress(Exception):
+        _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    tmpdir = cfg["tmpdir"]
+    os.chdir(tmpdir)
+    os.environ["TMPDIR"] = tmpdir
+    os.environ["HOME"] = tmpdir
+    tempfile.tempdir = tmpdir
+    s = cfg["settings"]
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    limits = [
+        (resource.RLIMIT_AS, s["memory_bytes"]),
+        (resource.RLIMIT_CPU, int(cfg["cpu_seconds"])),
+        (resource.RLIMIT_FSIZE, s["file_bytes"]),
+        (resource.RLIMIT_NPROC, 0),  # effective for non-root users; root: see the audit hook
+        (resource.RLIMIT_CORE, 0),
+        (resource.RLIMIT_NOFILE, 256),
+    ]
+    for res, val in limits:
+        with contextlib.suppress(ValueError, OSError):
+            resource.setrlimit(res, (val, val))
+    iso = cfg.get("isolation") or {}
+    kernel = bool(iso.get("kernel"))
+    # refused by the kernel (seccomp) where it confines the worker, but os.system would only
+    # return -1: the call raises instead, as every refused call does
+    names = ("fork", "forkpty", "system") if kernel else (
+        "mkfifo", "mknod", "chroot", "setsid", "setpgid", "fork", "forkpty", "system")
+    for mod in (os, sys.modules.get("posix")):
+        for name in names:
+            if mod is not None and hasattr(mod, name):
+                setattr(mod, name, _blocked)
+    if iso.get("want"):  # irrevocable; raises (the worker then dies) if a promised mechanism fails
+        got = ISO.confine(tmpdir, iso["readable"], iso["want"])
+        missing = [m for m, on in got.items() if iso["mechanisms"].get(m) and not on]
+        if missing:
+            raise SandboxError(f"isolation: {', '.join(missing)} could not be applied")
+    _install_audit_hook(tmpdir, s["max_files"], cfg["block_net"], shm, kernel=kernel)
+
+
+def dir_size(path: str, limit_entries: int = 100_000) -> int:
+    total = 0
+    stack = [path]
+    n = 0
+    while stack:
+        d = stack.pop()
+        try:
+            with os.scandir(d) as it:
+                for e in it:
+                    n += 1
+                    if n > limit_entries:
+                        return total
+                    try:
+                        if e.is_dir(follow_symlinks=False):
+                            stack.append(e.path)
+                        else:
+                            total += e.stat(follow_symlinks=False).st_blocks * 512
+                    except OSError:
+                        pass
+        except OSError:
+            pass
+    return total
+
+
+def wipe_dir(path: str) -> None:
+    with os.scandir(path) as it:
+        for e in list(it):
+            if e.is_dir(follow_symlinks=False):
+                shutil.rmtree(e.path, ignore_errors=True)
+            else:
+                with contextlib.suppress(OSError):
+                    os.unlink(e.path)

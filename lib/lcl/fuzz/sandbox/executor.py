@@ -1,0 +1,508 @@
+"""The executor: runs one piece of code over a list of inputs in sandboxed workers, one per
+shard, and is the watchdog. It polls the workers' records while it waits, so it knows the
+input in flight: on a missed wall-clock deadline it SIGKILLs the worker (``pidfd_send_signal``),
+records TIMEOUT, re-forks, reloads and continues with the next input; on EOF (the worker died)
+it records CRASH the same way. It charges the run's budget T in the workers' CPU time
+(Algorithm 1 of the paper; ``docs/FUZZING.md``).
+
+Standard library only (plus ``semantics``, as before the split).
+"""
+
+from __future__ import annotations
+
+import array
+import collections
+import math
+import os
+import pickle
+import select
+import shutil
+import tempfile
+import threading
+import time
+from dataclasses import dataclass, field
+from typing import Any
+
+from .. import semantics as S
+from .containment import dir_size, wipe_dir
+from .forkserver import get_forkserver, needs_heavy
+from .protocol import POLL, Aborted
+from .worker_handle import Worker
+
+_CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
+
+
+def proc_cpu(pid: int) -> float | None:
+    """CPU seconds (user + system) that process ``pid`` has used so far, from Linux's
+    ``/proc/<pid>/stat`` (a forked worker is not our child, so ``getrusage`` cannot see it);
+    None where that is not available."""
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as fh:
+            data = fh.read()
+        fields = data[data.rindex(b")") + 2:].split()
+        return (int(fields[11]) + int(fields[12])) / _CLK_TCK
+    except (OSError, ValueError, IndexError):
+        return None
+
+
+_TLS = threading.local()
+
+
+def set_abort_event(event: threading.Event | None) -> None:
+    """Passes run by this thread stop (raising :class:`Aborted`, workers killed) soon after
+    ``event`` is set: the batch's threads get one, so an interrupted batch does not wait for
+    the pairs in flight."""
+    _TLS.abort = event
+
+
+@dataclass
+class LoadStatus:
+    status: str  # ok | exc | timeout | crash | syntax | noentry
+    detail: str = ""
+
+
+@dataclass
+class PassResult:
+    """Outcomes of one side over one sequence of inputs (one run)."""
+
+    kinds: bytearray  # one kind byte per input (NOTRUN = 0 when not executed)
+    digests: bytearray  # 16 bytes per input (meaningful for OK and EXC)
+    charges: array.array  # seconds per input (CPU for the reference, wall for a variant)
+    exceeded: bool = False
+    elapsed: float = 0.0  # wall-clock seconds of executing the inputs (compared with the wall cap)
+    cpu: float = 0.0  # CPU seconds the workers used executing them (compared with the budget T)
+    load: LoadStatus = field(default_factory=lambda: LoadStatus("ok"))
+    restarts: int = 0
+    watchdog_kills: int = 0
+
+
+@dataclass
+class CodeSpec:
+    level: str  # function | program
+    code: str
+    entry: str | None = None
+    filename: str = "<code>"
+
+
+#: a worker being started (:meth:`Executor._begin_start`): the worker, its load timeout, the
+#: (inputs version, lo, hi) of its shard, whether the inputs were sent, and the failure if any
+_Started = tuple[Worker, float, tuple[int, int, int], bool, LoadStatus | None]
+
+
+class Executor:
+    """Runs one piece of code over a list of inputs in sandboxed workers.
+
+    One ``Executor`` per side and pair: it owns the pair's temporary directory and the
+    pickled inputs. ``run_pass`` executes every input once in fresh workers (one per shard)
+    and returns the outcome records; it never raises because of the code under test.
+    """
+
+    def __init__(self, spec: CodeSpec, settings: S.Settings, *, network: str | None = None,
+                 tmp_base: str | None = None, isolation: str | None = None) -> None:
+        self.spec = spec
+        self.s = settings
+        self.fs = get_forkserver(network, needs_heavy(spec.code), isolation)
+        base = tmp_base or os.environ.get("LCL_FUZZ_TMP") or None
+        self.tmpdir = os.path.realpath(tempfile.mkdtemp(prefix="lcl-fuzz-", dir=base))
+        self.blobs: list[bytes] = []
+        self._version = 0
+        self._live: list[Worker] = []
+        self.slots = max(1, min(settings.chunk, 4096))
+        self.precise = False  # per-input CPU clock (the reference) instead of wall clock
+        self._pre: tuple | None = None  # workers started ahead of the first pass (prestart)
+        self.single_pass = False  # every input runs once (the reference): no per-input preparation
+        # stop a pass once its OK inputs' own CPU charges add up to more than this (the reference
+        # of Algorithm 1: such a run is excluded whatever the variant does)
+        self.stop_ok_cpu: float | None = None
+
+    def close(self) -> None:
+        self.drop_workers()
+        shutil.rmtree(self.tmpdir, ignore_errors=True)
+
+    def __enter__(self) -> Executor:
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        self.close()
+
+    def set_inputs(self, inputs: list[Any], blobs: list[bytes] | None = None) -> None:
+        """The inputs of the next passes; ``blobs``: the same inputs as pickled by this method
+        (another executor's ``blobs`` for the same level), reused instead of pickling again."""
+        self._version += 1
+        if blobs is not None and len(blobs) == len(inputs):
+            self.blobs = blobs
+        elif self.spec.level == "program":
+            self.blobs = [pickle.dumps(x if isinstance(x, (str, bytes)) else str(x)) for x in inputs]
+        else:
+            self.blobs = [pickle.dumps(tuple(x) if isinstance(x, list) else (x,)) for x in inputs]
+
+    # -- workers -------------------------------------------------------------------------------
+    def _cfg(self) -> dict[str, Any]:
+        s = self.s
+        cpu = max(60.0, 2 * s.runs * s.run_budget + s.reference_timeout * 4)
+        return {"level": self.spec.level, "tmpdir": self.tmpdir, "settings": s.to_dict(), "cpu_seconds": cpu,
+                "slots": 2 * self.slots, "precise": self.precise}
+
+    def _start(self, load_timeout: float, reuse: Worker | None = None, lo: int = 0,
+               hi: int | None = None) -> tuple[Worker | None, LoadStatus]:
+        """A worker with the code freshly loaded (a new module object) and the inputs
+        ``lo..hi`` (its shard). ``reuse`` is a live worker from the previous run of this executor."""
+        return self._finish_start(self._begin_start(load_timeout, reuse, lo, hi))
+
+    def _begin_start(self, load_timeout: float, reuse: Worker | None, lo: int, hi: int | None) -> _Started:
+        """Send the load (and, pipelined behind it, the shard's inputs) without waiting, so the
+        workers of a pass load in parallel; :meth:`_finish_start` collects the replies."""
+        hi = len(self.blobs) if hi is None else hi
+        if reuse is not None and reuse.dead:
+            reuse.close()
+            reuse = None
+        w = reuse if reuse is not None else self.fs.spawn(self._cfg(), 2 * self.slots)
+        tag = (self._version, lo, hi)
+        send_inputs = getattr(w, "inputs_version", None) != tag
+        try:
+            w.send({"op": "load", "code": self.spec.code, "entry": self.spec.entry,
+                    "filename": self.spec.filename, "timeout": load_timeout})
+            if send_inputs:
+                w.send({"op": "inputs", "blobs": self.blobs[lo:hi], "offset": lo, "prepare": not self.single_pass},
+                       background=True)
+        except (OSError, EOFError):
+            w.close()
+            return w, load_timeout, tag, send_inputs, LoadStatus("crash")
+        return w, load_timeout, tag, send_inputs, None
+
+    def _finish_start(self, started: _Started) -> tuple[Worker | None, LoadStatus]:
+        w, load_timeout, tag, send_inputs, failed = started
+        if failed is not None:
+            return None, failed
+        try:
+            reply = w.recv_blocking(S.wall_deadline(load_timeout, self.s) + 5)
+            if reply is None:
+                st = "crash" if w.dead else "timeout"
+                w.close()
+                return None, LoadStatus(st)
+            if reply.get("status") != "ok":
+                w.close()
+                return None, LoadStatus(str(reply.get("status")), str(reply.get("detail", ""))[:500])
+            if send_inputs:
+                if w.recv_blocking(60) is None or not w.sent():
+                    w.close()
+                    return None, LoadStatus("crash", "worker died while receiving inputs")
+                w.inputs_version = tag
+        except (OSError, EOFError):
+            w.close()
+            return None, LoadStatus("crash")
+        return w, LoadStatus("ok")
+
+    def _bounds(self) -> list[tuple[int, int]]:
+        n = len(self.blobs)
+        nw = max(1, min(self.s.workers, n)) if n else 1
+        return [(k * n // nw, (k + 1) * n // nw) for k in range(nw)]
+
+    def prestart(self, load_timeout: float) -> None:
+        """Fork this executor's workers and send them the load and their shards now, without
+        waiting, so that they get ready while the harness does something else (the pair's
+        reference pass); the next :meth:`run_pass` with the same inputs and load timeout
+        picks them up. Only before the first pass (no live workers)."""
+        if self._live or self._pre is not None or not self.blobs:
+            return
+        bounds = self._bounds()
+        self._pre = (self._version, load_timeout, bounds,
+                     [self._begin_start(load_timeout, None, lo, hi) for lo, hi in bounds])
+
+    def drop_workers(self) -> None:
+        """Close this executor's workers, so the next pass starts in fresh ones."""
+        self._drop_prestarted()
+        live, self._live = self._live, []
+        for w in live:
+            w.close()
+
+    def _drop_prestarted(self) -> None:
+        pre, self._pre = self._pre, None
+        if pre is not None:
+            for started in pre[3]:
+                started[0].close()
+
+    def run_pass(self, timeouts: list[float], budget: float, load_timeout: float) -> PassResult:
+        """Execute every input once. ``timeouts[i]`` is input i's CPU timeout (s)."""
+        n = len(self.blobs)
+        s = self.s
+        self._load_timeout = load_timeout
+        res = PassResult(bytearray(n), bytearray(16 * n), array.array("d", bytes(8 * n)))
+        bounds = self._bounds()
+        shards: list[dict[str, Any]] = []
+        live, self._live = self._live, []
+        pre, self._pre = self._pre, None
+        if pre is not None and pre[:3] == (self._version, load_timeout, bounds) and not live:
+            started = pre[3]
+        else:
+            if pre is not None:
+                self._pre = pre
+                self._drop_prestarted()
+            for extra in live[len(bounds):]:
+                extra.close()
+            started = [self._begin_start(load_timeout, live[k] if k < len(live) else None, lo, hi)
+                       for k, (lo, hi) in enumerate(bounds)]
+        for k, (lo, hi) in enumerate(bounds):
+            w, load = self._finish_start(started[k])
+            if w is None:
+                for sh in shards:
+                    sh["w"].close()
+                for other in started[k + 1:]:
+                    other[0].close()
+                res.load = load
+                return res
+            shards.append({"w": w, "lo": lo, "hi": hi, "next": lo})
+        t0 = time.monotonic()  # Algorithm 1's t0: the run's workers are ready
+        wall_cap = S.run_wall_cap(budget, s)
+        self._deadline = t0 + wall_cap
+        for sh in shards:
+            sh["q"] = collections.deque()  # chunks sent, oldest first (at most 2: a pipeline)
+            sh["half"] = 0
+            sh["cpu_done"] = 0.0  # CPU of this shard's earlier workers in this run
+            self._cpu_start(sh)
+        cpu_check = t0
+        abort = getattr(_TLS, "abort", None)
+        try:
+            while True:
+                if abort is not None and abort.is_set():
+                    raise Aborted("interrupted")
+                now = time.monotonic()
+                res.elapsed = now - t0
+                if now >= cpu_check:  # T is charged in the variant's CPU time, read every POLL
+                    cpu_check = now + POLL
+                    res.cpu = self._cpu_used(shards, res.elapsed)
+                    res.exceeded = res.exceeded or res.cpu > budget
+                    if self.stop_ok_cpu is not None and res.cpu > self.stop_ok_cpu:  # cheap gate first
+                        res.exceeded = res.exceeded or self._ok_cpu_so_far(shards, res) > self.stop_ok_cpu
+                if res.elapsed > wall_cap or res.exceeded:
+                    res.exceeded = True
+                    break
+                active = False
+                for sh in shards:
+                    while len(sh["q"]) < 2 and sh["next"] < sh["hi"] and not sh["w"].dead:
+                        self._dispatch(sh, timeouts)
+                    if sh["q"]:
+                        active = True
+                if not active:
+                    break
+                socks = {sh["w"].sock: sh for sh in shards if sh["q"]}
+                wait = min(POLL, max(0.0, self._deadline - time.monotonic()) + 0.001)
+                r, _, _ = select.select(list(socks), [], [], wait)
+                now = time.monotonic()
+                handled = set()
+                for sock in r:
+                    sh = socks[sock]
+                    handled.add(id(sh))
+                    w = sh["w"]
+                    if w.read_available():
+                        while sh["q"] and sh["w"] is w:
+                            frame = w._take_frame()
+                            if frame is None:
+                                break
+                            self._finish_chunk(sh, frame, res)
+                        if not w.dead:
+                            continue
+                    if sh["q"]:
+                        self._fail(sh, res, S.CRASH)
+                for sh in shards:
+                    if not sh["q"] or id(sh) in handled:
+                        continue
+                    self._watch(sh, res, timeouts, now)
+        finally:
+            res.elapsed = time.monotonic() - t0
+            for sh in shards:
+                w = sh["w"]
+                if not sh["q"] and not w.dead and isinstance(w, Worker):
+                    self._live.append(w)  # reused (with a fresh module) by the next run
+                else:
+                    w.close()  # includes workers still busy when the budget ran out
+        return res
+
+    def _dispatch(self, sh: dict[str, Any], timeouts: list[float]) -> None:
+        start = sh["next"]
+        end = min(sh["hi"], start + self.slots)
+        base = sh["half"] * self.slots
+        sh["half"] ^= 1
+        w: Worker = sh["w"]
+        k0 = w.lay[0]
+        w.shm[k0 + base:k0 + base + end - start] = bytes(end - start)
+        msg = {"op": "chunk", "start": start, "end": end, "base": base, "deadline": self._deadline}
+        if getattr(w, "timeouts", None) is not timeouts:
+            msg["timeouts"] = timeouts  # once per worker and pass
+            w.timeouts = timeouts
+        try:
+            w.send(msg)
+        except OSError:
+            w.dead = True
+        first = not sh["q"]
+        sh["q"].append({"start": start, "end": end, "base": base, "seen": 0, "seen_at": time.monotonic(),
+                        "started": first})
+        sh["next"] = end
+        sh["creates"] = w.creates()
+
+    def _collect(self, sh: dict[str, Any], res: PassResult, c: dict[str, Any], upto: int) -> None:
+        start = c["start"]
+        n = upto - start
+        if n <= 0:
+            return
+        kinds, digests, charges = sh["w"].records(n, c["base"])
+        res.kinds[start:upto] = kinds
+        res.digests[16 * start:16 * upto] = digests
+        ch = array.array("d")
+        ch.frombytes(charges)
+        res.charges[start:upto] = ch
+
+    def _ok_cpu_so_far(self, shards: list[dict[str, Any]], res: PassResult) -> float:
+        """CPU charged to the OK inputs finished so far, including the finished records of
+        chunks still in flight (a record's kind byte is written last, so a record seen complete
+        is complete), which are collected into ``res``."""
+        for sh in shards:
+            w = sh["w"]
+            if isinstance(w, Worker):
+                for c in sh["q"]:
+                    self._collect(sh, res, c, c["start"] + w.completed(c["end"] - c["start"], 0, c["base"]))
+        return math.fsum(c for k, c in zip(res.kinds, res.charges, strict=False) if k == S.OK)
+
+    def _finish_chunk(self, sh: dict[str, Any], frame: dict[str, Any], res: PassResult) -> None:
+        """A worker's reply to the oldest chunk in flight."""
+        c = sh["q"].popleft()
+        if sh["q"] and not sh["q"][0].get("started"):
+            sh["q"][0]["started"] = True
+            sh["q"][0]["seen_at"] = time.monotonic()
+        start, end = c["start"], c["end"]
+        w: Worker = sh["w"]
+        try:
+            done = int(frame.get("done", start))
+        except (TypeError, ValueError):
+            done = start
+        done = max(start, min(done, end, start + w.completed(end - start, 0, c["base"])))
+        self._collect(sh, res, c, done)
+        status = frame.get("status")
+        if status == "budget":
+            res.exceeded = True
+            return
+        over = w.creates() > 0 and dir_size(self.tmpdir) > self.s.dir_bytes
+        if over:
+            wipe_dir(self.tmpdir)
+        if over or status != "done" or done < end:
+            # the worker must not go on: drop what it may have started of the next chunk and
+            # continue from ``done`` in a fresh worker
+            sh["q"].clear()
+            sh["next"] = done
+            self._respawn(sh, res)
+
+    @staticmethod
+    def _cpu_start(sh: dict[str, Any]) -> None:
+        w = sh["w"]
+        sh["cpu0"] = proc_cpu(w.pid) if isinstance(w, Worker) else None
+
+    @staticmethod
+    def _cpu_stop(sh: dict[str, Any]) -> None:
+        """Bank the CPU of the shard's current worker (before it is killed or closed)."""
+        w, c0 = sh["w"], sh.get("cpu0")
+        now = proc_cpu(w.pid) if isinstance(w, Worker) and c0 is not None else None
+        if now is not None and c0 is not None:
+            sh["cpu_done"] = sh.get("cpu_done", 0.0) + max(0.0, now - c0)
+        sh["cpu0"] = None
+
+    @staticmethod
+    def _cpu_used(shards: list[dict[str, Any]], elapsed: float) -> float:
+        """CPU seconds the run's workers have used since t0 (wall seconds where /proc is missing)."""
+        total = 0.0
+        for sh in shards:
+            w, c0 = sh["w"], sh.get("cpu0")
+            if isinstance(w, Worker) and c0 is None and not w.dead:
+                return elapsed
+            now = proc_cpu(w.pid) if isinstance(w, Worker) and c0 is not None else None
+            total += sh.get("cpu_done", 0.0) + (max(0.0, now - c0) if now is not None and c0 is not None else 0.0)
+        return total
+
+    def _respawn(self, sh: dict[str, Any], res: PassResult) -> None:
+        self._cpu_stop(sh)
+        sh["w"].close()
+        sh["q"].clear()
+        sh["half"] = 0
+        if sh["next"] >= sh["hi"]:
+            sh["w"] = _DeadWorker()
+            return
+        w, _load = self._start(self._load_timeout, None, sh["lo"], sh["hi"])
+        res.restarts += 1
+        if w is None:
+            # it loaded before but not now (e.g. it depends on files it wrote): the rest of
+            # the shard counts as crashed
+            sh["w"] = _DeadWorker()
+            for i in range(sh["next"], sh["hi"]):
+                res.kinds[i] = S.CRASH
+            sh["next"] = sh["hi"]
+            return
+        sh["w"] = w
+        self._cpu_start(sh)
+
+    def _fail(self, sh: dict[str, Any], res: PassResult, kind: int, charge: float = 0.0) -> None:
+        """The worker died or was killed: keep the finished records, record ``kind`` for the
+        input in flight and continue with the next one in a fresh worker."""
+        w: Worker = sh["w"]
+        self._cpu_stop(sh)  # read before the kill: a reaped worker's /proc entry is gone
+        w.kill()
+        nxt = sh["next"]
+        for c in sh["q"]:
+            start, end = c["start"], c["end"]
+            done = start + w.completed(end - start, 0, c["base"])
+            self._collect(sh, res, c, done)
+            if done < end:
+                res.kinds[done] = kind
+                res.charges[done] = charge
+                nxt = done + 1
+                break
+            nxt = end
+        sh["q"].clear()
+        sh["next"] = nxt
+        if w.creates() and dir_size(self.tmpdir) > self.s.dir_bytes:
+            wipe_dir(self.tmpdir)
+        self._respawn(sh, res)
+
+    def _watch(self, sh: dict[str, Any], res: PassResult, timeouts: list[float], now: float) -> None:
+        """Watchdog, called on every poll for a worker with chunks in flight."""
+        w: Worker = sh["w"]
+        if w.dead:
+            return self._fail(sh, res, S.CRASH)
+        for c in sh["q"]:  # the input in flight is in the first chunk not yet complete
+            n = c["end"] - c["start"]
+            seen = w.completed(n, c["seen"], c["base"])
+            if seen != c["seen"]:
+                c["seen"] = seen
+                c["seen_at"] = now
+            if seen >= n:
+                continue
+            if not c.get("started"):
+                # a queued chunk's clock starts once the one before it is seen complete
+                c["started"] = True
+                c["seen_at"] = now
+                break
+            deadline = S.wall_deadline(timeouts[c["start"] + seen], self.s)
+            if now - c["seen_at"] > deadline:
+                res.watchdog_kills += 1
+                return self._fail(sh, res, S.TIMEOUT, now - c["seen_at"])
+            break
+        c_ = w.creates()
+        if c_ != sh.get("creates"):
+            sh["creates"] = c_
+            if dir_size(self.tmpdir) > self.s.dir_bytes:
+                return self._fail(sh, res, S.CRASH)
+        return None
+
+
+class _DeadWorker:
+    """Placeholder for a shard that can no longer be served."""
+
+    dead = True
+    sock = None
+
+    def close(self) -> None:
+        pass
+
+    def kill(self) -> None:
+        pass
+
+    def creates(self) -> int:
+        return 0

@@ -1,0 +1,289 @@
+"""The trusted fork-server (``python -c BOOT``, standard library only, own network namespace)
+and its harness-side handle. The fork-server probes the kernel's isolation once, preloads the
+modules programs import (a confined worker cannot read the library's or site-packages' files),
+and then forks one worker per request it receives with a socket pair end and a memfd
+(``SCM_RIGHTS``). Also which fork-server a piece of code runs in (:func:`needs_heavy`).
+
+Standard library only (plus this package's ``isolation`` sibling, as before the split).
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import functools
+import mmap
+import os
+import pickle
+import shutil
+import signal
+import socket
+import sys
+import threading
+import time
+from typing import Any
+
+from .. import isolation as ISO
+from .containment import _libc
+from .protocol import SandboxError, layout
+from .worker import _worker_entry
+from .worker_handle import Worker
+
+CLONE_NEWNET = 0x40000000
+NETWORK_MODES = ("auto", "netns", "audit", "none")
+
+#: common standard-library modules, loaded once here so that no forked worker imports them again
+_PRELOAD = ("resource", "types", "ctypes", "math", "itertools", "functools", "collections", "heapq", "bisect", "re", "string",
+            "random", "operator", "copy", "fractions", "decimal", "statistics", "typing", "array",
+            "dataclasses", "hashlib", "json", "datetime", "atexit", "types", "io", "enum")
+#: third-party modules competitive programs import (numpy: 26 % of PIE's slow programs).
+#: Loaded by the trusted fork-server when installed, single-threaded, because their import
+#: uses ctypes, which a contained worker may not (the program's ``import numpy`` then finds
+#: the loaded module). scipy loads ctypes lazily per submodule, so the submodules PIE's
+#: programs import are named (``scipy.sparse.csgraph`` in 16 of PIE's 2000 programs,
+#: ``scipy.sparse`` 5, ``scipy.spatial`` 1); any other scipy submodule stays unavailable, as
+#: does numba (not installed). See docs/FUZZING.md.
+_PRELOAD_OPTIONAL = ("numpy", "scipy", "scipy.sparse", "scipy.sparse.csgraph", "scipy.spatial")
+_SINGLE_THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
+
+
+def _probe_isolation(netns: bool, mode: str, libdir: str) -> dict[str, Any]:
+    """The isolation report of this fork-server's workers (see ``isolation``); what it needs
+    to apply them travels in each worker's config. ``LCL_FUZZ_NO_KERNEL_ISOLATION`` simulates
+    a kernel without Landlock and seccomp (tests)."""
+    if os.environ.get("LCL_FUZZ_NO_KERNEL_ISOLATION"):
+        probed: dict[str, Any] = {"want": {}, "readable": []}
+    else:
+        try:
+            probed = ISO.probe(os.environ.get("LCL_FUZZ_TMP") or None, exclude=(libdir,))
+        except Exception as exc:
+            probed = {"want": {}, "readable": [], "errors": {"probe": str(exc)[:200]}}
+    rep = ISO.report(probed, netns, mode)
+    rep["want"] = probed.get("want", {}) if any(rep["mechanisms"].values()) else {}
+    rep["readable"] = probed.get("readable", [])
+    return rep
+
+
+def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "best") -> None:
+    """Loop: receive (config, [sock_fd, shm_fd]) and fork a worker. Exits on EOF. ``heavy``
+    ("1"/"0"): whether the optional third-party modules are preloaded; ``mode``: isolation
+    ``best`` (what the kernel has, reported) or ``strict`` (refuse to start without all)."""
+    import importlib
+
+    ctl = socket.socket(fileno=ctl_fd)
+    netns = False
+    if network in ("auto", "netns") and not os.environ.get("LCL_FUZZ_NO_NETNS"):
+        try:
+            libc = _libc()
+            netns = libc.unshare(CLONE_NEWNET) == 0
+        except Exception:
+            netns = False
+    iso = _probe_isolation(netns, mode, sys.path[0])
+    for name in _PRELOAD:
+        with contextlib.suppress(Exception):
+            importlib.import_module(name)
+    for var in _SINGLE_THREAD_ENV:  # no BLAS thread pools: workers may not start threads, and results stay deterministic
+        os.environ[var] = "1"
+    for name in _PRELOAD_OPTIONAL if heavy == "1" else ():
+        with contextlib.suppress(Exception):
+            importlib.import_module(name)
+    with contextlib.suppress(Exception):
+        _libc()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    error = None if netns or network != "netns" else "unshare(CLONE_NEWNET) failed"
+    if mode == "strict" and iso["missing"] and error is None:
+        error = f"--isolation strict: the kernel lacks {', '.join(iso['missing'])}"
+    public = {k: v for k, v in iso.items() if k not in ("want", "readable")}
+    ctl.send(pickle.dumps({"netns": netns, "pid": os.getpid(), "error": error, "isolation": public}))
+    # children are reaped only here, so an unreaped child's pid (= its process group, after
+    # setsid) cannot have been reused when we signal it
+    children: set[int] = set()
+    tmpdirs: set[str] = set()  # removed when the harness goes away, even after kill -9
+
+    def reap() -> None:
+        while children:
+            try:
+                pid, _status = os.waitpid(-1, os.WNOHANG)
+            except ChildProcessError:
+                children.clear()
+                return
+            if pid == 0:
+                return
+            children.discard(pid)
+
+    while True:
+        try:
+            msg, fds, _flags, _addr = socket.recv_fds(ctl, 1 << 20, 4)
+        except OSError:
+            break
+        if not msg:
+            break
+        reap()
+        cfg = pickle.loads(msg)
+        tmpdirs = {d for d in tmpdirs if os.path.isdir(d)}
+        tmpdirs.add(cfg["tmpdir"])
+        sock_fd, shm_fd = fds
+        pid = os.fork()
+        if pid == 0:
+            ctl.close()
+            # sockets are refused by the audit hook only where no namespace isolates them
+            cfg["block_net"] = network == "audit" or (network == "auto" and not netns)
+            cfg["isolation"] = iso
+            _worker_entry(sock_fd, shm_fd, cfg)
+        os.close(sock_fd)
+        os.close(shm_fd)
+        children.add(pid)
+        ctl.send(pickle.dumps({"pid": pid}))
+    reap()
+    for pid in children:
+        with contextlib.suppress(OSError):
+            os.killpg(pid, signal.SIGKILL)
+    time.sleep(0.05)
+    for d in tmpdirs:
+        if os.path.basename(d).startswith("lcl-fuzz-"):
+            shutil.rmtree(d, ignore_errors=True)
+    os._exit(0)
+
+
+#: importing the package loads all of it (worker included) before the fork-server forks anything
+_BOOT = (
+    "import sys; sys.path.insert(0, sys.argv[1]); "
+    "from lcl.fuzz.sandbox import _forkserver_main; "
+    "_forkserver_main(int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5])"
+)
+
+
+class ForkServer:
+    """Harness-side handle of one fork-server process (thread-safe)."""
+
+    def __init__(self, network: str = "auto", heavy: bool = True, isolation: str = "best") -> None:
+        import subprocess
+
+        if network not in NETWORK_MODES:
+            raise ValueError(f"network must be one of {NETWORK_MODES}")
+        if isolation not in ISO.MODES:
+            raise ValueError(f"isolation must be one of {ISO.MODES}")
+        self.network = network
+        self.lock = threading.Lock()
+        a, b = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        # lib/, the directory above the ``lcl`` package (this file is lib/lcl/fuzz/sandbox/forkserver.py):
+        # the fork-server imports from it, and Landlock keeps every worker out of it
+        libdir = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__)))))
+        env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
+               "PYTHONHASHSEED": "0", "PYTHONDONTWRITEBYTECODE": "1", "PYTHONIOENCODING": "utf-8"}
+        for var in ("LCL_FUZZ_NO_NETNS", "LCL_FUZZ_NO_KERNEL_ISOLATION"):  # simulate an older kernel (tests)
+            if os.environ.get(var):
+                env[var] = "1"
+        if os.environ.get("LCL_FUZZ_TMP"):
+            env["LCL_FUZZ_TMP"] = os.environ["LCL_FUZZ_TMP"]
+        self.proc = subprocess.Popen(
+            [sys.executable, "-s", "-c", _BOOT, libdir, str(b.fileno()), network, "1" if heavy else "0", isolation],
+            pass_fds=(b.fileno(),), env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+            stderr=None, close_fds=True, start_new_session=True,  # outlives a killpg of the harness
+        )
+        b.close()
+        self.ctl = a
+        a.settimeout(60)
+        hello = pickle.loads(a.recv(1 << 16))
+        self.netns = bool(hello["netns"])
+        self.isolation: dict[str, Any] = hello.get("isolation") or {}
+        if hello.get("error"):
+            self.close()
+            raise SandboxError(f"fork-server: {hello['error']}")
+
+    def spawn(self, cfg: dict[str, Any], slots: int) -> Worker:
+        parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
+        shm_fd = os.memfd_create("lcl-results")
+        os.ftruncate(shm_fd, layout(slots)[3])
+        try:
+            with self.lock:
+                if self.proc.poll() is not None:
+                    raise SandboxError("fork-server died")
+                socket.send_fds(self.ctl, [pickle.dumps(cfg)], [child.fileno(), shm_fd])
+                reply = pickle.loads(self.ctl.recv(1 << 16))
+            pid = int(reply["pid"])
+            shm = mmap.mmap(shm_fd, 0)
+        finally:
+            child.close()
+            os.close(shm_fd)
+        return Worker(pid, parent, shm, slots)
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.ctl.close()
+        with contextlib.suppress(Exception):
+            self.proc.wait(timeout=5)
+        if self.proc.poll() is None:
+            self.proc.kill()
+            self.proc.wait()
+
+
+_SERVERS: dict[tuple[str, bool, bool, str, bool], ForkServer] = {}
+_SERVERS_LOCK = threading.Lock()
+_REPORTED: set[str] = set()
+
+
+def isolation_mode(isolation: str | None = None) -> str:
+    """``isolation`` or ``$LCL_FUZZ_ISOLATION`` or ``best``."""
+    mode = isolation or os.environ.get("LCL_FUZZ_ISOLATION") or "best"
+    if mode not in ISO.MODES:
+        raise ValueError(f"isolation must be one of {ISO.MODES}, not {mode!r}")
+    return mode
+
+
+def get_forkserver(network: str | None = None, heavy: bool = True, isolation: str | None = None) -> ForkServer:
+    """The process-wide fork-server for ``network`` and ``isolation`` (started on first use);
+    ``heavy``: the one with numpy and scipy preloaded (see :func:`needs_heavy`). The first
+    fork-server whose isolation is incomplete says so on stderr."""
+    network = network or os.environ.get("LCL_FUZZ_NETWORK", "auto")
+    mode = isolation_mode(isolation)
+    key = (network, bool(os.environ.get("LCL_FUZZ_NO_NETNS")), heavy, mode,
+           bool(os.environ.get("LCL_FUZZ_NO_KERNEL_ISOLATION")))
+    with _SERVERS_LOCK:
+        fs = _SERVERS.get(key)
+        if fs is None or fs.proc.poll() is not None:
+            fs = _SERVERS[key] = ForkServer(network, heavy, mode)
+            if fs.isolation.get("missing"):
+                line = ISO.describe(fs.isolation)
+                if line not in _REPORTED:
+                    _REPORTED.add(line)
+                    print(line, file=sys.stderr)
+        return fs
+
+
+@functools.lru_cache(maxsize=4096)
+def needs_heavy(code: str) -> bool:
+    """Whether ``code`` runs in the fork-server with numpy and scipy preloaded: unless every
+    module it imports (statically) is in the standard library and it imports nothing
+    dynamically. The lean fork-server's address space is a quarter of the heavy one's, and a
+    worker forks and exits about 6x faster from it (0.5 ms instead of 3 ms), which matters
+    because every generated run starts in fresh workers. Decided from the text alone, so the
+    outcome of a piece of code never depends on what it is paired with."""
+    if "__import__" in code or "importlib" in code:
+        return True
+    try:
+        tree = ast.parse(code)
+    except (SyntaxError, ValueError):
+        return True
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names = [a.name for a in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            names = [node.module or ""] if node.level == 0 else []
+        else:
+            continue
+        if any(n.split(".")[0] not in sys.stdlib_module_names for n in names):
+            return True
+    return False
+
+
+def shutdown_forkservers() -> None:
+    with _SERVERS_LOCK:
+        for fs in _SERVERS.values():
+            fs.close()
+        _SERVERS.clear()
+
+
+import atexit as _atexit  # noqa: E402
+
+_atexit.register(shutdown_forkservers)
