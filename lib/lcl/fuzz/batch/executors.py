@@ -94,7 +94,7 @@ NO_WORKER_TIMEOUT = 120.0
 def _dask_workers(client: Any) -> int:
     try:
         return len(client.nthreads())
-    except Exception:
+    except Exception:  # noqa: BLE001 - a lost scheduler counts as no worker
         return 0
 
 

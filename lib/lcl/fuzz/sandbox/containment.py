@@ -81,7 +81,7 @@ def _install_audit_hook(tmpdir: str, max_files: int, block_net: bool, shm: memor
             return p in (1, 2)
         try:
             q = abspath(fsdecode(p))
-        except Exception:
+        except Exception:  # noqa: BLE001 - a path the worker cannot decode is not allowed
             return False
         return q == tmpdir or q.startswith(root)
 

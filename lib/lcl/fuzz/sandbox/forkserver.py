@@ -56,7 +56,7 @@ def _probe_isolation(netns: bool, mode: str, libdir: str) -> dict[str, Any]:
     else:
         try:
             probed = ISO.probe(os.environ.get("LCL_FUZZ_TMP") or None, exclude=(libdir,))
-        except Exception as exc:
+        except Exception as exc:  # noqa: BLE001 - a failed probe is reported, never fatal
             probed = {"want": {}, "readable": [], "errors": {"probe": str(exc)[:200]}}
     rep = ISO.report(probed, netns, mode)
     rep["want"] = probed.get("want", {}) if any(rep["mechanisms"].values()) else {}
@@ -76,7 +76,7 @@ def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "b
         try:
             libc = _libc()
             netns = libc.unshare(CLONE_NEWNET) == 0
-        except Exception:
+        except Exception:  # noqa: BLE001 - no network namespace is reported as such
             netns = False
     iso = _probe_isolation(netns, mode, sys.path[0])
     for name in _PRELOAD:

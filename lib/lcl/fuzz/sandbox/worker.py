@@ -191,7 +191,7 @@ class _Worker:
         except _Timeout:
             st.active = False
             return {"status": "timeout"}
-        except BaseException as exc:
+        except BaseException as exc:  # noqa: BLE001 - any exception of untrusted code is an outcome
             st.active = False
             if st.fired:
                 return {"status": "timeout"}
@@ -302,7 +302,7 @@ class _Worker:
                 except _HardExit:
                     st.active = False
                     kind, digest = (TIMEOUT, None) if st.fired else (EXC, exc_digest("os._exit"))
-                except BaseException as exc:  # exceptions are outputs
+                except BaseException as exc:  # noqa: BLE001 - exceptions are outputs
                     st.active = False
                     kind, digest = (TIMEOUT, None) if st.fired else (EXC, exc_digest(exc_name(type(exc))))
             except _Timeout:
@@ -393,7 +393,7 @@ class _Worker:
                 except _HardExit:  # os._exit: what was not flushed is lost, as in a process
                     st.active = False
                     kind = TIMEOUT if st.fired else OK
-                except BaseException as exc:
+                except BaseException as exc:  # noqa: BLE001 - any exception of untrusted code is an outcome
                     st.active = False
                     kind, digest = (TIMEOUT, None) if st.fired else (EXC, exc_digest(exc_name(type(exc))))
             except _Timeout:
@@ -594,7 +594,7 @@ def _worker_entry(sock_fd: int, shm_fd: int, cfg: dict[str, Any]) -> None:
                 sys.modules.pop(name, None)
         w.real_exit = real_exit  # type: ignore[attr-defined]
         w.serve()
-    except BaseException:
+    except BaseException:  # noqa: BLE001 - the worker exits quietly whatever ends its loop
         pass
     finally:
         os.kill(os.getpid(), signal.SIGKILL)
