@@ -9,7 +9,9 @@ so it is never used):
   other libraries (a fuzzing run's seed, a training run's torch seed).
 
 Each caller keeps the exact text it has always used (separator and part order), so that every
-recorded output and every archived fuzzing result stays valid.
+recorded output and every archived fuzzing result stays valid. The one derivation written out
+elsewhere is :func:`lcl.fuzz.semantics.derive_seed` (a fuzzing run's seed), because the sandbox's
+modules import only the standard library; a test checks it equals ``digest64("lcl-fuzz", ...) >> 1``.
 """
 
 from __future__ import annotations
