@@ -103,7 +103,6 @@ import math
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-
 #: bump when a change alters any outcome, verdict or score (it invalidates stored results)
 # the kernel isolation kept version 5: no archived candidate uses what it changes (docs/FUZZING.md,
 # "Kernel isolation and the engine version"; a full-profile --recheck of 40 pairs was identical)
