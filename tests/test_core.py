@@ -95,3 +95,20 @@ def test_verify_columns_and_record_only(tmp_path, monkeypatch):
     monkeypatch.setattr(paths, "tables", lambda: tmp_path / "tables")
     monkeypatch.setattr(verify, "expected_dir", lambda profile: tmp_path / "expected" / profile)
     assert [p.name for p in verify.record("full", ["claims"])] == ["claims.csv"]
+
+
+def test_one_pair_vocabulary_reads_every_file_format() -> None:
+    """Our rows, our LoCaL files (``variant``) and the published format (``golden_code``,
+    ``generated_code``) all become the same Pair; a row without a code names what it lacks."""
+    import pytest
+
+    from lcl.records import candidate_of, pair_from_row
+
+    ours = pair_from_row({"id": "a", "reference": "r", "candidate": "c", "df_score": 0.5})
+    local = pair_from_row({"id": "a", "reference": "r", "variant": "c", "df_score": 0.5})
+    published = pair_from_row({"id": "a", "golden_code": "r", "generated_code": "c", "df_score": 0.5})
+    assert ours == local == published and ours.candidate == "c" and ours.dataset == "LoCaL"
+    assert candidate_of({"candidate": "x", "variant": "y"}) == "x"  # our own name wins
+    assert candidate_of({"candidate": None, "variant": "y"}) == "y"
+    with pytest.raises(KeyError, match="golden_code"):
+        pair_from_row({"id": "b", "candidate": "c"})

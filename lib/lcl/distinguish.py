@@ -44,7 +44,7 @@ import pandas as pd
 from . import claim_links, scoring, seeds
 from .claim_links import Link
 from .profiles import Profile
-from .records import Pair
+from .records import Pair, candidate_of
 from .stats import distinguishability
 
 #: dataset names used in every table
@@ -165,7 +165,7 @@ def mutant_rows(pool: Sequence[dict[str, Any]], n: int, rng: random.Random) -> l
     """``min(n, len(pool))`` df = 0 mutants of ``pool`` drawn with ``rng``, as ``ds_replaced`` rows
     (sorted by id)."""
     picked = sorted(rng.sample(range(len(pool)), min(n, len(pool))))
-    return [_row(pool[i]["id"], pool[i]["reference"], pool[i].get("candidate", pool[i].get("variant")), NEQ_MUT,
+    return [_row(pool[i]["id"], pool[i]["reference"], candidate_of(pool[i]), NEQ_MUT,
                  pool[i].get("task"), pool[i].get("df_score")) for i in picked]
 
 

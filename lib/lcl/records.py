@@ -10,6 +10,7 @@ loads into it.
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
@@ -81,3 +82,43 @@ class Pair:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+# ----------------------------------------------------------------------------- one vocabulary
+#: The names a pair's two codes go by in the files the compendium reads, in the order they are
+#: looked up: ours (``reference``, ``candidate``), our LoCaL data files (``variant``, the
+#: generated side, a column of the released-style schema), and the published LoCaL /
+#: CodeScore_test format (``golden_code``, ``generated_code``). Code past loading says
+#: ``reference`` and ``candidate`` only; :func:`pair_from_row` is where the names meet.
+REFERENCE_KEYS = ("reference", "golden_code")
+CANDIDATE_KEYS = ("candidate", "variant", "generated_code")
+
+
+def _first(row: Mapping[str, Any], keys: tuple[str, ...]) -> str | None:
+    for k in keys:
+        v = row.get(k)
+        if v is not None:
+            return str(v)
+    return None
+
+
+def reference_of(row: Mapping[str, Any]) -> str | None:
+    """A row's reference code under any of :data:`REFERENCE_KEYS` (None when it has none)."""
+    return _first(row, REFERENCE_KEYS)
+
+
+def candidate_of(row: Mapping[str, Any]) -> str | None:
+    """A row's candidate code under any of :data:`CANDIDATE_KEYS` (None when it has none)."""
+    return _first(row, CANDIDATE_KEYS)
+
+
+def pair_from_row(row: Mapping[str, Any], *, dataset: str = "LoCaL") -> Pair:
+    """A :class:`Pair` from a dict row of any vocabulary above; a row missing either code is a
+    ``KeyError`` naming the keys looked for."""
+    ref, cand = reference_of(row), candidate_of(row)
+    if ref is None or cand is None:
+        missing = REFERENCE_KEYS if ref is None else CANDIDATE_KEYS
+        raise KeyError(f"pair {row.get('id', '?')!r} has none of {', '.join(missing)}")
+    return Pair(id=str(row["id"]), reference=ref, candidate=cand, dataset=row.get("dataset") or dataset,
+                benchmark=row.get("benchmark"), task=row.get("task"), level=row.get("level"),
+                lang=row.get("lang") or "python", variant_type=row.get("variant_type"), df_score=row.get("df_score"))

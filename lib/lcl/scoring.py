@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import metrics
+from .records import pair_from_row
 
 #: the four reference-based CEMs of the paper, as registry names
 CEMS: tuple[str, ...] = ("codebleu", "crystalbleu", "codebertscore", "codescore_style")
@@ -119,12 +120,8 @@ def pairs_frame(pairs: Sequence[Any]) -> pd.DataFrame:
     rows = []
     for p in pairs:
         if isinstance(p, dict):
-            rows.append({"id": p["id"], "dataset": p.get("dataset", "LoCaL"), "benchmark": p.get("benchmark"),
-                         "task": p.get("task"), "level": p.get("level"), "variant_type": p.get("variant_type"),
-                         "lang": p.get("lang", "python"), "reference": p["reference"],
-                         "candidate": p.get("candidate", p.get("variant")), "df_score": p.get("df_score")})
-        else:
-            rows.append({"id": p.id, "dataset": p.dataset, "benchmark": p.benchmark, "task": p.task,
-                         "level": p.level, "variant_type": p.variant_type, "lang": p.lang,
-                         "reference": p.reference, "candidate": p.candidate, "df_score": p.df_score})
+            p = pair_from_row(p)
+        rows.append({"id": p.id, "dataset": p.dataset, "benchmark": p.benchmark, "task": p.task,
+                     "level": p.level, "variant_type": p.variant_type, "lang": p.lang,
+                     "reference": p.reference, "candidate": p.candidate, "df_score": p.df_score})
     return pd.DataFrame(rows, columns=PAIR_COLUMNS)

@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import cache, claim_links, paths, sources
+from . import cache, claim_links, paths, records, sources
 from .claim_links import Derived, Link
 from .profiles import Profile
 
@@ -173,9 +173,11 @@ def derive_seed(seed: int, *parts: object) -> int:
 
 
 def candidate_of(row: dict[str, Any]) -> str:
-    """A row's candidate code (LoCaL rows call it ``variant``)."""
-    cand = row.get("candidate")
-    return str(cand if cand is not None else row["variant"])
+    """A row's candidate code (:func:`lcl.records.candidate_of`); a row without one is an error."""
+    cand = records.candidate_of(row)
+    if cand is None:
+        raise KeyError(f"pair {row.get('id', '?')!r} has no candidate code")
+    return cand
 
 
 def pair_key(row: dict[str, Any]) -> str:

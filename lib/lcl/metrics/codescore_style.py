@@ -49,6 +49,7 @@ import numpy as np
 
 from .. import paths
 from ..errors import UserError
+from ..records import candidate_of, reference_of
 from .base import Metric
 from .cache import pair_digest
 from .codebertscore_metric import default_encoder, encoder_digest, offline
@@ -615,8 +616,7 @@ def pairs_from_rows(rows: Sequence[dict[str, Any]], label_field: str = "score") 
     """Training pairs from our pair format or the LoCaL format (label from ``df_score``/``score``)."""
     out = []
     for i, row in enumerate(rows):
-        ref = row.get("reference", row.get("golden_code"))
-        cand = row.get("candidate", row.get("generated_code"))
+        ref, cand = reference_of(row), candidate_of(row)
         lab = row.get("df_score", row.get(label_field))
         if ref is None or cand is None or lab is None:
             continue
