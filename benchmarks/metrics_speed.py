@@ -1,4 +1,4 @@
-"""Speed of every metric, in pairs/s, on the same 1000 real pairs (issue 6, item 7).
+"""Speed of every metric, in pairs/s, on the same 1000 real pairs.
 
     .venv/bin/python benchmarks/metrics_speed.py [--n 1000] [--tree-n 200] [--metrics a,b,...]
 
