@@ -1,6 +1,5 @@
 #!/usr/bin/env python
-"""Disagreements between our re-derived df_score and the published labels (issue "Verified
-input constraints", item 7), for the HumanEval / MBPP / APPS pairs of the published LoCaL
+"""Disagreements between our re-derived df_score and the published labels, for the HumanEval / MBPP / APPS pairs of the published LoCaL
 release and for the CodeScore_test baseline (MBPP, APPS).
 
 Every pair is re-derived with :func:`lcl.labels.rederive` (the sandboxed engine, spec-driven

@@ -1,8 +1,8 @@
 #!/usr/bin/env python
 """How long the selected references take per run at the paper's N, under their specs.
 
-Issue "Verified input constraints", item 2: input sizes must stay small enough that the slow
-references finish well inside the time budget. For every selected task of the chosen
+Input sizes must stay small enough that the slow references finish well inside Algorithm 1's
+time budget. For every selected task of the chosen
 benchmarks (default: all four), this script takes the task's seed inputs (the benchmark's own
 tests, plus MBPP-ET / HumanEval-ET where present: they open every run) and ``--n`` inputs from
 its spec (seeded), runs the reference on them through the fuzzing engine exactly as labelling does

@@ -1,4 +1,4 @@
-"""Issue "Verified input constraints", item 7: which published labels are re-derived, with
+"""Re-deriving the published labels: which are re-derived, with
 which N and R, the agreement arithmetic, and ``lcl inputs agreement`` (fuzzing faked)."""
 
 from __future__ import annotations
