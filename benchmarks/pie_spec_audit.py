@@ -1,7 +1,7 @@
 #!/usr/bin/env python
 """Audit of the reviewed PIE input specs against *every* accepted program of their problem.
 
-Issue "Verified input constraints" (PIE part): a verified spec of a CodeNet problem must give
+A verified spec of a CodeNet problem must give
 valid inputs (the program neither raises nor times out) for every accepted program of that
 problem, not only for the one reference it was reviewed against. For every PIE problem with a
 reviewed spec (``data/constraints/PIE/<problem>.json``, ``origin: reviewed``), this script
