@@ -7,8 +7,8 @@ engine (fuzzing, inputs, variants, metrics, similarity, statistics, regions: no 
 <- study (sources, loaders, labelling, LoCaL assembly, clones, CodeScore_base, scoring) <- rq (one
 module per research question or study) <- report (claims, findings, outputs, runner, report,
 verify) <- cli (argument parsing). Every import counts, including those inside functions, because
-a deferred import is still a dependency. ``UPWARD`` holds today's exceptions; a new one fails the
-test, and so does an entry that no longer occurs (so the list shrinks as the code is reshaped).
+a deferred import is still a dependency. ``UPWARD`` lists allowed exceptions: none today; an
+upward import fails the test, and so does an entry that no longer occurs.
 """
 
 from __future__ import annotations
@@ -92,7 +92,7 @@ def upward_imports() -> set[tuple[str, str]]:
     return found
 
 
-#: the upward imports of today's library, to be removed by reshaping it (never added to)
+#: allowed upward imports (none: the layering holds everywhere; never add to it)
 UPWARD: set[tuple[str, str]] = set()
 
 
