@@ -96,10 +96,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..errors import UserError
-from .rewrite import (
+from .rewrite.astutil import (
     _BUILTINS,
     _FUNC,
-    _Scope,
     _all_identifiers,
     _call_name,
     _captured,
@@ -112,6 +111,7 @@ from .rewrite import (
     _stmt_lists,
     _walk_scope,
 )
+from .rewrite.scope import _Scope
 
 __all__ = [
     "PERTURBATIONS",
