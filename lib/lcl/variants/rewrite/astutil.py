@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import builtins
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 
 _BUILTINS = frozenset(dir(builtins))
 
@@ -55,7 +55,7 @@ def _walk_scope(node: ast.AST) -> Iterator[ast.AST]:
             stack.extend(ast.iter_child_nodes(n))
 
 
-def _walk_many(nodes: list[ast.AST]) -> Iterator[ast.AST]:
+def _walk_many(nodes: Iterable[ast.AST]) -> Iterator[ast.AST]:
     for n in nodes:
         yield from ast.walk(n)
 

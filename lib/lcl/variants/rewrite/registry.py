@@ -75,6 +75,7 @@ def _in_order(names: tuple[str, ...], rules: list[_Rewrite]) -> tuple[_Rewrite, 
     return tuple(by_name[n] for n in names)
 
 
+_RULE_MODULES = (rules_comprehensions, rules_control, rules_expressions, rules_loops, rules_memo, rules_structure)
 #: All rewrites: (name, function, paper strategy or None for surface rewrites).
-REWRITES: tuple[_Rewrite, ...] = _in_order(_ORDER, [r for m in (rules_comprehensions, rules_control, rules_expressions, rules_loops, rules_memo, rules_structure) for r in m.RULES.rules])
+REWRITES: tuple[_Rewrite, ...] = _in_order(_ORDER, [r for m in _RULE_MODULES for r in m.RULES.rules])
 _LAST_RESORT: tuple[_Rewrite, ...] = _in_order(_LAST_RESORT_ORDER, rules_structure.LAST_RESORT.rules)

@@ -51,13 +51,14 @@ def rw_loop_to_comprehension(tree: ast.Module, ctx: _Ctx) -> bool:
     """``r = []`` + ``for t in it: [if c:] r.append(e)`` -> ``r = [e for t in it [if c]]``."""
     changed = False
     parents = _parents(tree)
-    for owner, stmts in list(_stmt_lists(tree)):
+    for _owner, stmts in list(_stmt_lists(tree)):
         for k in range(len(stmts) - 2, -1, -1):
             init, loop = stmts[k], stmts[k + 1]
             if not (isinstance(init, ast.Assign) and len(init.targets) == 1 and isinstance(init.targets[0], ast.Name)):
                 continue
             empty_list = isinstance(init.value, ast.List) and not init.value.elts
-            empty_set = _call_name(init.value) == "set" and not init.value.args and not init.value.keywords
+            empty_set = (isinstance(init.value, ast.Call) and _call_name(init.value) == "set" and not init.value.args
+                         and not init.value.keywords)
             if not (empty_list or empty_set):
                 continue
             if not (isinstance(loop, ast.For) and not loop.orelse and len(loop.body) == 1):
@@ -100,7 +101,7 @@ def rw_comprehension_to_loop(tree: ast.Module, ctx: _Ctx) -> bool:
     """``r = [e for t in it if c]`` (a statement) -> an explicit accumulating loop."""
     changed = False
     parents = _parents(tree)
-    for owner, stmts in list(_stmt_lists(tree)):
+    for _owner, stmts in list(_stmt_lists(tree)):
         for k in range(len(stmts) - 1, -1, -1):
             st = stmts[k]
             if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
@@ -132,7 +133,7 @@ def rw_string_join(tree: ast.Module, ctx: _Ctx) -> bool:
     ``s = ''.join(parts)`` after the loop."""
     changed = False
     parents = _parents(tree)
-    for owner, stmts in list(_stmt_lists(tree)):
+    for _owner, stmts in list(_stmt_lists(tree)):
         for k in range(len(stmts) - 2, -1, -1):
             init, loop = stmts[k], stmts[k + 1]
             if not (isinstance(init, ast.Assign) and len(init.targets) == 1 and isinstance(init.targets[0], ast.Name)
@@ -150,7 +151,9 @@ def rw_string_join(tree: ast.Module, ctx: _Ctx) -> bool:
             updates: list[tuple[list[ast.stmt], int, ast.expr]] = []
             ok = True
 
-            def visit(body: list[ast.stmt]) -> None:
+            # this iteration's values, bound explicitly (called within the iteration only)
+            def visit(body: list[ast.stmt], s: str = s, scope: _Scope = scope,
+                      updates: list[tuple[list[ast.stmt], int, ast.expr]] = updates) -> None:
                 nonlocal ok
                 for i, b in enumerate(body):
                     val = None
@@ -181,7 +184,7 @@ def rw_string_join(tree: ast.Module, ctx: _Ctx) -> bool:
             for body, i, val in updates:
                 body[i] = ast.Expr(ast.Call(func=ast.Attribute(ast.Name(parts, ast.Load()), "append", ast.Load()),
                                             args=[val], keywords=[]))
-            start = [init.value] if init.value.value else []
+            start: list[ast.expr] = [init.value] if init.value.value else []
             stmts[k:k + 2] = [
                 ast.Assign(targets=[ast.Name(parts, ast.Store())], value=ast.List(start, ast.Load())),
                 loop,
@@ -199,7 +202,7 @@ def rw_any_all(tree: ast.Module, ctx: _Ctx) -> bool:
     (and the ``False``/``True`` form -> ``return not any(...)``)."""
     changed = False
     parents = _parents(tree)
-    for owner, stmts in list(_stmt_lists(tree)):
+    for _owner, stmts in list(_stmt_lists(tree)):
         for k in range(len(stmts) - 2, -1, -1):
             loop, ret = stmts[k], stmts[k + 1]
             if not (isinstance(loop, ast.For) and not loop.orelse and len(loop.body) == 1
@@ -336,7 +339,7 @@ def rw_reduction_to_loop(tree: ast.Module, ctx: _Ctx) -> bool:
             if isinstance(val, ast.UnaryOp) and isinstance(val.op, ast.Not):
                 val, negated = val.operand, True
             fn = _call_name(val)
-            if fn not in ("any", "all", "sum") or len(val.args) != 1 or val.keywords \
+            if not isinstance(val, ast.Call) or fn not in ("any", "all", "sum") or len(val.args) != 1 or val.keywords \
                     or not isinstance(val.args[0], ast.GeneratorExp) or (negated and fn == "sum"):
                 continue
             sn = sc.node(st)
@@ -448,7 +451,7 @@ def rw_map_to_comprehension(tree: ast.Module, ctx: _Ctx) -> bool:
     changed = False
     sc = _ScopeCache(tree)
     for node in list(ast.walk(tree)):
-        if not (_call_name(node) == "map" and len(node.args) == 2 and not node.keywords
+        if not (isinstance(node, ast.Call) and _call_name(node) == "map" and len(node.args) == 2 and not node.keywords
                 and isinstance(node.args[0], ast.Name) and node.args[0].id in _MAP_SAFE
                 and not isinstance(node.args[1], ast.Starred) and id(node) in sc.parents):
             continue

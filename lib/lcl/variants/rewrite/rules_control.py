@@ -63,7 +63,7 @@ def rw_if_to_ifexp(tree: ast.Module, ctx: _Ctx) -> bool:
     """``if c: return a`` / ``else: return b`` (or a following ``return b``) -> ``return a if c
     else b``; ``if c: x = a else: x = b`` -> ``x = a if c else b``."""
     changed = False
-    for owner, stmts in list(_stmt_lists(tree)):
+    for _owner, stmts in list(_stmt_lists(tree)):
         for k in range(len(stmts) - 1, -1, -1):
             st = stmts[k]
             if not (isinstance(st, ast.If) and len(st.body) == 1):
@@ -75,9 +75,9 @@ def rw_if_to_ifexp(tree: ast.Module, ctx: _Ctx) -> bool:
                 if len(st.orelse) == 1 and isinstance(st.orelse[0], ast.Return) and st.orelse[0].value is not None:
                     stmts[k] = ast.Return(ast.IfExp(st.test, a.value, st.orelse[0].value))
                     changed = True
-                elif not st.orelse and k + 1 < len(stmts) and isinstance(stmts[k + 1], ast.Return) \
-                        and stmts[k + 1].value is not None:
-                    stmts[k:k + 2] = [ast.Return(ast.IfExp(st.test, a.value, stmts[k + 1].value))]
+                elif not st.orelse and k + 1 < len(stmts) and isinstance(nxt := stmts[k + 1], ast.Return) \
+                        and nxt.value is not None:
+                    stmts[k:k + 2] = [ast.Return(ast.IfExp(st.test, a.value, nxt.value))]
                     changed = True
             elif (isinstance(a, ast.Assign) and len(a.targets) == 1 and isinstance(a.targets[0], ast.Name)
                   and len(st.orelse) == 1 and isinstance(st.orelse[0], ast.Assign)
@@ -93,7 +93,7 @@ def rw_if_to_ifexp(tree: ast.Module, ctx: _Ctx) -> bool:
 def rw_ifexp_to_if(tree: ast.Module, ctx: _Ctx) -> bool:
     """``return a if c else b`` -> ``if c: return a`` + ``return b``."""
     changed = False
-    for owner, stmts in list(_stmt_lists(tree)):
+    for _owner, stmts in list(_stmt_lists(tree)):
         for k in range(len(stmts) - 1, -1, -1):
             st = stmts[k]
             if isinstance(st, ast.Return) and isinstance(st.value, ast.IfExp):
@@ -137,7 +137,8 @@ def rw_early_return(tree: ast.Module, ctx: _Ctx) -> bool:
 
 
 def _len_call_of_seq(e: ast.AST, scope: _Scope) -> str | None:
-    if (_call_name(e) == "len" and scope.builtin("len") and len(e.args) == 1 and not e.keywords
+    if (isinstance(e, ast.Call) and _call_name(e) == "len" and scope.builtin("len") and len(e.args) == 1
+            and not e.keywords
             and isinstance(e.args[0], ast.Name) and scope.is_seq(e.args[0].id)):
         return e.args[0].id
     return None
@@ -277,7 +278,9 @@ def rw_zero_test(tree: ast.Module, ctx: _Ctx) -> bool:
     sc = _ScopeCache(tree)
     for node in list(ast.walk(tree)):
         if not (isinstance(node, ast.Compare) and len(node.ops) == 1 and isinstance(node.ops[0], (ast.Eq, ast.NotEq))
-                and _const_int(node.comparators[0]) == 0 and type(node.comparators[0].value) is int
+                and _const_int(node.comparators[0]) == 0
+                # a negated zero (-0) has no .value: the AttributeError rejects this rewrite
+                and type(node.comparators[0].value) is int  # type: ignore[attr-defined]
                 and id(node) in sc.parents):
             continue
         scope = sc.scope_at(node)

@@ -87,7 +87,8 @@ def rw_sorted_to_sort(tree: ast.Module, ctx: _Ctx) -> bool:
             else:
                 continue
             call = st.value
-            if not (_call_name(call) == "sorted" and len(call.args) == 1 and not isinstance(call.args[0], ast.Starred)
+            if not (isinstance(call, ast.Call) and _call_name(call) == "sorted" and len(call.args) == 1
+                    and not isinstance(call.args[0], ast.Starred)
                     and all(kw.arg in ("key", "reverse") and _side_effect_free(kw.value) for kw in call.keywords)):
                 continue
             sn = sc.node(st)
@@ -126,7 +127,7 @@ def rw_split_tuple_assignment(tree: ast.Module, ctx: _Ctx) -> bool:
                     and all(isinstance(e, ast.Name) for e in st.targets[0].elts)
                     and not any(isinstance(e, ast.Starred) for e in st.value.elts)):
                 continue
-            names = [e.id for e in st.targets[0].elts]
+            names = [e.id for e in st.targets[0].elts if isinstance(e, ast.Name)]  # all are names
             vals = st.value.elts
             sn = sc.node(st)
             if sn is None or len(set(names)) != len(names) or _guarded(st, sc.parents) or not _simple_expr(*vals):
@@ -135,7 +136,7 @@ def rw_split_tuple_assignment(tree: ast.Module, ctx: _Ctx) -> bool:
                 continue
             dependent = any(set(names[:j]) & _names(vals[j]) for j in range(1, len(vals)))
             if not dependent:
-                new = [_assign(n, v) for n, v in zip(names, vals)]
+                new = [_assign(n, v) for n, v in zip(names, vals, strict=False)]
             elif len(vals) == 2:
                 tmp = ctx.fresh(f"new_{names[0]}" if len(names[0]) < 12 else "tmp")
                 new = [_assign(tmp, vals[0]), _assign(names[1], vals[1]), _assign(names[0], _name(tmp))]
@@ -160,11 +161,15 @@ def rw_merge_assignments(tree: ast.Module, ctx: _Ctx) -> bool:
             ok = all(isinstance(s, ast.Assign) and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)
                      and not isinstance(s.value, (ast.Tuple, ast.Starred)) for s in (s0, s1))
             if ok:
-                a, b = s0.targets[0].id, s1.targets[0].id
+                assert isinstance(s0, ast.Assign) and isinstance(s1, ast.Assign)  # checked just above
+                t0, t1 = s0.targets[0], s1.targets[0]
+                assert isinstance(t0, ast.Name) and isinstance(t1, ast.Name)
+                a, b = t0.id, t1.id
                 sn = sc.node(s0)
                 ok = (sn is not None and a != b and a not in _names(s1.value) and _simple_expr(s0.value, s1.value)
                       and not _guarded(s0, sc.parents) and not ({a, b} & (sc.unsafe | _captured(sn))))
             if ok:
+                assert isinstance(s0, ast.Assign) and isinstance(s1, ast.Assign)
                 stmts[k:k + 2] = [ast.Assign(targets=[ast.Tuple([_name(a, True), _name(b, True)], ast.Store())],
                                              value=ast.Tuple([s0.value, s1.value], ast.Load()))]
                 changed = True
@@ -172,7 +177,7 @@ def rw_merge_assignments(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-def _concat_leaves(e: ast.AST, scope: _Scope, out: list[ast.expr]) -> bool:
+def _concat_leaves(e: ast.expr, scope: _Scope, out: list[ast.expr]) -> bool:
     if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Add):
         return _concat_leaves(e.left, scope, out) and _concat_leaves(e.right, scope, out)
     if not scope.is_str(e):
@@ -218,7 +223,8 @@ def rw_concat_to_fstring(tree: ast.Module, ctx: _Ctx) -> bool:
         merged: list[ast.expr] = []
         for v in values:
             if merged and isinstance(v, ast.Constant) and isinstance(merged[-1], ast.Constant):
-                merged[-1] = ast.Constant(merged[-1].value + v.value)
+                # a str or bytes mix raises TypeError here, which rejects the rewrite
+                merged[-1] = ast.Constant(merged[-1].value + v.value)  # type: ignore[operator]
             else:
                 merged.append(v)
         _replace(node, ast.JoinedStr(values=merged), sc.parents)
@@ -283,7 +289,8 @@ def rw_strength_reduction(tree: ast.Module, ctx: _Ctx) -> bool:
         scope = sc.scope_at(node)
         if k is None or scope is None or not scope.is_int(left):
             continue
-        if isinstance(node, ast.AugAssign) and node.target.id in sc.unsafe:
+        # an attribute or subscript target has no .id: the AttributeError rejects this rewrite
+        if isinstance(node, ast.AugAssign) and node.target.id in sc.unsafe:  # type: ignore[union-attr]
             continue
         new_op, new_right = (ast.BitAnd(), ast.Constant((1 << k) - 1)) if isinstance(op, ast.Mod) \
             else (ast.RShift(), ast.Constant(k))
@@ -360,17 +367,19 @@ def rw_negative_index(tree: ast.Module, ctx: _Ctx) -> bool:
         if scope is None or not scope.builtin("len") or not scope.is_seq(xs) or xs in sc.unsafe:
             continue
 
-        def fixed() -> ast.expr:
+        # this iteration's values, bound explicitly (called within the iteration only)
+        def fixed(xs: str = xs) -> ast.expr:
             return ast.BinOp(_call("len", _name(xs)), ast.Sub(), ast.Constant(1))
 
         sl = node.slice
         if _const_int(sl) == -1:
             node.slice = fixed()
             changed = True
-        elif isinstance(sl, ast.Slice) and sl.step is None and (sl.lower is None or _const_int(sl.lower) is not None):
-            if sl.upper is not None and _const_int(sl.upper) == -1 and (sl.lower is None or _const_int(sl.lower) >= 0):
-                sl.upper = fixed()
-                changed = True
+        elif isinstance(sl, ast.Slice) and sl.step is None and (sl.lower is None or _const_int(sl.lower) is not None) \
+                and sl.upper is not None and _const_int(sl.upper) == -1 \
+                and (sl.lower is None or _const_int(sl.lower) >= 0):  # type: ignore[operator]  # an int: checked above
+            sl.upper = fixed()
+            changed = True
     return changed
 
 
@@ -471,7 +480,8 @@ def rw_print_to_fstring(tree: ast.Module, ctx: _Ctx) -> bool:
         merged: list[ast.expr] = []
         for v in values:
             if merged and isinstance(v, ast.Constant) and isinstance(merged[-1], ast.Constant):
-                merged[-1] = ast.Constant(merged[-1].value + v.value)
+                # a str or bytes mix raises TypeError here, which rejects the rewrite
+                merged[-1] = ast.Constant(merged[-1].value + v.value)  # type: ignore[operator]
             else:
                 merged.append(v)
         node.args = [ast.JoinedStr(values=merged)]

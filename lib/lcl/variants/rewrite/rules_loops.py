@@ -6,6 +6,7 @@ strategy, and surface rewrites).
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 from .astutil import (
     _FUNC,
@@ -32,7 +33,7 @@ RULES = RuleSet()
 
 
 def _is_len_of(node: ast.AST, name: str) -> bool:
-    return (_call_name(node) == "len" and len(node.args) == 1 and not node.keywords
+    return (isinstance(node, ast.Call) and _call_name(node) == "len" and len(node.args) == 1 and not node.keywords
             and isinstance(node.args[0], ast.Name) and node.args[0].id == name)
 
 
@@ -44,7 +45,8 @@ def rw_range_len_enumerate(tree: ast.Module, ctx: _Ctx) -> bool:
     parents = _parents(tree)
     for loop in [n for n in ast.walk(tree) if isinstance(n, ast.For)]:
         it = loop.iter
-        if not (isinstance(loop.target, ast.Name) and _call_name(it) == "range" and len(it.args) == 1
+        if not (isinstance(loop.target, ast.Name) and isinstance(it, ast.Call) and _call_name(it) == "range"
+                and len(it.args) == 1
                 and not it.keywords and isinstance(it.args[0], ast.Call) and _call_name(it.args[0]) == "len"
                 and len(it.args[0].args) == 1 and isinstance(it.args[0].args[0], ast.Name)):
             continue
@@ -69,7 +71,8 @@ def rw_range_len_enumerate(tree: ast.Module, ctx: _Ctx) -> bool:
         use_ids = {id(u) for u in uses}
 
         class Repl(ast.NodeTransformer):
-            def visit_Subscript(self, node: ast.Subscript) -> ast.AST:
+            def visit_Subscript(self, node: ast.Subscript, use_ids: set[int] = use_ids, x: str = x) -> ast.AST:
+                # this iteration's values, bound explicitly (the transformer runs within the iteration only)
                 if id(node) in use_ids:
                     return ast.Name(x, ast.Load())
                 return self.generic_visit(node)
@@ -87,7 +90,7 @@ def rw_hoist_len(tree: ast.Module, ctx: _Ctx) -> bool:
     is a list/str/tuple the loop cannot rebind or mutate (so ``len`` cannot fail or change)."""
     changed = False
     parents = _parents(tree)
-    for owner, stmts in list(_stmt_lists(tree)):
+    for _owner, stmts in list(_stmt_lists(tree)):
         for k in range(len(stmts) - 1, -1, -1):
             loop = stmts[k]
             if not isinstance(loop, (ast.For, ast.While)) or loop.orelse:
@@ -100,7 +103,8 @@ def rw_hoist_len(tree: ast.Module, ctx: _Ctx) -> bool:
             if not scope.builtin("len"):
                 continue
             names = sorted({n.args[0].id for n in ast.walk(header)
-                            if _call_name(n) == "len" and len(n.args) == 1 and isinstance(n.args[0], ast.Name)})
+                            if isinstance(n, ast.Call) and _call_name(n) == "len" and len(n.args) == 1
+                            and isinstance(n.args[0], ast.Name)})
             region = [loop] if isinstance(loop, ast.While) else [*loop.body, loop.target]
             for xs in names:
                 if not scope.is_seq(xs) or not _mutation_free(xs, region, scope):
@@ -110,7 +114,8 @@ def rw_hoist_len(tree: ast.Module, ctx: _Ctx) -> bool:
                 tids = {id(t) for t in targets}
 
                 class Repl(ast.NodeTransformer):
-                    def visit_Call(self, node: ast.Call) -> ast.AST:
+                    def visit_Call(self, node: ast.Call, tids: set[int] = tids, var: str = var) -> ast.AST:
+                        # this iteration's values, bound explicitly (the transformer runs within the iteration)
                         if id(node) in tids:
                             return ast.Name(var, ast.Load())
                         return self.generic_visit(node)
@@ -123,7 +128,7 @@ def rw_hoist_len(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-def _stores(name: str, nodes: list[ast.AST]) -> bool:
+def _stores(name: str, nodes: Sequence[ast.AST]) -> bool:
     """``name`` is bound (assigned, deleted, a loop/with/except/import target...) somewhere in ``nodes``."""
     return any((isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load))
                or _binding_name(n) == name for n in _walk_many(nodes))
@@ -187,7 +192,8 @@ def _seq_expr(e: ast.AST, scope: _Scope) -> bool:
 
 def _range_while(loop: ast.For, scope: _Scope, sn: ast.AST, ctx: _Ctx, unsafe: set[str]) -> list[ast.stmt] | None:
     it = loop.iter
-    if not (isinstance(loop.target, ast.Name) and _call_name(it) == "range" and scope.builtin("range")
+    if not (isinstance(loop.target, ast.Name) and isinstance(it, ast.Call) and _call_name(it) == "range"
+            and scope.builtin("range")
             and 1 <= len(it.args) <= 3 and not it.keywords):
         return None
     if any(isinstance(a, ast.Starred) for a in it.args) or _has(it, ast.NamedExpr, ast.Yield, ast.YieldFrom,
@@ -280,8 +286,9 @@ def rw_enumerate_to_range_len(tree: ast.Module, ctx: _Ctx) -> bool:
     sc = _ScopeCache(tree)
     for loop in [n for n in ast.walk(tree) if isinstance(n, ast.For)]:
         t, it = loop.target, loop.iter
-        if not (isinstance(t, ast.Tuple) and len(t.elts) == 2 and all(isinstance(e, ast.Name) for e in t.elts)
-                and t.elts[0].id != t.elts[1].id and _call_name(it) == "enumerate" and len(it.args) == 1
+        if not (isinstance(t, ast.Tuple) and len(t.elts) == 2 and isinstance(t.elts[0], ast.Name)
+                and isinstance(t.elts[1], ast.Name) and t.elts[0].id != t.elts[1].id and isinstance(it, ast.Call)
+                and _call_name(it) == "enumerate" and len(it.args) == 1
                 and not it.keywords and isinstance(it.args[0], ast.Name)):
             continue
         sn = sc.node(loop)

@@ -72,12 +72,11 @@ def _is_pure_recursive(fn: ast.FunctionDef, tree: ast.Module) -> bool:
                 return False
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
             base = n.func.value
-            if n.func.attr not in _NON_MUTATING_METHODS:
-                if not (isinstance(base, ast.Name) and base.id in locals_):
-                    return False
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.keywords:
-            if any(not isinstance(k.value, ast.Constant) for k in n.keywords):
+            if n.func.attr not in _NON_MUTATING_METHODS and not (isinstance(base, ast.Name) and base.id in locals_):
                 return False
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.keywords \
+                and any(not isinstance(k.value, ast.Constant) for k in n.keywords):
+            return False
         if isinstance(n, ast.AugAssign) and not isinstance(n.target, ast.Name):
             return False
     # every parameter must be hashable: by annotation, or used only as a number
@@ -137,7 +136,8 @@ def _immutable_expr(e: ast.AST, env: set[str], scope: _Scope, fname: str) -> boo
         return True
     if cname in _SCALAR_CALLS and scope.builtin(cname):
         return True
-    if cname in ("min", "max") and scope.builtin(cname) and len(e.args) >= 2 and not e.keywords:
+    if isinstance(e, ast.Call) and cname in ("min", "max") and scope.builtin(cname) and len(e.args) >= 2 \
+            and not e.keywords:
         return all(_immutable_expr(v, env, scope, fname) for v in e.args)
     return scope.is_str(e)
 
@@ -193,15 +193,16 @@ def rw_membership_literal(tree: ast.Module, ctx: _Ctx) -> bool:
                 and isinstance(n.comparators[0], ast.List)):
             continue
         lst = n.comparators[0]
-        if not lst.elts or not all(isinstance(e, ast.Constant) and not isinstance(e.value, (tuple, frozenset))
-                                   and e.value is not Ellipsis for e in lst.elts):
-            if not lst.elts or not all(isinstance(e, ast.Constant) for e in lst.elts):
-                continue
+        if (not lst.elts or not all(isinstance(e, ast.Constant) and not isinstance(e.value, (tuple, frozenset))
+                                    and e.value is not Ellipsis for e in lst.elts)) \
+                and (not lst.elts or not all(isinstance(e, ast.Constant) for e in lst.elts)):
+            continue
         sc_node = _scope_of(n, parents)
         if isinstance(sc_node, (ast.Lambda, ast.ClassDef)):
             sc_node = tree
         scope = scopes.setdefault(id(sc_node), _Scope(sc_node, tree))
-        hashable_elts = all(isinstance(e.value, (str, int, bytes, bool, type(None))) for e in lst.elts)
+        hashable_elts = all(isinstance(e, ast.Constant) and isinstance(e.value, (str, int, bytes, bool, type(None)))
+                            for e in lst.elts)
         if hashable_elts and scope.is_hashable(n.left):
             n.comparators[0] = ast.Set(elts=lst.elts)
         else:
@@ -236,7 +237,8 @@ def rw_equality_chain_to_membership(tree: ast.Module, ctx: _Ctx) -> bool:
         cmp_op, new_op = (ast.Eq, ast.In) if isinstance(node.op, ast.Or) else (ast.NotEq, ast.NotIn)
         test_ctx = _test_context(node, sc.parents)
 
-        def key(v: ast.AST) -> str | None:
+        def key(v: ast.AST, cmp_op: type[ast.cmpop] = cmp_op, scope: _Scope = scope) -> str | None:
+            # this iteration's values, bound explicitly (called within the iteration only)
             if (isinstance(v, ast.Compare) and len(v.ops) == 1 and isinstance(v.ops[0], cmp_op)
                     and isinstance(v.comparators[0], ast.Constant)
                     and isinstance(v.comparators[0].value, _EQ_CONSTANTS) and _pure_operand(v.left, scope)):
@@ -250,10 +252,11 @@ def rw_equality_chain_to_membership(tree: ast.Module, ctx: _Ctx) -> bool:
             j = i + 1
             while kv is not None and j < len(node.values) and key(node.values[j]) == kv:
                 j += 1
-            left = node.values[i].left if kv is not None else None
+            cur = node.values[i]
+            left = cur.left if kv is not None and isinstance(cur, ast.Compare) else None
             provable = left is not None and (scope.is_str(left) or scope.is_int(left))
-            if j - i >= 2 and (test_ctx or provable):
-                elts = [node.values[m].comparators[0] for m in range(i, j)]
+            if j - i >= 2 and left is not None and (test_ctx or provable):  # left is set once two keys match
+                elts = [c.comparators[0] for c in node.values[i:j] if isinstance(c, ast.Compare)]
                 coll = ast.Set(elts) if provable else ast.Tuple(elts, ast.Load())
                 values.append(ast.Compare(left, [new_op()], [coll]))
                 changed = True

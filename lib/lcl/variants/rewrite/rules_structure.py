@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import ast
 import copy
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from .astutil import (
     _BUILTINS,
@@ -52,9 +52,9 @@ def rw_rename_locals(tree: ast.Module, ctx: _Ctx) -> bool:
             excluded.add(n.name)
         elif isinstance(n, ast.alias):
             excluded.add((n.asname or n.name).split(".")[0])
-        elif isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load):
-            if isinstance(_scope_of(n, parents), ast.ClassDef):
-                excluded.add(n.id)
+        elif isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load) \
+                and isinstance(_scope_of(n, parents), ast.ClassDef):
+            excluded.add(n.id)
     candidates = sorted(n for n in bound - excluded if not (n.startswith("__") and n.endswith("__")))
     if not candidates:
         return False
@@ -62,9 +62,7 @@ def rw_rename_locals(tree: ast.Module, ctx: _Ctx) -> bool:
     for n in ast.walk(tree):
         if isinstance(n, ast.Name) and n.id in mapping:
             n.id = mapping[n.id]
-        elif isinstance(n, ast.ExceptHandler) and n.name in mapping:
-            n.name = mapping[n.name]
-        elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name in mapping:
+        elif isinstance(n, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and n.name in mapping:
             n.name = mapping[n.name]
         elif isinstance(n, ast.MatchMapping) and n.rest in mapping:
             n.rest = mapping[n.rest]
@@ -130,7 +128,8 @@ def rw_wrap_main(tree: ast.Module, ctx: _Ctx) -> bool:
     access is faster), when no module-level function or class reads a name they bind."""
     if not ctx.program or _dynamic(tree) or _has(tree, ast.Global, ast.Nonlocal):
         return False
-    keep, moved = [], []
+    keep: list[ast.stmt] = []
+    moved: list[ast.stmt] = []
     body = tree.body
     i = 0
     if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant):
@@ -166,7 +165,7 @@ def rw_wrap_main(tree: ast.Module, ctx: _Ctx) -> bool:
     return True
 
 
-def _rename_in(nodes: list[ast.AST], mapping: dict[str, str]) -> None:
+def _rename_in(nodes: Sequence[ast.AST], mapping: dict[str, str]) -> None:
     """Consistently rename identifiers (names, arguments, nonlocals) throughout ``nodes``."""
     for n in _walk_many(nodes):
         if isinstance(n, ast.Name) and n.id in mapping:
@@ -275,10 +274,11 @@ def rw_trim_docstrings(tree: ast.Module, ctx: _Ctx) -> bool:
     line); only ``__doc__`` changes. Tried before dropping docstrings entirely."""
     changed = False
     for _owner, const in _docstring_nodes(tree):
+        assert isinstance(const.value, str)  # _docstring_nodes yields str constants only
         lines = const.value.split("\n")
         for i, line in enumerate(lines):
             low = line.strip().lower()
-            if i and (low.startswith(">>>") or low.startswith("example") or low.startswith("for example")):
+            if i and low.startswith((">>>", "example", "for example")):
                 kept = "\n".join(lines[:i]).rstrip()
                 if kept.strip():
                     const.value = kept + "\n    "

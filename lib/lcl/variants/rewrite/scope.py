@@ -6,6 +6,7 @@ values), the per-tree :class:`_ScopeCache`, mutation checks and condition negati
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 from .astutil import (
     _BUILTINS,
@@ -47,7 +48,7 @@ _INT_CALLS = frozenset({"len", "int", "ord", "hash", "bool"})
 _INT_METHODS = frozenset({"count", "find", "rfind", "index", "rindex"})
 
 
-def _params(fn: ast.AST) -> list[ast.arg]:
+def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[ast.arg]:
     a = fn.args
     out = [*a.posonlyargs, *a.args, *a.kwonlyargs]
     if a.vararg:
@@ -84,9 +85,7 @@ class _Scope:
                 self._add(n.name, "other", n)
             elif isinstance(n, ast.alias):
                 self._add((n.asname or n.name).split(".")[0], "other", n)
-            elif isinstance(n, ast.ExceptHandler) and n.name:
-                self._add(n.name, "other", n)
-            elif isinstance(n, (ast.MatchAs, ast.MatchStar)) and n.name:
+            elif isinstance(n, (ast.ExceptHandler, ast.MatchAs, ast.MatchStar)) and n.name:
                 self._add(n.name, "other", n)
         # simple targets were recorded twice (as their statement and as a Store Name): drop the
         # Name-level "other" entry for them
@@ -109,7 +108,8 @@ class _Scope:
     def _add(self, name: str, kind: str, node: ast.AST) -> None:
         self.bindings.setdefault(name, []).append((kind, node))
 
-    def builtin(self, name: str) -> bool:
+    def builtin(self, name: str | None) -> bool:
+        # ``None`` (no call name: see _call_name) is never a builtin
         return name in _BUILTINS and name not in self.bound_in_tree
 
     # -- str inference (greatest fixpoint over this scope's bindings)
@@ -134,7 +134,7 @@ class _Scope:
         if kind == "assign":
             return self.is_str(node, env)
         if kind == "aug":
-            return isinstance(node.op, ast.Add) and self.is_str(node.value, env)
+            return isinstance(node, ast.AugAssign) and isinstance(node.op, ast.Add) and self.is_str(node.value, env)
         if kind == "for":
             return self.is_str(node, env)
         return False
@@ -201,7 +201,8 @@ class _Scope:
         if kind == "assign":
             return self.is_int(node, env)
         if kind == "aug":
-            return isinstance(node.op, _INT_BINOPS) and self.is_int(node.value, env)
+            return (isinstance(node, ast.AugAssign) and isinstance(node.op, _INT_BINOPS)
+                    and self.is_int(node.value, env))
         if kind == "for":
             return _call_name(node) == "range" and self.builtin("range")
         return False
@@ -279,7 +280,8 @@ class _Scope:
                 for kind, node in self.bindings[name]:
                     if kind == "assign" and self._is_scalar(node, cand):
                         continue
-                    if kind == "aug" and not isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.BitXor)):
+                    if kind == "aug" and isinstance(node, ast.AugAssign) \
+                            and not isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.BitXor)):
                         continue  # number/str += x stays a number/str (barring exotic __radd__)
                     if kind == "for" and (_call_name(node) == "range" or self.is_str(node)):
                         continue
@@ -309,7 +311,7 @@ class _Scope:
         return self.is_str(e)
 
 
-def _mutation_free(name: str, region: list[ast.AST], scope: _Scope) -> bool:
+def _mutation_free(name: str, region: Sequence[ast.AST], scope: _Scope) -> bool:
     """No statement in ``region`` can rebind or mutate the object bound to ``name``."""
     immutable = scope.is_immutable(name)
     scalars = None
@@ -351,7 +353,7 @@ def _negate(test: ast.expr, scope: _Scope | None = None) -> ast.expr:
         if flip is None and scope is not None:
             ints = scope.is_int(a), scope.is_int(b)
             strs = scope.is_str(a), scope.is_str(b)
-            if op in _FLIP_EQ and all(i or t for i, t in zip(ints, strs)):
+            if op in _FLIP_EQ and all(i or t for i, t in zip(ints, strs, strict=False)):
                 flip = _FLIP_EQ[op]
             elif op in _FLIP_ORDER and (all(ints) or all(strs)):
                 flip = _FLIP_ORDER[op]
