@@ -10,24 +10,14 @@ import builtins
 from collections.abc import Iterable, Iterator
 
 _BUILTINS = frozenset(dir(builtins))
-
-
 _FUNC = (ast.FunctionDef, ast.AsyncFunctionDef)
-
-
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-
-
 _DYNAMIC = frozenset({"locals", "globals", "vars", "eval", "exec", "__import__", "compile", "dir"})
-
-
 _PURE_BUILTINS = frozenset({
     "abs", "all", "any", "bin", "bool", "chr", "divmod", "enumerate", "float", "hash", "hex", "int",
     "isinstance", "len", "list", "max", "min", "oct", "ord", "pow", "range", "repr", "reversed",
     "round", "set", "sorted", "str", "sum", "tuple", "zip", "frozenset", "dict", "print", "input",
 })
-
-
 _NON_MUTATING_METHODS = frozenset({
     "count", "index", "get", "keys", "values", "items", "copy", "startswith", "endswith", "lower",
     "upper", "strip", "lstrip", "rstrip", "split", "rsplit", "splitlines", "join", "find", "rfind",
@@ -38,8 +28,6 @@ _NON_MUTATING_METHODS = frozenset({
     "symmetric_difference", "isdisjoint", "most_common", "expandtabs", "removeprefix",
     "removesuffix", "rindex",
 })
-
-
 _SCALAR_CALLS = frozenset({"len", "int", "float", "abs", "ord", "chr", "str", "bool", "round",
                            "sum", "hash", "repr", "bin", "hex", "oct"})
 
@@ -189,13 +177,10 @@ def _call_name(node: ast.AST) -> str | None:
     return None
 
 
-_FLIP_ALWAYS = {ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
 
 
-_FLIP_EQ = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
 
 
-_FLIP_ORDER = {ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}
 
 
 def _size(node: ast.AST) -> int:

@@ -438,8 +438,6 @@ def rw_return_comprehension_to_loop(tree: ast.Module, ctx: _Ctx) -> bool:
 
 _MAP_SAFE = frozenset({"int", "str", "float", "abs", "len", "ord", "chr", "bool", "round", "sorted", "list", "tuple",
                        "set", "frozenset", "repr", "hex", "oct", "bin"})
-
-
 _ITER_CONSUMERS = frozenset({"list", "tuple", "set", "sorted", "sum", "min", "max", "any", "all", "frozenset"})
 
 

@@ -24,8 +24,6 @@ from .context import RuleSet, _Ctx
 from .scope import _Scope, _ScopeCache
 
 RULES = RuleSet()
-
-
 _HASHABLE_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "bytes", "complex", "tuple",
                                    "Tuple", "frozenset", "FrozenSet", "Optional"})
 

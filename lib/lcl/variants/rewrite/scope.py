@@ -10,9 +10,6 @@ from collections.abc import Sequence
 
 from .astutil import (
     _BUILTINS,
-    _FLIP_ALWAYS,
-    _FLIP_EQ,
-    _FLIP_ORDER,
     _FUNC,
     _NON_MUTATING_METHODS,
     _PURE_BUILTINS,
@@ -33,18 +30,10 @@ _STR_METHODS = frozenset({
     "capitalize", "swapcase", "zfill", "center", "ljust", "rjust", "casefold", "expandtabs",
     "removeprefix", "removesuffix", "translate",
 })
-
-
 _SEQ_ANNOTATIONS = frozenset({"list", "List", "str", "tuple", "Tuple", "Sequence", "bytes"})
-
-
 _INT_BINOPS = (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod, ast.LShift, ast.RShift, ast.BitAnd, ast.BitOr,
                ast.BitXor)
-
-
 _INT_CALLS = frozenset({"len", "int", "ord", "hash", "bool"})
-
-
 _INT_METHODS = frozenset({"count", "find", "rfind", "index", "rindex"})
 
 
@@ -339,6 +328,11 @@ def _mutation_free(name: str, region: Sequence[ast.AST], scope: _Scope) -> bool:
             elif not (isinstance(n.func, ast.Attribute) and n.func.attr in _NON_MUTATING_METHODS):
                 return False
     return True
+
+
+_FLIP_ALWAYS = {ast.In: ast.NotIn, ast.NotIn: ast.In, ast.Is: ast.IsNot, ast.IsNot: ast.Is}
+_FLIP_EQ = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
+_FLIP_ORDER = {ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}
 
 
 def _negate(test: ast.expr, scope: _Scope | None = None) -> ast.expr:
