@@ -32,6 +32,7 @@ from .astutil import (
 from .context import RuleSet, _Ctx
 from .scope import _negate, _Scope, _ScopeCache
 
+#: this module's rewrites; registry.py puts them in the driver's order
 RULES = RuleSet()
 
 
@@ -46,7 +47,7 @@ def _only_in(names: set[str], inside: ast.AST, scope_node: ast.AST) -> bool:
     return True
 
 
-@RULES('loop_to_comprehension', 'hot path')
+@RULES("loop_to_comprehension", "hot path")
 def rw_loop_to_comprehension(tree: ast.Module, ctx: _Ctx) -> bool:
     """``r = []`` + ``for t in it: [if c:] r.append(e)`` -> ``r = [e for t in it [if c]]``."""
     changed = False
@@ -96,7 +97,7 @@ def rw_loop_to_comprehension(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('comprehension_to_loop', None)
+@RULES("comprehension_to_loop", None)
 def rw_comprehension_to_loop(tree: ast.Module, ctx: _Ctx) -> bool:
     """``r = [e for t in it if c]`` (a statement) -> an explicit accumulating loop."""
     changed = False
@@ -127,7 +128,7 @@ def rw_comprehension_to_loop(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('accumulate_then_join', 'algorithmic')
+@RULES("accumulate_then_join", "algorithmic")
 def rw_string_join(tree: ast.Module, ctx: _Ctx) -> bool:
     """``s = ''`` + loop doing ``s += e`` (``e`` provably a str) -> accumulate parts, then
     ``s = ''.join(parts)`` after the loop."""
@@ -196,7 +197,7 @@ def rw_string_join(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('loop_to_any', 'algorithmic')
+@RULES("loop_to_any", "algorithmic")
 def rw_any_all(tree: ast.Module, ctx: _Ctx) -> bool:
     """``for t in it: if c: return True`` + ``return False`` -> ``return any(c for t in it)``
     (and the ``False``/``True`` form -> ``return not any(...)``)."""
@@ -262,7 +263,7 @@ def _consumer(call: ast.AST, scope: _Scope) -> bool:
             and isinstance(f.value.value, str) and not call.keywords)
 
 
-@RULES('comprehension_to_generator', None)
+@RULES("comprehension_to_generator", None)
 def rw_comprehension_to_generator(tree: ast.Module, ctx: _Ctx) -> bool:
     """``''.join([e for ...])`` / ``sorted([...])`` / ``tuple([...])`` / ``list([...])`` -> the same
     call over a generator expression (each consumes it fully before anything else happens)."""
@@ -284,7 +285,7 @@ def rw_comprehension_to_generator(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('generator_to_comprehension', None)
+@RULES("generator_to_comprehension", None)
 def rw_generator_to_comprehension(tree: ast.Module, ctx: _Ctx) -> bool:
     """``list(e for ...)`` -> ``[e for ...]``, ``set(e for ...)`` -> ``{e for ...}``, and the
     generator argument of ``''.join``/``sorted``/``tuple`` -> a list comprehension."""
@@ -321,7 +322,7 @@ def _nested_loops(gens: list[ast.comprehension], inner: list[ast.stmt]) -> list[
     return inner
 
 
-@RULES('reduction_to_loop', None)
+@RULES("reduction_to_loop", None)
 def rw_reduction_to_loop(tree: ast.Module, ctx: _Ctx) -> bool:
     """``return any(c for ...)`` / ``all`` / ``not any`` / ``not all`` -> an explicit loop with an
     early return (same short-circuiting, one truth test per item); ``return sum(e for ...)`` with
@@ -370,7 +371,7 @@ def rw_reduction_to_loop(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('count_loop_to_sum', 'algorithmic')
+@RULES("count_loop_to_sum", "algorithmic")
 def rw_count_loop_to_sum(tree: ast.Module, ctx: _Ctx) -> bool:
     """``c = 0`` + ``for t in it: [if f:] c += e`` with ``e`` provably an int -> ``c = sum(e for
     t in it [if f])`` (integer addition is exact, so the order of additions is irrelevant)."""
@@ -410,7 +411,7 @@ def rw_count_loop_to_sum(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('return_comprehension_to_loop', None)
+@RULES("return_comprehension_to_loop", None)
 def rw_return_comprehension_to_loop(tree: ast.Module, ctx: _Ctx) -> bool:
     """``return [e for t in it if c]`` -> build the list with an explicit loop, then return it."""
     changed = False
@@ -441,7 +442,7 @@ _MAP_SAFE = frozenset({"int", "str", "float", "abs", "len", "ord", "chr", "bool"
 _ITER_CONSUMERS = frozenset({"list", "tuple", "set", "sorted", "sum", "min", "max", "any", "all", "frozenset"})
 
 
-@RULES('map_to_comprehension', None)
+@RULES("map_to_comprehension", None)
 def rw_map_to_comprehension(tree: ast.Module, ctx: _Ctx) -> bool:
     """``list(map(f, xs))`` -> ``[f(v) for v in xs]``; ``map(f, xs)`` consumed at once (a for
     loop, unpacking, ``sum``/``sorted``/...) -> a generator expression. ``f`` is an unshadowed

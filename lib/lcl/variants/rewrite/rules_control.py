@@ -23,6 +23,7 @@ from .astutil import (
 from .context import RuleSet, _Ctx
 from .scope import _negate, _Scope, _ScopeCache
 
+#: this module's rewrites; registry.py puts them in the driver's order
 RULES = RuleSet()
 
 
@@ -37,7 +38,7 @@ def _terminates(stmts: list[ast.stmt]) -> bool:
     return False
 
 
-@RULES('guard_clause', 'cold path')
+@RULES("guard_clause", "cold path")
 def rw_guard_clause(tree: ast.Module, ctx: _Ctx) -> bool:
     """A function ending in ``if c: A else: B`` -> guard clause: the shorter branch first (under
     ``c`` or ``not c``), ending in ``return`` if it does not already, then the other branch."""
@@ -58,7 +59,7 @@ def rw_guard_clause(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('if_to_conditional_expression', None)
+@RULES("if_to_conditional_expression", None)
 def rw_if_to_ifexp(tree: ast.Module, ctx: _Ctx) -> bool:
     """``if c: return a`` / ``else: return b`` (or a following ``return b``) -> ``return a if c
     else b``; ``if c: x = a else: x = b`` -> ``x = a if c else b``."""
@@ -89,7 +90,7 @@ def rw_if_to_ifexp(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('conditional_expression_to_if', None)
+@RULES("conditional_expression_to_if", None)
 def rw_ifexp_to_if(tree: ast.Module, ctx: _Ctx) -> bool:
     """``return a if c else b`` -> ``if c: return a`` + ``return b``."""
     changed = False
@@ -107,7 +108,7 @@ def _guard_worthy(body: list[ast.stmt]) -> bool:
     return len(body) >= 2 or isinstance(body[0], (ast.For, ast.While, ast.If, ast.With, ast.Try))
 
 
-@RULES('early_continue', 'cold path')
+@RULES("early_continue", "cold path")
 def rw_early_continue(tree: ast.Module, ctx: _Ctx) -> bool:
     """A loop body ending in ``if c:`` (no else) with a nested or multi-statement body ->
     ``if not c: continue`` followed by that body, dedented."""
@@ -122,7 +123,7 @@ def rw_early_continue(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('early_return', 'cold path')
+@RULES("early_return", "cold path")
 def rw_early_return(tree: ast.Module, ctx: _Ctx) -> bool:
     """A function ending in ``if c:`` (no else) with a nested or multi-statement body ->
     ``if not c: return`` followed by that body (falling off the end returned None too)."""
@@ -144,7 +145,7 @@ def _len_call_of_seq(e: ast.AST, scope: _Scope) -> str | None:
     return None
 
 
-@RULES('truthiness_to_len', None)
+@RULES("truthiness_to_len", None)
 def rw_truthiness_to_len(tree: ast.Module, ctx: _Ctx) -> bool:
     """For a list/str/tuple ``xs``: ``not xs`` -> ``len(xs) == 0``; a bare ``xs`` tested for truth
     -> ``len(xs) > 0``."""
@@ -167,7 +168,7 @@ def rw_truthiness_to_len(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('len_to_truthiness', None)
+@RULES("len_to_truthiness", None)
 def rw_len_to_truthiness(tree: ast.Module, ctx: _Ctx) -> bool:
     """For a list/str/tuple ``xs``: ``len(xs) == 0`` -> ``not xs``; ``len(xs) > 0`` / ``!= 0`` /
     ``>= 1`` tested for truth -> ``xs``."""
@@ -198,7 +199,7 @@ def _bool_return(st: ast.AST) -> bool | None:
     return None
 
 
-@RULES('return_bool', None)
+@RULES("return_bool", None)
 def rw_return_bool(tree: ast.Module, ctx: _Ctx) -> bool:
     """``if c: return True`` + ``return False`` (or with ``else``) -> ``return bool(c)``; the
     ``False``/``True`` form -> ``return not c``; likewise ``True if c else False`` -> ``bool(c)``
@@ -244,7 +245,7 @@ def rw_return_bool(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('swap_if_branches', None)
+@RULES("swap_if_branches", None)
 def rw_swap_if_branches(tree: ast.Module, ctx: _Ctx) -> bool:
     """``if c: A else: B`` (not an elif chain) -> ``if not c: B else: A``."""
     changed = False
@@ -256,7 +257,7 @@ def rw_swap_if_branches(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('conditional_assignment_to_if', None)
+@RULES("conditional_assignment_to_if", None)
 def rw_ifexp_assign_to_if(tree: ast.Module, ctx: _Ctx) -> bool:
     """``x = a if c else b`` -> ``if c: x = a`` / ``else: x = b``."""
     changed = False
@@ -271,7 +272,7 @@ def rw_ifexp_assign_to_if(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('zero_test_to_truthiness', None)
+@RULES("zero_test_to_truthiness", None)
 def rw_zero_test(tree: ast.Module, ctx: _Ctx) -> bool:
     """For a provable int ``e``: ``e == 0`` -> ``not e``; ``e != 0`` tested for truth -> ``e``."""
     changed = False
@@ -296,7 +297,7 @@ def rw_zero_test(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('split_and_condition', None)
+@RULES("split_and_condition", None)
 def rw_split_and_condition(tree: ast.Module, ctx: _Ctx) -> bool:
     """``if a and b: X`` (no else) -> ``if a: if b: X``."""
     changed = False
@@ -309,7 +310,7 @@ def rw_split_and_condition(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('merge_nested_ifs', None)
+@RULES("merge_nested_ifs", None)
 def rw_merge_nested_ifs(tree: ast.Module, ctx: _Ctx) -> bool:
     """``if a: if b: X`` (neither has an else) -> ``if a and b: X``."""
     changed = False
@@ -326,7 +327,7 @@ def rw_merge_nested_ifs(tree: ast.Module, ctx: _Ctx) -> bool:
 _MIRROR = {ast.Lt: ast.Gt, ast.Gt: ast.Lt, ast.LtE: ast.GtE, ast.GtE: ast.LtE}
 
 
-@RULES('flip_comparison', None)
+@RULES("flip_comparison", None)
 def rw_flip_comparison(tree: ast.Module, ctx: _Ctx) -> bool:
     """``a < b`` -> ``b > a`` (mirrored operator) when both sides are names, and ``0 < x`` ->
     ``x > 0``: nothing is evaluated in a different order, and builtin orderings mirror exactly."""

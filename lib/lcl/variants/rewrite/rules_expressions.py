@@ -33,6 +33,7 @@ from .astutil import (
 from .context import RuleSet, _Ctx
 from .scope import _is_list, _Scope, _ScopeCache
 
+#: this module's rewrites; registry.py puts them in the driver's order
 RULES = RuleSet()
 
 
@@ -41,7 +42,7 @@ def _scalar_targets(sc: _ScopeCache, st: ast.AST, name: str) -> bool:
     return sn is not None and name not in sc.unsafe and name in sc.scope(sn).scalar_names()
 
 
-@RULES('augmented_to_plain_assignment', None)
+@RULES("augmented_to_plain_assignment", None)
 def rw_aug_to_plain(tree: ast.Module, ctx: _Ctx) -> bool:
     """``x op= e`` -> ``x = x op e`` when ``x`` only ever holds numbers/strings (no in-place
     ``__iadd__``, so both call the same ``__add__``/``__radd__``)."""
@@ -56,7 +57,7 @@ def rw_aug_to_plain(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('plain_to_augmented_assignment', None)
+@RULES("plain_to_augmented_assignment", None)
 def rw_plain_to_aug(tree: ast.Module, ctx: _Ctx) -> bool:
     """``x = x op e`` -> ``x op= e`` when ``x`` only ever holds numbers/strings."""
     changed = False
@@ -71,7 +72,7 @@ def rw_plain_to_aug(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('sorted_to_sort', None)
+@RULES("sorted_to_sort", None)
 def rw_sorted_to_sort(tree: ast.Module, ctx: _Ctx) -> bool:
     """``r = sorted(e, key=.., reverse=..)`` -> ``r = list(e)`` + ``r.sort(...)`` (exactly how
     ``sorted`` is implemented); ``return sorted(e)`` likewise through a fresh local."""
@@ -111,7 +112,7 @@ def rw_sorted_to_sort(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('split_tuple_assignment', None)
+@RULES("split_tuple_assignment", None)
 def rw_split_tuple_assignment(tree: ast.Module, ctx: _Ctx) -> bool:
     """``a, b = e0, e1`` -> ``a = e0`` + ``b = e1`` when ``e1`` does not read ``a`` (else through a
     temporary: ``t = e0; b = e1; a = t``)."""
@@ -147,7 +148,7 @@ def rw_split_tuple_assignment(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('merge_assignments', None)
+@RULES("merge_assignments", None)
 def rw_merge_assignments(tree: ast.Module, ctx: _Ctx) -> bool:
     """Consecutive ``a = e0`` and ``b = e1`` -> ``a, b = e0, e1`` when ``e1`` does not read ``a``."""
     if _dynamic(tree):
@@ -186,7 +187,7 @@ def _concat_leaves(e: ast.expr, scope: _Scope, out: list[ast.expr]) -> bool:
     return True
 
 
-@RULES('concat_to_fstring', 'hot path')
+@RULES("concat_to_fstring", "hot path")
 def rw_concat_to_fstring(tree: ast.Module, ctx: _Ctx) -> bool:
     """A chain ``a + b + ...`` of provable strs -> one f-string (no intermediate strings)."""
     changed = False
@@ -232,7 +233,7 @@ def rw_concat_to_fstring(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('reverse_slice_to_reversed', None)
+@RULES("reverse_slice_to_reversed", None)
 def rw_reverse_slice(tree: ast.Module, ctx: _Ctx) -> bool:
     """``s[::-1]`` -> ``''.join(reversed(s))`` for a provable str; ``xs[::-1]`` ->
     ``list(reversed(xs))`` for a provable list."""
@@ -269,7 +270,7 @@ def _power_of_two(e: ast.AST) -> int | None:
     return v.bit_length() - 1
 
 
-@RULES('strength_reduction', 'hot path')
+@RULES("strength_reduction", "hot path")
 def rw_strength_reduction(tree: ast.Module, ctx: _Ctx) -> bool:
     """For a provable int ``e``: ``e % 2**k`` -> ``e & (2**k - 1)`` and ``e // 2**k`` -> ``e >> k``
     (Python's ``%`` and ``//`` floor, exactly like two's-complement masking and shifting), also in
@@ -327,7 +328,7 @@ def _local_type(value: ast.AST, name: str, scope: _Scope) -> str | None:
     return None
 
 
-@RULES('annotate_locals', None)
+@RULES("annotate_locals", None)
 def rw_annotate_locals(tree: ast.Module, ctx: _Ctx) -> bool:
     """Add a type hint (``int``/``bool``/``str``/``list``/``float``, as inferred) to the first
     assignment of a function's local variables. Annotations of locals are never evaluated."""
@@ -353,7 +354,7 @@ def rw_annotate_locals(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('negative_index_to_len', None)
+@RULES("negative_index_to_len", None)
 def rw_negative_index(tree: ast.Module, ctx: _Ctx) -> bool:
     """For a list/str/tuple name ``xs``: ``xs[-1]`` -> ``xs[len(xs) - 1]`` and ``xs[:-1]`` ->
     ``xs[:len(xs) - 1]`` (equal for every length, the empty one included)."""
@@ -383,7 +384,7 @@ def rw_negative_index(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('inline_return_variable', None)
+@RULES("inline_return_variable", None)
 def rw_inline_return_variable(tree: ast.Module, ctx: _Ctx) -> bool:
     """``x = e`` immediately followed by ``return x`` -> ``return e`` when the local ``x`` occurs
     nowhere else in its function."""
@@ -413,7 +414,7 @@ def rw_inline_return_variable(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('name_return_value', None)
+@RULES("name_return_value", None)
 def rw_name_return_value(tree: ast.Module, ctx: _Ctx) -> bool:
     """``return e`` (a call, operation or comprehension) -> ``result = e`` + ``return result``."""
     changed = False
@@ -451,7 +452,7 @@ def _no_effects(e: ast.AST, scope: _Scope) -> bool:
     return True
 
 
-@RULES('print_to_fstring', None)
+@RULES("print_to_fstring", None)
 def rw_print_to_fstring(tree: ast.Module, ctx: _Ctx) -> bool:
     """``print(a, 'x', b)`` (two or more plain arguments, no keywords) -> ``print(f'{a} x {b}')``:
     ``print`` writes ``str(arg)`` and an f-string field ``format(arg, '')``, which is the same for

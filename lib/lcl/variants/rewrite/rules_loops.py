@@ -29,6 +29,7 @@ from .astutil import (
 from .context import _SYNONYMS, RuleSet, _Ctx
 from .scope import _is_list, _mutation_free, _Scope, _ScopeCache
 
+#: this module's rewrites; registry.py puts them in the driver's order
 RULES = RuleSet()
 
 
@@ -37,7 +38,7 @@ def _is_len_of(node: ast.AST, name: str) -> bool:
             and isinstance(node.args[0], ast.Name) and node.args[0].id == name)
 
 
-@RULES('range_len_to_enumerate', 'hot path')
+@RULES("range_len_to_enumerate", "hot path")
 def rw_range_len_enumerate(tree: ast.Module, ctx: _Ctx) -> bool:
     """``for i in range(len(xs)): ... xs[i] ...`` -> ``for i, x in enumerate(xs): ... x ...``
     when ``xs`` is a list/str/tuple that the loop cannot mutate."""
@@ -84,7 +85,7 @@ def rw_range_len_enumerate(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('hoist_loop_invariant_len', 'hot path')
+@RULES("hoist_loop_invariant_len", "hot path")
 def rw_hoist_len(tree: ast.Module, ctx: _Ctx) -> bool:
     """Hoist ``len(xs)`` out of a loop header/body into a variable before the loop, when ``xs``
     is a list/str/tuple the loop cannot rebind or mutate (so ``len`` cannot fail or change)."""
@@ -254,7 +255,7 @@ def _seq_while(loop: ast.For, scope: _Scope, ctx: _Ctx, unsafe: set[str]) -> lis
     return [*pre, _assign(k, ast.Constant(0)), ast.While(test=test, body=loop.body, orelse=loop.orelse)]
 
 
-@RULES('for_to_while', None)
+@RULES("for_to_while", None)
 def rw_for_to_while(tree: ast.Module, ctx: _Ctx) -> bool:
     """``for i in range(a, b[, c])`` (int bounds, constant step) and ``for x in xs`` (``xs`` a
     list/str/tuple) -> ``while`` loops with an explicit index."""
@@ -278,7 +279,7 @@ def rw_for_to_while(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('enumerate_to_range_len', None)
+@RULES("enumerate_to_range_len", None)
 def rw_enumerate_to_range_len(tree: ast.Module, ctx: _Ctx) -> bool:
     """``for i, x in enumerate(xs):`` -> ``for i in range(len(xs)): x = xs[i]`` when ``xs`` is a
     list/str/tuple the loop cannot rebind or mutate."""
@@ -307,7 +308,7 @@ def rw_enumerate_to_range_len(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('alias_append', 'hot path')
+@RULES("alias_append", "hot path")
 def rw_alias_append(tree: ast.Module, ctx: _Ctx) -> bool:
     """Hot loop appending to a local list ``r`` (bound earlier in the same block, never rebound
     in the loop) -> ``add = r.append`` before the loop and ``add(x)`` inside it."""

@@ -23,6 +23,7 @@ from .astutil import (
 from .context import RuleSet, _Ctx
 from .scope import _Scope, _ScopeCache
 
+#: this module's rewrites; registry.py puts them in the driver's order
 RULES = RuleSet()
 _HASHABLE_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "bytes", "complex", "tuple",
                                    "Tuple", "frozenset", "FrozenSet", "Optional"})
@@ -140,7 +141,7 @@ def _immutable_expr(e: ast.AST, env: set[str], scope: _Scope, fname: str) -> boo
     return scope.is_str(e)
 
 
-@RULES('memoise_pure_recursive', 'memoization')
+@RULES("memoise_pure_recursive", "memoization")
 def rw_memoise(tree: ast.Module, ctx: _Ctx) -> bool:
     """Memoise pure, recursive module-level functions with a module-level dict keyed by the
     (type, value) of each argument; no wrapper, so recursion depth is unchanged."""
@@ -179,7 +180,7 @@ def rw_memoise(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@RULES('membership_literal_to_set', 'data structures')
+@RULES("membership_literal_to_set", "data structures")
 def rw_membership_literal(tree: ast.Module, ctx: _Ctx) -> bool:
     """``x in [a, b, c]`` with constant elements -> a set literal when ``x`` is known hashable,
     else a tuple (identical semantics for lists of constants)."""
@@ -220,7 +221,7 @@ def _pure_operand(e: ast.AST, scope: _Scope) -> bool:
             and isinstance(e.slice, (ast.Name, ast.Constant)))
 
 
-@RULES('equality_chain_to_membership', 'data structures')
+@RULES("equality_chain_to_membership", "data structures")
 def rw_equality_chain_to_membership(tree: ast.Module, ctx: _Ctx) -> bool:
     """``x == a or x == b ...`` -> ``x in {a, b}`` (``x != a and x != b`` -> ``not in``) for
     constants ``a, b``: a set when ``x`` is provably an int/str, else a tuple; outside a truth-value

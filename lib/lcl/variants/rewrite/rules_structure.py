@@ -32,11 +32,13 @@ from .astutil import (
 from .context import RuleSet, _Ctx, _new_name
 from .scope import _Scope, _ScopeCache
 
+#: this module's rewrites; registry.py puts them in the driver's order
 RULES = RuleSet()
+#: tried only when the other rewrites cannot reach the target similarity
 LAST_RESORT = RuleSet()
 
 
-@RULES('rename_locals', None)
+@RULES("rename_locals", None)
 def rw_rename_locals(tree: ast.Module, ctx: _Ctx) -> bool:
     """Consistently rename variables (never parameters, functions, classes, imports, builtins,
     class attributes or names touched by dynamic scope access)."""
@@ -71,7 +73,7 @@ def rw_rename_locals(tree: ast.Module, ctx: _Ctx) -> bool:
     return True
 
 
-@RULES('extract_helper', None)
+@RULES("extract_helper", None)
 def rw_extract_helper(tree: ast.Module, ctx: _Ctx) -> bool:
     """Extract a non-trivial ``if`` condition of a top-level function into a module-level
     predicate, passing the local names it reads (all definitely bound at that point)."""
@@ -122,7 +124,7 @@ def rw_extract_helper(tree: ast.Module, ctx: _Ctx) -> bool:
     return False
 
 
-@RULES('wrap_in_main', 'hot path')
+@RULES("wrap_in_main", "hot path")
 def rw_wrap_main(tree: ast.Module, ctx: _Ctx) -> bool:
     """Program mode: move top-level statements into ``def main()`` + ``main()`` (local-variable
     access is faster), when no module-level function or class reads a name they bind."""
@@ -198,7 +200,7 @@ def _recursive(fn: ast.FunctionDef) -> bool:
     return fn.name in _names(fn.body)
 
 
-@RULES('extract_body', None)
+@RULES("extract_body", None)
 def rw_extract_body(tree: ast.Module, ctx: _Ctx) -> bool:
     """Function mode: move the entry point's body into a module-level helper with freshly named
     parameters; the entry point (same name, signature, decorators) returns ``helper(params...)``.
@@ -239,7 +241,7 @@ def rw_extract_body(tree: ast.Module, ctx: _Ctx) -> bool:
     return False
 
 
-@RULES('rename_parameters', None)
+@RULES("rename_parameters", None)
 def rw_rename_params(tree: ast.Module, ctx: _Ctx) -> bool:
     """Rename the parameters of a top-level function other than the entry point when every call
     to it in the module is a direct positional call (no defaults, ``*args``, ``**kwargs`` or
@@ -268,7 +270,7 @@ def _docstring_nodes(tree: ast.Module) -> Iterator[tuple[ast.AST, ast.Constant]]
             yield n, n.body[0].value
 
 
-@LAST_RESORT('trim_docstring_examples', None)
+@LAST_RESORT("trim_docstring_examples", None)
 def rw_trim_docstrings(tree: ast.Module, ctx: _Ctx) -> bool:
     """Cut docstrings before their examples (the first ``>>>`` / ``Example`` / ``For example``
     line); only ``__doc__`` changes. Tried before dropping docstrings entirely."""
@@ -287,7 +289,7 @@ def rw_trim_docstrings(tree: ast.Module, ctx: _Ctx) -> bool:
     return changed
 
 
-@LAST_RESORT('drop_docstrings', None)
+@LAST_RESORT("drop_docstrings", None)
 def rw_drop_docstrings(tree: ast.Module, ctx: _Ctx) -> bool:
     """Remove docstrings (only ``__doc__`` changes). Tried last, only when still too similar."""
     changed = False
@@ -312,7 +314,7 @@ def _top_lambdas(st: ast.stmt) -> list[ast.Lambda]:
     return out
 
 
-@RULES('lambda_to_def', None)
+@RULES("lambda_to_def", None)
 def rw_lambda_to_def(tree: ast.Module, ctx: _Ctx) -> bool:
     """A lambda (no defaults, not inside a comprehension) in an assignment, expression or
     return statement -> a local ``def`` right before that statement (same closure)."""
