@@ -7,7 +7,7 @@ from __future__ import annotations
 import ast
 import random
 
-from ..rewrite import _FUNC
+from ..rewrite.astutil import _FUNC
 from .source_text import (
     _checked,
     _first_line,

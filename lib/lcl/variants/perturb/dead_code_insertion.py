@@ -9,7 +9,7 @@ import keyword
 import random
 from dataclasses import dataclass
 
-from ..rewrite import (
+from ..rewrite.astutil import (
     _BUILTINS,
     _FUNC,
     _all_identifiers,

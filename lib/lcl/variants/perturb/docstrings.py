@@ -10,7 +10,7 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..rewrite import _FUNC
+from ..rewrite.astutil import _FUNC
 from .source_text import (
     _char_col,
     _checked,

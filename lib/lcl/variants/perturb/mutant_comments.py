@@ -11,9 +11,7 @@ import tokenize
 from dataclasses import dataclass
 
 from ...errors import UserError
-from ..rewrite import (
-    _FUNC,
-)
+from ..rewrite.astutil import _FUNC
 from .docstrings import _qualified_functions, _splice_docstrings
 from .source_text import (
     _CODING,

@@ -11,7 +11,7 @@ import random
 import re
 from dataclasses import dataclass, field
 
-from ..rewrite import (
+from ..rewrite.astutil import (
     _BUILTINS,
     _FUNC,
     _all_identifiers,

@@ -8,7 +8,7 @@ import ast
 import random
 from dataclasses import dataclass
 
-from ..rewrite import (
+from ..rewrite.astutil import (
     _FUNC,
     _captured,
     _declared_anywhere,
@@ -16,11 +16,11 @@ from ..rewrite import (
     _guarded,
     _names,
     _parents,
-    _Scope,
     _scope_of,
     _stmt_lists,
     _walk_scope,
 )
+from ..rewrite.scope import _Scope
 from .source_text import (
     _checked,
     _parse,
