@@ -13,7 +13,6 @@ the Makefile that ``make verify`` compares like any table.
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
@@ -98,24 +97,3 @@ def collect(directory: Path | None = None) -> pd.DataFrame:
     if dup:
         raise UserError(f"{directory}: finding ids repeated across notebooks: {', '.join(map(str, dup))}")
     return table
-
-
-def _cmd_findings(args: argparse.Namespace) -> int:
-    directory = paths.tables()
-    table = collect(directory)
-    if table.empty:
-        raise UserError(f"{directory}: no {PART_PREFIX}*.csv yet; run notebooks 09-11 first (make all)")
-    outputs.save_table(table, "findings", profile=args.profile, seed=args.seed, directory=directory,
-                       title="Findings beyond the paper (notebooks 09-11)",
-                       notes=["Each statement is computed from the value beside it; intervals are 95%."])
-    print(f"wrote {directory / 'findings.csv'} ({len(table)} findings)")
-    return 0
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("findings", help="join the findings of notebooks 09-11 into tables/findings.csv",
-                       description="Join tables/findings_<notebook>.csv (written by notebooks 09-11) into "
-                                   "tables/findings.csv, checking columns and unique ids.")
-    p.add_argument("--profile", default="full", choices=("full", "quick", "smoke"))
-    p.add_argument("--seed", type=int, default=20250101)
-    p.set_defaults(func=_cmd_findings)

@@ -1,4 +1,6 @@
-"""``lcl score`` (score pair files with any metrics) and ``lcl codescore-train``.
+"""``lcl score`` (score pair files with any metrics, :mod:`lcl.metrics`), ``lcl codescore-train``
+(train the CodeScore-style metric), ``lcl codescore-base`` (CodeScore_base, :mod:`lcl.training`)
+and ``lcl local-trained`` (the LoCaL-trained metric's model, :mod:`lcl.trained_metric`).
 
     lcl score --metric codebleu,crystalbleu PAIRS.jsonl --out SCORED.jsonl
 
@@ -20,6 +22,7 @@ from typing import Any
 
 from ..errors import UserError
 from ..io import read_jsonl, write_json, write_jsonl
+from .common import add_run_options, profile_of
 
 
 def register(subparsers: Any) -> None:
@@ -36,7 +39,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", "-o", type=Path, required=True, help="output JSONL (input rows + one field per metric)")
     p.add_argument("--lang", default=None, choices=["python", "java"], help="language when rows carry no 'lang' (default python)")
     p.add_argument("--no-cache", action="store_true", help="recompute instead of reading the score cache")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_run_options(p, profile=False, seed=False, jobs=False, progress={"help": "no progress bar"})
     p.add_argument("--encoder", default=None, help="codebertscore: local encoder dir (default: shipped MiniLM, a substitute)")
     p.add_argument("--num-layers", type=int, default=None, help="codebertscore: encoder layer to use")
     p.add_argument("--component", default=None, choices=["P", "R", "F1", "F3"], help="codebertscore component (default F1)")
@@ -45,9 +48,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--workers", type=int, default=None, help="worker processes for codebleu / surface_sim_tree")
     p.add_argument("--local-trained-model", default=None,
                    help="local_trained: model dir (default build/models/PROFILE/local_trained)")
-    p.add_argument("--profile", default=None,
-                   help="local_trained: the run profile whose model to use (default $LCL_PROFILE, else full)")
-    p.set_defaults(func=run_score)
+    add_run_options(p, seed=False, jobs=False, progress=False, profile={
+        "default": None, "help": "local_trained: the run profile whose model to use (default $LCL_PROFILE, else full)"})
+    p.set_defaults(func=cmd_score)
 
     t = subparsers.add_parser(
         "codescore-train",
@@ -57,11 +60,11 @@ def register(subparsers: Any) -> None:
     t.add_argument("pairs", type=Path, help="training JSONL (our pair format or LoCaL format)")
     t.add_argument("--exclude", type=Path, action="append", default=[], help="JSONL of evaluation pairs that must not be trained on")
     t.add_argument("--mode", choices=["fast", "full"], default="fast")
-    t.add_argument("--seed", type=int, default=0)
+    add_run_options(t, profile=False, seed={"default": 0}, jobs=False, progress=False)
     t.add_argument("--epochs", type=int, default=None)
     t.add_argument("--encoder", default=None, help="local encoder dir (default: shipped MiniLM)")
     t.add_argument("--out", type=Path, default=None, help="parent dir of the model (default build/models/codescore_style)")
-    t.set_defaults(func=run_train)
+    t.set_defaults(func=cmd_codescore_train)
 
     b = subparsers.add_parser(
         "codescore-base",
@@ -72,12 +75,19 @@ def register(subparsers: Any) -> None:
             "differential fuzzing (resumable), a model is trained (cached) and a JSON record of it is written."
         ),
     )
-    b.add_argument("--profile", default="full", help="run profile (full | quick | smoke)")
-    b.add_argument("--seed", type=int, default=20250101)
-    b.add_argument("--jobs", type=int, default=None, help="fuzzing worker processes (default: CPU count)")
+    add_run_options(b, profile={"default": "full", "help": "run profile (full | quick | smoke)"},
+                    seed={"default": 20250101},
+                    jobs={"default": None, "help": "fuzzing worker processes (default: CPU count)"}, progress=False)
     b.add_argument("--out", type=Path, required=True, help="JSON record: model directory, content hash, training counts")
-    b.add_argument("--no-progress", action="store_true")
-    b.set_defaults(func=run_base)
+    add_run_options(b, profile=False, seed=False, jobs=False, progress={})
+    b.set_defaults(func=cmd_codescore_base)
+
+    lt = subparsers.add_parser("local-trained", help="train (or reuse) the local_trained metric's model and install it",
+                               description="Train the model 'lcl score --metric local_trained' reads: RQ5's model at "
+                                           "p = 100 (LoCaL pairs only, PIE held out; cached when notebook 07 has run), "
+                                           "copied to build/models/PROFILE/local_trained.")
+    add_run_options(lt)
+    lt.set_defaults(func=cmd_local_trained)
 
 
 def _pairs(rows: list[dict[str, Any]], path: Path, by_id: bool = False) -> tuple[list[str], list[str], list[str]]:
@@ -136,10 +146,10 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def run_score(args: argparse.Namespace) -> int:
+def cmd_score(args: argparse.Namespace) -> int:
     from tqdm import tqdm
 
-    from . import get_metric
+    from ..metrics import get_metric
 
     if not args.pairs.is_file():
         raise UserError(f"{args.pairs} does not exist")
@@ -194,8 +204,8 @@ def _describe_extra(m: Any) -> dict[str, Any]:
     return extra
 
 
-def run_train(args: argparse.Namespace) -> int:
-    from .codescore_style import TrainConfig, pairs_from_rows, train
+def cmd_codescore_train(args: argparse.Namespace) -> int:
+    from ..metrics.codescore_style import TrainConfig, pairs_from_rows, train
 
     rows = read_jsonl(args.pairs)
     pairs = pairs_from_rows(rows)
@@ -214,11 +224,10 @@ def run_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_base(args: argparse.Namespace) -> int:
+def cmd_codescore_base(args: argparse.Namespace) -> int:
     import os
 
     from .. import profiles, training
-    from ..io import write_json
 
     prof = profiles.get(args.profile)
     jobs = args.jobs or os.cpu_count() or 1
@@ -230,4 +239,16 @@ def run_base(args: argparse.Namespace) -> int:
               "label": "CodeScore-style (retrained): a substitute for CodeScore"}
     write_json(args.out, record)
     print(json.dumps(record, indent=2))
+    return 0
+
+
+def cmd_local_trained(args: argparse.Namespace) -> int:
+    from .. import trained_metric as tm
+
+    released = tm.released_for(profile_of(args), args.seed, args.jobs, progress=not args.no_progress)
+    if released is None:
+        raise UserError(f"profile {args.profile}: too few LoCaL training pairs for the local_trained model")
+    where = tm.export(released.model, args.profile)
+    print(f"local_trained ({tm.LABEL}): {len(released.train_rows)} training pairs, "
+          f"{released.model.train_seconds} s, written to {where}; its evaluation and model card: notebook 11")
     return 0
