@@ -97,3 +97,16 @@ def collect(directory: Path | None = None) -> pd.DataFrame:
     if dup:
         raise UserError(f"{directory}: finding ids repeated across notebooks: {', '.join(map(str, dup))}")
     return table
+
+
+def write_joined(profile: str, seed: int | None, directory: Path | None = None) -> tuple[Path, pd.DataFrame]:
+    """Join the parts under ``directory`` (:func:`collect`) into ``findings.csv`` (and ``.md``)
+    there; returns its path and the table. No part yet is a :class:`~lcl.errors.UserError`."""
+    directory = directory or paths.tables()
+    table = collect(directory)
+    if table.empty:
+        raise UserError(f"{directory}: no {PART_PREFIX}*.csv yet; run notebooks 09-11 first (make all)")
+    outputs.save_table(table, "findings", profile=profile, seed=seed, directory=directory,
+                       title="Findings beyond the paper (notebooks 09-11)",
+                       notes=["Each statement is computed from the value beside it; intervals are 95%."])
+    return directory / "findings.csv", table

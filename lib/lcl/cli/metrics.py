@@ -1,4 +1,4 @@
-"""``lcl score`` (score pair files with any metrics, :mod:`lcl.metrics`), ``lcl codescore-train``
+"""``lcl score`` (score pair files with any metrics, :mod:`lcl.metrics.pair_files`), ``lcl codescore-train``
 (train the CodeScore-style metric), ``lcl codescore-base`` (CodeScore_base, :mod:`lcl.training`)
 and ``lcl local-trained`` (the LoCaL-trained metric's model, :mod:`lcl.trained_metric`).
 
@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
 from ..io import read_jsonl, write_json, write_jsonl
+from ..metrics.pair_files import pair_code, score_rows
 from .common import add_run_options, profile_of
 
 
@@ -91,46 +91,12 @@ def register(subparsers: Any) -> None:
 
 
 def _pairs(rows: list[dict[str, Any]], path: Path, by_id: bool = False) -> tuple[list[str], list[str], list[str]]:
-    """Code and ids of the rows. ``by_id``: a metric matches rows by id (``external:``), so
-    every row needs its own id; otherwise rows without one are numbered, and said so."""
-    if not rows:
-        raise UserError(f"{path}: no pairs (the file is empty)")
-    refs, cands, ids = [], [], []
-    for i, row in enumerate(rows, 1):
-        if not isinstance(row, dict):
-            raise UserError(f"{path}: row {i} is not a JSON object (got {json.dumps(row)[:60]})")
-        ref = row.get("reference", row.get("golden_code"))
-        cand = row.get("candidate", row.get("generated_code"))
-        if not isinstance(ref, str) or not isinstance(cand, str):
-            raise UserError(
-                f"{path}: row {i} has no reference/candidate code (expected 'reference' and 'candidate', "
-                "or LoCaL's 'golden_code' and 'generated_code')"
-            )
-        refs.append(ref)
-        cands.append(cand)
-        ids.append(str(row.get("id", i)))
-    _check_ids(rows, ids, path, by_id)
+    """Code and ids of the rows (:func:`lcl.metrics.pair_files.pair_code`), its notes on the ids
+    printed to stderr."""
+    refs, cands, ids, notes = pair_code(rows, path, by_id)
+    for note in notes:
+        print(f"lcl score: {note}", file=sys.stderr)
     return refs, cands, ids
-
-
-def _check_ids(rows: list[dict[str, Any]], ids: list[str], path: Path, by_id: bool) -> None:
-    no_id = [i for i, row in enumerate(rows, 1) if row.get("id") is None]
-    seen: dict[str, int] = {}
-    dups = []
-    for i, rid in enumerate(ids, 1):
-        if rid in seen:
-            dups.append(f"{rid!r} (rows {seen[rid]} and {i})")
-        seen.setdefault(rid, i)
-    if by_id and (no_id or dups):
-        what = (f"{len(no_id)} row(s) without an 'id' (first: row {no_id[0]})" if no_id
-                else f"duplicate ids: {', '.join(dups[:3])}")
-        raise UserError(f"{path}: {what}; external: scores are matched by id, so every row needs its own")
-    if no_id:
-        print(f"lcl score: {path}: {len(no_id)} row(s) without an 'id' are identified by their row number",
-              file=sys.stderr)
-    if dups:  # e.g. the published LoCaL release repeats ids: every row is kept and scored
-        print(f"lcl score: {path}: {len(dups)} repeated id(s), every row kept: {', '.join(dups[:3])}"
-              + (" ..." if len(dups) > 3 else ""), file=sys.stderr)
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -147,8 +113,6 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
     from ..metrics import get_metric
 
     if not args.pairs.is_file():
@@ -165,43 +129,13 @@ def cmd_score(args: argparse.Namespace) -> int:
         raise UserError("--metric needs at least one metric name")
     opts = _options(args)
     metrics = [get_metric(n, **opts) for n in names]
-    langs = [row.get("lang") or args.lang or "python" for row in rows]
-    groups: dict[str, list[int]] = {}
-    for i, lang in enumerate(langs):
-        groups.setdefault(lang, []).append(i)
-    meta: dict[str, Any] = {"input": str(args.pairs), "n": len(rows), "metrics": {}}
-    for name, m in zip(names, metrics, strict=True):
-        vals = [math.nan] * len(rows)
-        bar = tqdm(total=len(rows), desc=m.label, unit="pair", disable=args.no_progress, file=sys.stderr)
-        try:
-            for lang, idx in groups.items():
-                out = m.score(
-                    [refs[i] for i in idx],
-                    [cands[i] for i in idx],
-                    lang,
-                    ids=[ids[i] for i in idx],
-                    cache=not args.no_cache,
-                    progress=bar.update,
-                )
-                for i, v in zip(idx, out, strict=True):
-                    vals[i] = float(v)
-        finally:
-            bar.close()
-        for row, v in zip(rows, vals, strict=True):
-            row[name] = None if math.isnan(v) else v
-        meta["metrics"][name] = m.describe() | {k: str(v) for k, v in _describe_extra(m).items()}
+    described = score_rows(rows, refs, cands, ids, names, metrics, lang=args.lang, cache=not args.no_cache,
+                           progress=not args.no_progress)
+    meta = {"input": str(args.pairs), "n": len(rows), "metrics": described}
     write_jsonl(args.out, rows)
     write_json(Path(str(args.out) + ".meta.json"), meta)
     print(f"wrote {len(rows)} rows with {', '.join(names)} to {args.out}", file=sys.stderr)
     return 0
-
-
-def _describe_extra(m: Any) -> dict[str, Any]:
-    extra = {}
-    for attr in ("mode", "component", "num_layers", "encoder", "k"):
-        if hasattr(m, attr):
-            extra[attr] = getattr(m, attr)
-    return extra
 
 
 def cmd_codescore_train(args: argparse.Namespace) -> int:
@@ -231,12 +165,7 @@ def cmd_codescore_base(args: argparse.Namespace) -> int:
 
     prof = profiles.get(args.profile)
     jobs = args.jobs or os.cpu_count() or 1
-    pairs, dropped = training.base_pairs(prof, args.seed, jobs, progress=not args.no_progress)
-    model = training.train_model(pairs, args.seed)
-    record = {"profile": args.profile, "seed": args.seed, "content_hash": model.content_hash,
-              "model_dir": str(training.model_path(model)), "train_pairs": len(pairs), "dropped": dict(dropped),
-              "label_mean": round(sum(p["df_score"] for p in pairs) / max(1, len(pairs)), 4),
-              "label": "CodeScore-style (retrained): a substitute for CodeScore"}
+    record = training.base_record(prof, args.seed, jobs, progress=not args.no_progress)
     write_json(args.out, record)
     print(json.dumps(record, indent=2))
     return 0

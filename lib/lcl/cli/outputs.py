@@ -5,8 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from .. import findings, outputs, paths, report, sources, verify
-from ..errors import UserError
+from .. import findings, paths, report, sources, verify
 from .common import add_run_options, profile_from_env
 
 
@@ -41,14 +40,8 @@ def cmd_verify(args: argparse.Namespace) -> int:
 
 
 def cmd_findings(args: argparse.Namespace) -> int:
-    directory = paths.tables()
-    table = findings.collect(directory)
-    if table.empty:
-        raise UserError(f"{directory}: no {findings.PART_PREFIX}*.csv yet; run notebooks 09-11 first (make all)")
-    outputs.save_table(table, "findings", profile=args.profile, seed=args.seed, directory=directory,
-                       title="Findings beyond the paper (notebooks 09-11)",
-                       notes=["Each statement is computed from the value beside it; intervals are 95%."])
-    print(f"wrote {directory / 'findings.csv'} ({len(table)} findings)")
+    path, table = findings.write_joined(args.profile, args.seed)
+    print(f"wrote {path} ({len(table)} findings)")
     return 0
 
 
