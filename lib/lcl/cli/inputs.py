@@ -16,7 +16,6 @@ import sys
 from collections import Counter
 
 from .. import task_specs as store
-from ..errors import UserError
 from ..inputs.generate import generate
 from ..inputs.quality import measure
 from ..inputs.spec import Spec, dumps, load
@@ -29,21 +28,10 @@ def _spec(args: argparse.Namespace) -> Spec:
 
 
 def cmd_inputs_draft(args: argparse.Namespace) -> int:
-    spec = store.infer(args.task)
     if args.write:
-        path = store.reviewed_path(args.task)
-        if path.exists() and not args.force:
-            raise UserError(f"{path} exists (a reviewed spec); use --force to overwrite it")
-        spec.origin, spec.notes = "reviewed", "draft from inference; review pending: " + spec.notes
-        try:
-            text = dumps(spec)
-        except TypeError as exc:
-            raise UserError(f"{args.task}: its seed inputs hold values JSON cannot represent ({exc}); "
-                            "write this spec by hand") from None
-        write_text(path, text)
-        print(f"wrote {path}")
+        print(f"wrote {store.write_draft(args.task, args.force)}")
     else:
-        print(dumps(spec, strict=False), end="")
+        print(dumps(store.infer(args.task), strict=False), end="")
     return 0
 
 
