@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from lcl.cli.fuzz import register
 from lcl.errors import UserError
 from lcl.fuzz import Settings, batch
-from lcl.fuzz.cli import register
 from lcl.fuzz.store import ResultStore
 
 ROOT = Path(__file__).resolve().parents[1]

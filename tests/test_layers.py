@@ -38,7 +38,7 @@ LAYER_OF = {
     "lcl.claims": "report", "lcl.conclusions": "report", "lcl.reasons": "report",
     "lcl.findings": "report", "lcl.outputs": "report", "lcl.runner": "report", "lcl.report": "report",
     "lcl.verify": "report", "lcl.pipeline": "report",
-    "lcl.cli": "cli", "lcl.cli_variants": "cli", "lcl.fuzz.cli": "cli", "lcl.inputs.cli": "cli", "lcl.metrics.cli": "cli",
+    "lcl.cli": "cli",
 }
 
 

@@ -97,7 +97,7 @@ def test_codescore_style_full_mode_smoke(tmp_path: Path) -> None:
 def test_codescore_style_through_cli(tmp_path: Path) -> None:
     import argparse
 
-    from lcl.metrics import cli as metrics_cli
+    from lcl.cli import metrics as metrics_cli
 
     def run(argv: list[str]) -> int:
         parser = argparse.ArgumentParser(prog="lcl")

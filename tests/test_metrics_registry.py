@@ -12,8 +12,8 @@ import numpy as np
 import pytest
 
 from lcl import metrics
+from lcl.cli import metrics as metrics_cli
 from lcl.errors import UserError
-from lcl.metrics import cli as metrics_cli
 from lcl.metrics.base import MetricWarning
 from lcl.metrics.cache import ScoreCache
 

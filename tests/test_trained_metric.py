@@ -13,6 +13,7 @@ import pytest
 
 from lcl import cli, metrics, paths
 from lcl import trained_metric as tm
+from lcl.cli.metrics import cmd_local_trained
 from lcl.errors import UserError
 from lcl.metrics.codescore_style import CodeScoreStyle, TrainConfig, TrainPair, train
 from lcl.metrics.local_trained import LABEL, LocalTrained
@@ -158,7 +159,7 @@ def test_task_traits_and_errors() -> None:
 def test_training_command_is_registered() -> None:
     parser = cli.build_parser()
     args = parser.parse_args(["local-trained", "--profile", "smoke", "--seed", "3"])
-    assert args.func is tm._cmd_train and args.profile == "smoke" and args.seed == 3
+    assert args.func is cmd_local_trained and args.profile == "smoke" and args.seed == 3
 
 
 def test_model_card_is_written_from_the_numbers() -> None:

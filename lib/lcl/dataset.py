@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache, partial
 from typing import Any
 
-from . import cache, claim_links, curation, loaders, paths, profiles, seeds
+from . import cache, claim_links, curation, loaders, paths, seeds
 from .claim_links import Derived, Link
 from .profiles import Profile
 from .records import Task
@@ -637,93 +637,6 @@ def load_published() -> list[dict[str, Any]]:
 
     path = published_path()
     return read_jsonl(path) if path.exists() else []
-
-
-# ----------------------------------------------------------------------------- CLI
-def cmd_label(args: Any) -> int:
-    """``lcl variants label``: Step III for a profile's candidates, outside the notebook."""
-    from .errors import UserError
-
-    profile = profiles.from_args(args)
-    unknown = [b for b in args.benchmark if b not in loaders.BENCHMARKS]
-    if unknown:
-        raise UserError(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(loaders.BENCHMARKS)}")
-    tasks = [t for t in selected_tasks(profile) if not args.benchmark or t.benchmark in args.benchmark]
-    if not tasks:
-        raise UserError("no selected task is available (see `lcl data status`)")
-    ledger = Ledger()
-    rows = candidates(tasks, profile, args.seed, ledger)
-    if args.kind:
-        rows = [r for r in rows if r["variant_type"] == args.kind]
-    if args.status:
-        return _print_status(rows, label_status(rows, profile, args.seed), profile.name, len(tasks))
-    if args.recheck is not None:
-        return _print_recheck(recheck(rows, profile, args.seed, args.recheck, args.jobs, progress=not args.no_progress))
-    results = label(rows, profile, args.seed, args.jobs, progress=not args.no_progress)
-    summary: Counter = Counter()
-    for row, res in zip(rows, results):
-        df = res.get("df_score")
-        what = ("cannot be fuzzed" if res.get("error") or df is None else "excluded (df = -1)" if df < 0
-                else "df = 1" if df >= 1 else "df = 0" if df == 0 else "0 < df < 1")
-        summary[(row["benchmark"], row["variant_type"], what)] += 1
-    print(f"{len(rows)} candidates of {len(tasks)} tasks labelled (profile {profile.name}, seed {args.seed}); "
-          "the 02_variants notebook finds them in the result store")
-    for (bench, vtype, what), n in sorted(summary.items()):
-        print(f"  {bench:<10} {vtype:<4} {what:<20} {n:>6}")
-    kept = assemble([r for r in rows if r["variant_type"] == "OPT"], results, Ledger())  # SurfaceSim of OPT only
-    if kept:
-        print("kept optimised variants (df_score = 1):")
-        print(opt_by_generator(kept).to_string(index=False))
-        d = dfs_target(kept)
-        if d["pairs"]:
-            print(f"DFS target for the rewriter's variants (mean SurfaceSim <= {DFS_MAX_SURFACE_SIM} with mean "
-                  f"df_score >= {DFS_MIN_DF}): {d['pairs']} pairs, {d['mean_surface_sim']:.3f} and "
-                  f"{d['mean_df_score']:.3f}: {'met' if d['met'] else 'not met'}")
-    return 0
-
-
-def _print_recheck(rows: list[dict[str, Any]]) -> int:
-    """``lcl variants label --recheck K``: stored vs freshly fuzzed labels; 1 if any df differs."""
-    if not rows:
-        print("nothing to recheck: no candidate of this selection is labelled yet")
-        return 0
-    same = sum(r["identical"] for r in rows)
-    diffs = [abs(r["stored_df"] - r["fresh_df"]) for r in rows
-             if r["stored_df"] is not None and r["fresh_df"] is not None]
-    print(f"{len(rows)} labelled pair(s) fuzzed again from scratch: {same} identical (df_score and every run), "
-          f"max |stored - fresh| df_score = {max(diffs, default=0.0):.4f}")
-    for r in rows:
-        if not r["identical"]:
-            print(f"  {r['id']}: stored {r['stored_df']} {r['stored_runs']}, fresh {r['fresh_df']} {r['fresh_runs']}")
-    return 0 if all(r["stored_df"] == r["fresh_df"] for r in rows) else 1
-
-
-def _print_status(rows: list[dict[str, Any]], status: dict[str, bool | None], profile: str, n_tasks: int) -> int:
-    """``lcl variants label --status``: labelled / to fuzz / cannot be fuzzed, per benchmark and kind."""
-    import pandas as pd
-
-    from . import label_archive as archive
-    from .fuzz.store import default_path
-
-    what = {True: "labelled", False: "to fuzz", None: "cannot be fuzzed"}
-    t = pd.DataFrame([{"benchmark": r["benchmark"], "kind": r["variant_type"], "state": what[status[r["id"]]]}
-                      for r in rows])
-    table = (t.groupby(["benchmark", "kind", "state"]).size().unstack("state", fill_value=0)
-             .reindex(columns=list(what.values()), fill_value=0))
-    table["candidates"] = table.sum(axis=1)
-    table.loc[("all", ""), :] = table.sum()
-    done, todo = int(table.loc[("all", ""), "labelled"]), int(table.loc[("all", ""), "to fuzz"])
-    print(f"profile {profile}: {len(rows)} candidates of {n_tasks} tasks, {done} labelled "
-          f"({100 * done / max(1, len(rows)):.1f}%) in {default_path()}")
-    print(table.astype(int).to_string())
-    folder = archive.default_dir()
-    print(f"label archive: {'off (LCL_LABEL_ARCHIVE)' if folder is None else folder}"
-          + ("" if folder is None else f", {archive.size(folder)} results merged into the store"))
-    print("nothing left to fuzz" if not todo else
-          f"{todo} to fuzz: lcl variants label --profile {profile} (resumable; interrupt it freely)")
-    return 0
-
-
 
 
 # ============================================================================ optimised sources

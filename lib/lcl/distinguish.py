@@ -32,7 +32,6 @@ index it per repetition (:func:`repetition_scores`).
 from __future__ import annotations
 
 import random
-import sys
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -446,46 +445,6 @@ def repetition_pools(profile: Profile, seed: int, jobs: int, n: int, k: int, pop
         pools.append(pool)
         ledgers.append(counts)
     return pools, ledgers
-
-
-def _print_counts(counts: Counter) -> None:
-    width = max(map(len, counts), default=0)
-    for what, c in counts.items():
-        print(f"  {what:<{width}}  {c:>6}")
-
-
-def cmd_pool(args: Any) -> int:
-    """``lcl variants pool``: every repetition's df = 0 mutants of a profile outside Jupyter, for
-    both populations, exactly as the 04 notebook draws them (same candidates, orders, screen,
-    target and seed), so the notebook then finds every label in the fuzz result store. Resumable
-    like every batch. Without PIE (registry-only data) it says so and exits 0, as the notebook
-    skips RQ2, so ``make labels`` goes on with the stages that can run."""
-    from . import loaders, profiles
-
-    profile = profiles.from_args(args)
-    if not loaders.benchmark_available("PIE"):
-        print("RQ2 pool skipped: PIE is not available here (it comes from the data mirror; see `lcl data status`)",
-              file=sys.stderr)
-        return 0
-    n, k = profile.rq2_pairs, profile.rq2_repetitions
-    for population in POPULATIONS:
-        for r in range(k):
-            order = repetition_seed(args.seed, r)
-            head = f"RQ2 mutants ({population}, repetition {r}, profile {profile.name}, seed {args.seed})"
-            if getattr(args, "status", False):
-                state, complete = pool_status(profile, args.seed, n, order, population)
-                _print_counts(state)
-                print(f"{head}: {state['of which df_score = 0']} with df_score = 0 stored, target {n}; " +
-                      ("nothing left to fuzz" if complete else
-                       f"resume with: lcl variants pool --profile {profile.name} (interrupt it freely)"))
-                continue
-            pool, counts = mutant_pool(profile, args.seed, args.jobs, progress=not args.no_progress, target=n,
-                                       order_seed=order, population=population)
-            _print_counts(counts)
-            print(f"{head}: {len(pool)} of {n} mutants with df_score = 0"
-                  f"{'' if len(pool) >= n else ' (candidates ran out before the target)'}")
-    print("the 04 notebook finds these labels in the result store")
-    return 0
 
 
 #: screen candidates by their first run only from this R on (see :func:`mutant_pool`)

@@ -13,7 +13,6 @@ the Makefile that ``make verify`` compares like any table.
 
 from __future__ import annotations
 
-import argparse
 import math
 from collections.abc import Iterable, Sequence
 from dataclasses import asdict, dataclass
@@ -100,22 +99,14 @@ def collect(directory: Path | None = None) -> pd.DataFrame:
     return table
 
 
-def _cmd_findings(args: argparse.Namespace) -> int:
-    directory = paths.tables()
+def write_joined(profile: str, seed: int | None, directory: Path | None = None) -> tuple[Path, pd.DataFrame]:
+    """Join the parts under ``directory`` (:func:`collect`) into ``findings.csv`` (and ``.md``)
+    there; returns its path and the table. No part yet is a :class:`~lcl.errors.UserError`."""
+    directory = directory or paths.tables()
     table = collect(directory)
     if table.empty:
         raise UserError(f"{directory}: no {PART_PREFIX}*.csv yet; run notebooks 09-11 first (make all)")
-    outputs.save_table(table, "findings", profile=args.profile, seed=args.seed, directory=directory,
+    outputs.save_table(table, "findings", profile=profile, seed=seed, directory=directory,
                        title="Findings beyond the paper (notebooks 09-11)",
                        notes=["Each statement is computed from the value beside it; intervals are 95%."])
-    print(f"wrote {directory / 'findings.csv'} ({len(table)} findings)")
-    return 0
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("findings", help="join the findings of notebooks 09-11 into tables/findings.csv",
-                       description="Join tables/findings_<notebook>.csv (written by notebooks 09-11) into "
-                                   "tables/findings.csv, checking columns and unique ids.")
-    p.add_argument("--profile", default="full", choices=("full", "quick", "smoke"))
-    p.add_argument("--seed", type=int, default=20250101)
-    p.set_defaults(func=_cmd_findings)
+    return directory / "findings.csv", table

@@ -5,7 +5,6 @@ parameters cell never holds derived values."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any
 
 
 @dataclass(frozen=True)
@@ -64,22 +63,3 @@ def get(name: str) -> Profile:
 
 #: the notebooks' base seed (the Makefile's SEED default)
 DEFAULT_SEED = 20250101
-
-
-def add_cli_options(parser: Any) -> None:
-    """``--profile``, ``--seed``, ``--jobs`` and ``--no-progress``, as every command that runs a
-    notebook's stage outside Jupyter takes them (read back with :func:`from_args`)."""
-    parser.add_argument("--profile", default="full", help=f"{' | '.join(PROFILES)} (default: %(default)s)")
-    parser.add_argument("--seed", type=int, default=DEFAULT_SEED, help="base seed, as the notebooks' (default: %(default)s)")
-    parser.add_argument("--jobs", type=int, default=2, help="pairs fuzzed at a time (default: %(default)s)")
-    parser.add_argument("--no-progress", action="store_true", help="no progress bars")
-
-
-def from_args(args: Any) -> Profile:
-    """The profile ``args.profile`` names; an unknown name is a :class:`~lcl.errors.UserError`."""
-    from .errors import UserError
-
-    try:
-        return get(args.profile)
-    except ValueError as exc:
-        raise UserError(str(exc)) from None

@@ -9,13 +9,12 @@ substitutes in one box; then the notebooks, their outputs grouped by the noteboo
 
 from __future__ import annotations
 
-import argparse
 import html
 import json
 import os
 from pathlib import Path
 
-from . import paths, profiles, sources
+from . import paths, sources
 from .io import write_text
 
 #: the paper's figures: our regenerated output and the paper's caption (the paper's image is shown
@@ -203,20 +202,3 @@ def linked_files(index: Path) -> list[Path]:
 
     _P().feed(index.read_text())
     return [(index.parent / link).resolve() for link in links]
-
-
-def _cmd_report(args: argparse.Namespace) -> int:
-    index = build_index(args.profile)
-    missing = [p for p in linked_files(index) if not p.exists()]
-    print(f"report: {index}")
-    if missing:
-        print("missing linked files:\n  " + "\n  ".join(map(str, missing)))
-        return 1
-    return 0
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("report", help="render executed notebooks to HTML with an index page",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--profile", default=os.environ.get("LCL_PROFILE", "full"), choices=sorted(profiles.PROFILES))
-    p.set_defaults(func=_cmd_report)

@@ -10,7 +10,6 @@ notebook, so Make reruns it. Wall times are appended to ``build/notebooks/<profi
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import shutil
@@ -88,34 +87,6 @@ def _record_timing(path: Path, name: str, seconds: float) -> None:
     timings = json.loads(path.read_text()) if path.exists() else {}
     timings[name] = round(seconds, 1)
     write_json(path, timings)
-
-
-def _cmd_run(args: argparse.Namespace) -> int:
-    names = available_notebooks() if args.name == ["all"] else args.name
-    for name in names:
-        out = run(name, profile=args.profile, seed=args.seed, jobs=args.jobs, progress=not args.quiet)
-        print(f"executed {name} -> {out.relative_to(paths.root()) if out.is_relative_to(paths.root()) else out}")
-    return 0
-
-
-def _cmd_list(args: argparse.Namespace) -> int:
-    print("\n".join(available_notebooks()))
-    return 0
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("notebook", help="execute numbered notebooks with papermill",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    nsub = p.add_subparsers(dest="nb_command", metavar="ACTION", required=True)
-    r = nsub.add_parser("run", help="execute notebooks into build/notebooks/<profile>/")
-    r.add_argument("name", nargs="+", help="notebook names such as 00_data, or 'all'")
-    r.add_argument("--profile", default=os.environ.get("LCL_PROFILE", "full"), choices=sorted(profiles.PROFILES))
-    r.add_argument("--seed", type=int, default=20250101, help="base seed recorded in every output (default: %(default)s)")
-    r.add_argument("--jobs", type=int, default=int(os.environ.get("LCL_JOBS", "2")), help="parallel workers inside notebooks")
-    r.add_argument("--quiet", action="store_true", help="no progress bar")
-    r.set_defaults(func=_cmd_run)
-    ls = nsub.add_parser("list", help="list the notebooks")
-    ls.set_defaults(func=_cmd_list)
 
 
 if __name__ == "__main__":  # pragma: no cover

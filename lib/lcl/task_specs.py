@@ -105,6 +105,23 @@ def infer(uid: str) -> Spec:
     return infer_program(uid, seeds)
 
 
+def write_draft(uid: str, force: bool = False) -> Path:
+    """Start the reviewed spec of ``uid`` from its inferred draft (:func:`infer`), marked as pending
+    review; returns its path. An existing reviewed spec is kept unless ``force``."""
+    spec = infer(uid)
+    path = reviewed_path(uid)
+    if path.exists() and not force:
+        raise UserError(f"{path} exists (a reviewed spec); use --force to overwrite it")
+    spec.origin, spec.notes = "reviewed", "draft from inference; review pending: " + spec.notes
+    try:
+        text = dumps(spec)
+    except TypeError as exc:
+        raise UserError(f"{uid}: its seed inputs hold values JSON cannot represent ({exc}); "
+                        "write this spec by hand") from None
+    write_text(path, text)
+    return path
+
+
 def spec_for(uid: str) -> Spec:
     """The reviewed spec of ``uid`` if committed, else the (cached) inferred draft."""
     rp = reviewed_path(uid)

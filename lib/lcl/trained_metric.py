@@ -321,28 +321,3 @@ def model_card(released: Released, profile: str, evaluation: pd.DataFrame, cost:
               "it was trained on. Not a replacement for running tests.", "",
               f"**Use.** `lcl score --metric local_trained --profile {profile} PAIRS.jsonl -o OUT.jsonl`.", ""]
     return "\n".join(lines)
-
-
-# ----------------------------------------------------------------------------- command line
-def _cmd_train(args: Any) -> int:
-    from . import profiles
-    from .errors import UserError
-
-    released = released_for(profiles.from_args(args), args.seed, args.jobs, progress=not args.no_progress)
-    if released is None:
-        raise UserError(f"profile {args.profile}: too few LoCaL training pairs for the local_trained model")
-    where = export(released.model, args.profile)
-    print(f"local_trained ({LABEL}): {len(released.train_rows)} training pairs, "
-          f"{released.model.train_seconds} s, written to {where}; its evaluation and model card: notebook 11")
-    return 0
-
-
-def register(sub: Any) -> None:
-    from . import profiles
-
-    p = sub.add_parser("local-trained", help="train (or reuse) the local_trained metric's model and install it",
-                       description="Train the model 'lcl score --metric local_trained' reads: RQ5's model at "
-                                   "p = 100 (LoCaL pairs only, PIE held out; cached when notebook 07 has run), "
-                                   "copied to build/models/PROFILE/local_trained.")
-    profiles.add_cli_options(p)
-    p.set_defaults(func=_cmd_train)

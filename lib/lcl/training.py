@@ -155,6 +155,18 @@ def base_model(profile: Profile, seed: int, jobs: int, progress: bool = True) ->
     return train_model(pairs, seed)
 
 
+def base_record(profile: Profile, seed: int, jobs: int, progress: bool = True) -> dict[str, Any]:
+    """CodeScore_base built as :func:`base_model` does, described for ``lcl codescore-base``: the
+    model's directory and content hash, the training pairs, the dropped candidates per reason and
+    the mean label."""
+    pairs, dropped = base_pairs(profile, seed, jobs, progress=progress)
+    model = train_model(pairs, seed)
+    return {"profile": profile.name, "seed": seed, "content_hash": model.content_hash,
+            "model_dir": str(model_path(model)), "train_pairs": len(pairs), "dropped": dict(dropped),
+            "label_mean": round(sum(p["df_score"] for p in pairs) / max(1, len(pairs)), 4),
+            "label": "CodeScore-style (retrained): a substitute for CodeScore"}
+
+
 # ------------------------------------------------------------------- RQ5 (Section 4.7)
 # Paper Section 4.7.1: keep the training size fixed, replace p% of the base training pairs
 # with LoCaL pairs (p = 0, 10, ..., 100), hold LoCaL's PIE pairs out for testing, train five

@@ -9,9 +9,7 @@ them (review the diff before committing it).
 
 from __future__ import annotations
 
-import argparse
 import math
-import os
 import shutil
 import tomllib
 from dataclasses import dataclass
@@ -19,7 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from . import paths, profiles, sources
+from . import paths
 from .errors import UserError
 
 
@@ -105,31 +103,3 @@ def record(profile: str, only: list[str] | None = None) -> list[Path]:
         shutil.copyfile(table, exp / table.name)
         out.append(exp / table.name)
     return out
-
-
-def _cmd_verify(args: argparse.Namespace) -> int:
-    if args.record:
-        for p in record(args.profile, [n.strip() for n in args.only.split(",") if n.strip()] if args.only else None):
-            print(f"recorded {p.relative_to(paths.root())}")
-        return 0
-    checked, mismatches, missing = verify(args.profile)
-    skipped = sorted(sources.status().get("skipped", {}))
-    if skipped:
-        print(f"note: sources {', '.join(skipped)} were skipped; the reference outputs were recorded with "
-              "every source available, so tables built from them are expected to differ")
-    for m in mismatches[:50]:
-        print(f"MISMATCH {m.table} row {m.row} [{m.column}]: expected {m.expected!r}, got {m.got!r}")
-    for name in missing:
-        print(f"MISSING  {name}: not regenerated (run `make all PROFILE={args.profile}`)")
-    print(f"verify ({args.profile}): {len(checked)} tables checked, {len(mismatches)} mismatching cells, "
-          f"{len(missing)} missing")
-    return 1 if mismatches or missing else 0
-
-
-def register(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser("verify", help="compare regenerated tables with recorded reference outputs",
-                       description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("--profile", default=os.environ.get("LCL_PROFILE", "full"), choices=sorted(profiles.PROFILES))
-    p.add_argument("--record", action="store_true", help="record the current tables as the reference")
-    p.add_argument("--only", default="", help="with --record: comma-separated table names to record")
-    p.set_defaults(func=_cmd_verify)

@@ -57,13 +57,11 @@ two sides. The rule is applied by a harness appended to each unit only when it r
 Modules, in pipeline order: :mod:`.extraction` (step 1), :mod:`.families` (step 2's rules and
 the harness), :mod:`.domains` (the input domains), :mod:`.clustering` (steps 2-4: candidates,
 fingerprints, clusters), :mod:`.pairs` (step 5, :func:`build` and the reports), :mod:`.caps`
-(how much of it a profile does). Everything public is importable from this package, which also
-holds the command line (:func:`cmd_clones`).
+(how much of it a profile does). Everything public is importable from this package; the command
+line, ``lcl variants clones``, is in :mod:`lcl.cli.variants`.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from .caps import CAPS, Caps, caps_for
 from .clustering import (
@@ -106,7 +104,6 @@ __all__ = [
     "clones_root",
     "cluster",
     "cluster_table",
-    "cmd_clones",
     "extract",
     "fingerprint_all",
     "generate",
@@ -116,32 +113,3 @@ __all__ = [
     "resolve_clone",
     "summary",
 ]
-
-
-# The command line sits here, not in .pairs, so that it calls ``build`` through this package's
-# namespace: replacing ``lcl.clones.build`` (as the command's test does) then takes effect.
-def cmd_clones(args: Any) -> int:
-    """``lcl variants clones``: the human-written DFS (CLONE) pairs of a profile outside Jupyter,
-    exactly as the 02 notebook builds them (same functions, clusters, pairs and seed), so the
-    notebook then finds every fingerprint and label in the fuzz result store. Resumable: finished
-    pairs are stored one by one."""
-    from .. import profiles
-    from ..dataset import Ledger
-
-    profile = profiles.from_args(args)
-    ledger = Ledger()
-    pairs, clusters = build(profile, args.seed, args.jobs, ledger, progress=not args.no_progress)
-    s = summary(clusters, pairs)
-
-    def mean(v: float | None) -> str:
-        return "n/a" if v is None else f"{v:.3f}"
-
-    print(f"CLONE pairs (profile {profile.name}, seed {args.seed}): {s['clusters']} clusters of {s['functions']} "
-          f"functions -> {s['pairs']} labelled pairs ({s['cross_package_pairs']} cross-package), mean SurfaceSim "
-          f"{mean(s['mean_surface_sim'])}, mean df_score {mean(s['mean_df_score'])}; "
-          "the 02_variants notebook finds them in the result store")
-    rows = ledger.to_rows()
-    width = max((len(r["what"]) for r in rows), default=0)
-    for r in rows:
-        print(f"  {r['stage']:<9} {r['what']:<{width}}  {r['count']:>6}")
-    return 0

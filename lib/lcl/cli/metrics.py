@@ -1,4 +1,6 @@
-"""``lcl score`` (score pair files with any metrics) and ``lcl codescore-train``.
+"""``lcl score`` (score pair files with any metrics, :mod:`lcl.metrics.pair_files`), ``lcl codescore-train``
+(train the CodeScore-style metric), ``lcl codescore-base`` (CodeScore_base, :mod:`lcl.training`)
+and ``lcl local-trained`` (the LoCaL-trained metric's model, :mod:`lcl.trained_metric`).
 
     lcl score --metric codebleu,crystalbleu PAIRS.jsonl --out SCORED.jsonl
 
@@ -13,13 +15,14 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import sys
 from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
 from ..io import read_jsonl, write_json, write_jsonl
+from ..metrics.pair_files import pair_code, score_rows
+from .common import add_run_options, profile_of
 
 
 def register(subparsers: Any) -> None:
@@ -36,7 +39,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--out", "-o", type=Path, required=True, help="output JSONL (input rows + one field per metric)")
     p.add_argument("--lang", default=None, choices=["python", "java"], help="language when rows carry no 'lang' (default python)")
     p.add_argument("--no-cache", action="store_true", help="recompute instead of reading the score cache")
-    p.add_argument("--no-progress", action="store_true", help="no progress bar")
+    add_run_options(p, profile=False, seed=False, jobs=False, progress={"help": "no progress bar"})
     p.add_argument("--encoder", default=None, help="codebertscore: local encoder dir (default: shipped MiniLM, a substitute)")
     p.add_argument("--num-layers", type=int, default=None, help="codebertscore: encoder layer to use")
     p.add_argument("--component", default=None, choices=["P", "R", "F1", "F3"], help="codebertscore component (default F1)")
@@ -45,9 +48,9 @@ def register(subparsers: Any) -> None:
     p.add_argument("--workers", type=int, default=None, help="worker processes for codebleu / surface_sim_tree")
     p.add_argument("--local-trained-model", default=None,
                    help="local_trained: model dir (default build/models/PROFILE/local_trained)")
-    p.add_argument("--profile", default=None,
-                   help="local_trained: the run profile whose model to use (default $LCL_PROFILE, else full)")
-    p.set_defaults(func=run_score)
+    add_run_options(p, seed=False, jobs=False, progress=False, profile={
+        "default": None, "help": "local_trained: the run profile whose model to use (default $LCL_PROFILE, else full)"})
+    p.set_defaults(func=cmd_score)
 
     t = subparsers.add_parser(
         "codescore-train",
@@ -57,11 +60,11 @@ def register(subparsers: Any) -> None:
     t.add_argument("pairs", type=Path, help="training JSONL (our pair format or LoCaL format)")
     t.add_argument("--exclude", type=Path, action="append", default=[], help="JSONL of evaluation pairs that must not be trained on")
     t.add_argument("--mode", choices=["fast", "full"], default="fast")
-    t.add_argument("--seed", type=int, default=0)
+    add_run_options(t, profile=False, seed={"default": 0}, jobs=False, progress=False)
     t.add_argument("--epochs", type=int, default=None)
     t.add_argument("--encoder", default=None, help="local encoder dir (default: shipped MiniLM)")
     t.add_argument("--out", type=Path, default=None, help="parent dir of the model (default build/models/codescore_style)")
-    t.set_defaults(func=run_train)
+    t.set_defaults(func=cmd_codescore_train)
 
     b = subparsers.add_parser(
         "codescore-base",
@@ -72,55 +75,28 @@ def register(subparsers: Any) -> None:
             "differential fuzzing (resumable), a model is trained (cached) and a JSON record of it is written."
         ),
     )
-    b.add_argument("--profile", default="full", help="run profile (full | quick | smoke)")
-    b.add_argument("--seed", type=int, default=20250101)
-    b.add_argument("--jobs", type=int, default=None, help="fuzzing worker processes (default: CPU count)")
+    add_run_options(b, profile={"default": "full", "help": "run profile (full | quick | smoke)"},
+                    seed={"default": 20250101},
+                    jobs={"default": None, "help": "fuzzing worker processes (default: CPU count)"}, progress=False)
     b.add_argument("--out", type=Path, required=True, help="JSON record: model directory, content hash, training counts")
-    b.add_argument("--no-progress", action="store_true")
-    b.set_defaults(func=run_base)
+    add_run_options(b, profile=False, seed=False, jobs=False, progress={})
+    b.set_defaults(func=cmd_codescore_base)
+
+    lt = subparsers.add_parser("local-trained", help="train (or reuse) the local_trained metric's model and install it",
+                               description="Train the model 'lcl score --metric local_trained' reads: RQ5's model at "
+                                           "p = 100 (LoCaL pairs only, PIE held out; cached when notebook 07 has run), "
+                                           "copied to build/models/PROFILE/local_trained.")
+    add_run_options(lt)
+    lt.set_defaults(func=cmd_local_trained)
 
 
 def _pairs(rows: list[dict[str, Any]], path: Path, by_id: bool = False) -> tuple[list[str], list[str], list[str]]:
-    """Code and ids of the rows. ``by_id``: a metric matches rows by id (``external:``), so
-    every row needs its own id; otherwise rows without one are numbered, and said so."""
-    if not rows:
-        raise UserError(f"{path}: no pairs (the file is empty)")
-    refs, cands, ids = [], [], []
-    for i, row in enumerate(rows, 1):
-        if not isinstance(row, dict):
-            raise UserError(f"{path}: row {i} is not a JSON object (got {json.dumps(row)[:60]})")
-        ref = row.get("reference", row.get("golden_code"))
-        cand = row.get("candidate", row.get("generated_code"))
-        if not isinstance(ref, str) or not isinstance(cand, str):
-            raise UserError(
-                f"{path}: row {i} has no reference/candidate code (expected 'reference' and 'candidate', "
-                "or LoCaL's 'golden_code' and 'generated_code')"
-            )
-        refs.append(ref)
-        cands.append(cand)
-        ids.append(str(row.get("id", i)))
-    _check_ids(rows, ids, path, by_id)
+    """Code and ids of the rows (:func:`lcl.metrics.pair_files.pair_code`), its notes on the ids
+    printed to stderr."""
+    refs, cands, ids, notes = pair_code(rows, path, by_id)
+    for note in notes:
+        print(f"lcl score: {note}", file=sys.stderr)
     return refs, cands, ids
-
-
-def _check_ids(rows: list[dict[str, Any]], ids: list[str], path: Path, by_id: bool) -> None:
-    no_id = [i for i, row in enumerate(rows, 1) if row.get("id") is None]
-    seen: dict[str, int] = {}
-    dups = []
-    for i, rid in enumerate(ids, 1):
-        if rid in seen:
-            dups.append(f"{rid!r} (rows {seen[rid]} and {i})")
-        seen.setdefault(rid, i)
-    if by_id and (no_id or dups):
-        what = (f"{len(no_id)} row(s) without an 'id' (first: row {no_id[0]})" if no_id
-                else f"duplicate ids: {', '.join(dups[:3])}")
-        raise UserError(f"{path}: {what}; external: scores are matched by id, so every row needs its own")
-    if no_id:
-        print(f"lcl score: {path}: {len(no_id)} row(s) without an 'id' are identified by their row number",
-              file=sys.stderr)
-    if dups:  # e.g. the published LoCaL release repeats ids: every row is kept and scored
-        print(f"lcl score: {path}: {len(dups)} repeated id(s), every row kept: {', '.join(dups[:3])}"
-              + (" ..." if len(dups) > 3 else ""), file=sys.stderr)
 
 
 def _options(args: argparse.Namespace) -> dict[str, Any]:
@@ -136,10 +112,8 @@ def _options(args: argparse.Namespace) -> dict[str, Any]:
     }
 
 
-def run_score(args: argparse.Namespace) -> int:
-    from tqdm import tqdm
-
-    from . import get_metric
+def cmd_score(args: argparse.Namespace) -> int:
+    from ..metrics import get_metric
 
     if not args.pairs.is_file():
         raise UserError(f"{args.pairs} does not exist")
@@ -155,47 +129,17 @@ def run_score(args: argparse.Namespace) -> int:
         raise UserError("--metric needs at least one metric name")
     opts = _options(args)
     metrics = [get_metric(n, **opts) for n in names]
-    langs = [row.get("lang") or args.lang or "python" for row in rows]
-    groups: dict[str, list[int]] = {}
-    for i, lang in enumerate(langs):
-        groups.setdefault(lang, []).append(i)
-    meta: dict[str, Any] = {"input": str(args.pairs), "n": len(rows), "metrics": {}}
-    for name, m in zip(names, metrics, strict=True):
-        vals = [math.nan] * len(rows)
-        bar = tqdm(total=len(rows), desc=m.label, unit="pair", disable=args.no_progress, file=sys.stderr)
-        try:
-            for lang, idx in groups.items():
-                out = m.score(
-                    [refs[i] for i in idx],
-                    [cands[i] for i in idx],
-                    lang,
-                    ids=[ids[i] for i in idx],
-                    cache=not args.no_cache,
-                    progress=bar.update,
-                )
-                for i, v in zip(idx, out, strict=True):
-                    vals[i] = float(v)
-        finally:
-            bar.close()
-        for row, v in zip(rows, vals, strict=True):
-            row[name] = None if math.isnan(v) else v
-        meta["metrics"][name] = m.describe() | {k: str(v) for k, v in _describe_extra(m).items()}
+    described = score_rows(rows, refs, cands, ids, names, metrics, lang=args.lang, cache=not args.no_cache,
+                           progress=not args.no_progress)
+    meta = {"input": str(args.pairs), "n": len(rows), "metrics": described}
     write_jsonl(args.out, rows)
     write_json(Path(str(args.out) + ".meta.json"), meta)
     print(f"wrote {len(rows)} rows with {', '.join(names)} to {args.out}", file=sys.stderr)
     return 0
 
 
-def _describe_extra(m: Any) -> dict[str, Any]:
-    extra = {}
-    for attr in ("mode", "component", "num_layers", "encoder", "k"):
-        if hasattr(m, attr):
-            extra[attr] = getattr(m, attr)
-    return extra
-
-
-def run_train(args: argparse.Namespace) -> int:
-    from .codescore_style import TrainConfig, pairs_from_rows, train
+def cmd_codescore_train(args: argparse.Namespace) -> int:
+    from ..metrics.codescore_style import TrainConfig, pairs_from_rows, train
 
     rows = read_jsonl(args.pairs)
     pairs = pairs_from_rows(rows)
@@ -214,20 +158,26 @@ def run_train(args: argparse.Namespace) -> int:
     return 0
 
 
-def run_base(args: argparse.Namespace) -> int:
+def cmd_codescore_base(args: argparse.Namespace) -> int:
     import os
 
     from .. import profiles, training
-    from ..io import write_json
 
     prof = profiles.get(args.profile)
     jobs = args.jobs or os.cpu_count() or 1
-    pairs, dropped = training.base_pairs(prof, args.seed, jobs, progress=not args.no_progress)
-    model = training.train_model(pairs, args.seed)
-    record = {"profile": args.profile, "seed": args.seed, "content_hash": model.content_hash,
-              "model_dir": str(training.model_path(model)), "train_pairs": len(pairs), "dropped": dict(dropped),
-              "label_mean": round(sum(p["df_score"] for p in pairs) / max(1, len(pairs)), 4),
-              "label": "CodeScore-style (retrained): a substitute for CodeScore"}
+    record = training.base_record(prof, args.seed, jobs, progress=not args.no_progress)
     write_json(args.out, record)
     print(json.dumps(record, indent=2))
+    return 0
+
+
+def cmd_local_trained(args: argparse.Namespace) -> int:
+    from .. import trained_metric as tm
+
+    released = tm.released_for(profile_of(args), args.seed, args.jobs, progress=not args.no_progress)
+    if released is None:
+        raise UserError(f"profile {args.profile}: too few LoCaL training pairs for the local_trained model")
+    where = tm.export(released.model, args.profile)
+    print(f"local_trained ({tm.LABEL}): {len(released.train_rows)} training pairs, "
+          f"{released.model.train_seconds} s, written to {where}; its evaluation and model card: notebook 11")
     return 0

@@ -15,45 +15,33 @@ import json
 import sys
 from collections import Counter
 
-from .. import profiles
 from .. import task_specs as store
-from ..errors import UserError
+from ..inputs.generate import generate
+from ..inputs.quality import measure
+from ..inputs.spec import Spec, dumps, load
 from ..io import write_text
-from .generate import generate
-from .quality import measure
-from .spec import Spec, dumps, load
+from .common import add_run_options, profile_of
 
 
 def _spec(args: argparse.Namespace) -> Spec:
     return load(args.spec) if getattr(args, "spec", None) else store.spec_for(args.task)
 
 
-def _cmd_draft(args: argparse.Namespace) -> int:
-    spec = store.infer(args.task)
+def cmd_inputs_draft(args: argparse.Namespace) -> int:
     if args.write:
-        path = store.reviewed_path(args.task)
-        if path.exists() and not args.force:
-            raise UserError(f"{path} exists (a reviewed spec); use --force to overwrite it")
-        spec.origin, spec.notes = "reviewed", "draft from inference; review pending: " + spec.notes
-        try:
-            text = dumps(spec)
-        except TypeError as exc:
-            raise UserError(f"{args.task}: its seed inputs hold values JSON cannot represent ({exc}); "
-                            "write this spec by hand") from None
-        write_text(path, text)
-        print(f"wrote {path}")
+        print(f"wrote {store.write_draft(args.task, args.force)}")
     else:
-        print(dumps(spec, strict=False), end="")
+        print(dumps(store.infer(args.task), strict=False), end="")
     return 0
 
 
-def _cmd_sample(args: argparse.Namespace) -> int:
+def cmd_inputs_sample(args: argparse.Namespace) -> int:
     for inp in generate(_spec(args), args.n, args.seed):
         print(json.dumps(inp, default=repr) if not isinstance(inp, str) else inp.rstrip("\n") + "\n---")
     return 0
 
 
-def _cmd_check(args: argparse.Namespace) -> int:
+def cmd_inputs_check(args: argparse.Namespace) -> int:
     spec = _spec(args)
     tasks = store.check_references(args.task, args.max_references)
     worst = 1.0
@@ -73,7 +61,7 @@ def _cmd_check(args: argparse.Namespace) -> int:
     return 0 if worst >= 0.95 else 1
 
 
-def _cmd_status(args: argparse.Namespace) -> int:
+def cmd_inputs_status(args: argparse.Namespace) -> int:
     counts: Counter[tuple[str, str]] = Counter()
     for uid in store.all_spec_uids():
         bench = uid.split("/")[0]
@@ -90,26 +78,23 @@ def _cmd_status(args: argparse.Namespace) -> int:
     return 0
 
 
-def _cmd_agreement(args: argparse.Namespace) -> int:
-    """Item 7 outside Jupyter, exactly as the 01 notebook does it (same pairs, N, R and seed).
+def cmd_inputs_agreement(args: argparse.Namespace) -> int:
+    """The published labels re-derived outside Jupyter by the 01 notebook's stage
+    (:func:`lcl.labels.build_agreement`: same pairs, N, R and seed).
     Without the published labels (registry-only data) it says so and exits 0, as the notebook
     skips them, so ``make labels`` still finishes."""
     import pandas as pd
 
     from .. import labels
 
-    profile = profiles.from_args(args)
-    pairs, unavailable = labels.label_pairs(profile)
+    profile = profile_of(args)
+    rederived, unavailable = labels.build_agreement(profile, args.seed, args.jobs, progress=not args.no_progress)
     for note in unavailable:
         print(note, file=sys.stderr)
-    if not pairs:
+    if rederived is None:
         print("published-label agreement skipped: no published labels here (they come from the data mirror; "
               "see `lcl data status`)", file=sys.stderr)
         return 0
-    s = labels.settings_for(profile)
-    rederived = labels.with_causes(labels.rederive(pairs, n_function=s["n_function"], n_program=s["n_program"],
-                                                   runs=s["runs"], seed=args.seed, jobs=args.jobs,
-                                                   progress=not args.no_progress))
     if args.out:
         print(f"wrote {write_text(args.out, rederived.drop(columns=['counts']).to_csv(index=False))}")
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.precision", 4):
@@ -129,26 +114,26 @@ def register(sub: argparse._SubParsersAction) -> None:
     d.add_argument("task")
     d.add_argument("--write", action="store_true", help="write it to data/constraints/ for review")
     d.add_argument("--force", action="store_true")
-    d.set_defaults(func=_cmd_draft)
-    for name, fn, helptext in (("sample", _cmd_sample, "print generated inputs"),
-                               ("check", _cmd_check, "validity rate and branch coverage of the reference(s)")):
+    d.set_defaults(func=cmd_inputs_draft)
+    for name, fn, helptext in (("sample", cmd_inputs_sample, "print generated inputs"),
+                               ("check", cmd_inputs_check, "validity rate and branch coverage of the reference(s)")):
         c = isub.add_parser(name, help=helptext)
         c.add_argument("task")
         c.add_argument("--spec", help="use this spec file instead of the task's stored one")
         c.add_argument("--n", type=int, default=5 if name == "sample" else 200)
-        c.add_argument("--seed", type=int, default=0)
+        add_run_options(c, profile=False, seed={"default": 0}, jobs=False, progress=False)
         if name == "check":
             c.add_argument("--max-references", type=int, default=5,
                            help="PIE: check at most this many accepted programs of the problem")
         c.set_defaults(func=fn)
     s = isub.add_parser("status", help="how many tasks have reviewed / verified / only inferred specs")
-    s.set_defaults(func=_cmd_status)
+    s.set_defaults(func=cmd_inputs_status)
     a = isub.add_parser("agreement", help="re-derive the published df_score labels and compare (resumable)",
                         description="Fuzz the published LoCaL pairs and the CodeScore_test baseline with our engine "
                                     "and inputs, exactly as the 01 notebook does (same pairs, N, R and seed), and "
                                     "print the MAE and bucket agreement with the authors' labels per set. Results "
                                     "go to the fuzz result store: interrupt it and rerun it freely.",
                         epilog="example: lcl inputs agreement --profile full --jobs 2 --out build/labels.csv")
-    profiles.add_cli_options(a)
+    add_run_options(a)
     a.add_argument("--out", help="also write every pair's row (theirs, ours, buckets, spec) to this CSV")
-    a.set_defaults(func=_cmd_agreement)
+    a.set_defaults(func=cmd_inputs_agreement)

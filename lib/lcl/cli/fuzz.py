@@ -1,4 +1,6 @@
-"""``lcl fuzz pair``, ``lcl fuzz batch`` and ``lcl fuzz archive``."""
+"""``lcl fuzz pair``, ``lcl fuzz batch`` and ``lcl fuzz archive``: differential fuzzing
+(Algorithm 1, :mod:`lcl.fuzz`) of one pair or a file of pairs, and the committed label archive
+(:mod:`lcl.label_archive`)."""
 
 from __future__ import annotations
 
@@ -10,13 +12,15 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
+from .common import add_run_options
 
 
 def _settings_args(p: argparse.ArgumentParser) -> None:
     g = p.add_argument_group("Algorithm 1 settings (defaults: the paper's N, R=5; see docs/FUZZING.md)")
     g.add_argument("--runs", type=int, metavar="R", help="repetitions R (default 5)")
-    g.add_argument("--seed", type=int, default=int(os.environ.get("LCL_SEED", "0") or 0),
-                   help="base seed; run r uses a seed derived from it (default $LCL_SEED or 0)")
+    add_run_options(g, profile=False, jobs=False, progress=False,
+                    seed={"default": int(os.environ.get("LCL_SEED", "0") or 0),
+                          "help": "base seed; run r uses a seed derived from it (default $LCL_SEED or 0)"})
     g.add_argument("--budget", type=float, metavar="T",
                    help="a fixed time budget per run, seconds (default: adaptive, 3 s + 5 x the reference's CPU "
                         "time on the run's inputs, at most 30 s; at least 2 x that time, at most 60 s)")
@@ -39,7 +43,7 @@ def _settings_args(p: argparse.ArgumentParser) -> None:
 def _check_isolation(args: argparse.Namespace) -> None:
     """Start the fork-server now, so that a refused ``--isolation strict`` (or an unusable
     sandbox) is one line before any work, not a traceback after it."""
-    from .sandbox import SandboxError, get_forkserver
+    from ..fuzz.sandbox import SandboxError, get_forkserver
 
     if args.isolation:
         os.environ["LCL_FUZZ_ISOLATION"] = args.isolation  # the batch's local workers inherit it
@@ -50,7 +54,7 @@ def _check_isolation(args: argparse.Namespace) -> None:
 
 
 def _settings(args: argparse.Namespace) -> Any:
-    from .semantics import Settings
+    from ..fuzz.semantics import Settings
 
     kw: dict[str, Any] = {}
     if args.runs is not None:
@@ -94,7 +98,7 @@ def register(subparsers: Any) -> None:
     pp.add_argument("--n", type=int, metavar="N", help="use only the first N inputs")
     pp.add_argument("--json", action="store_true", help="print the full result as JSON (last line)")
     _settings_args(pp)
-    pp.set_defaults(func=cmd_pair)
+    pp.set_defaults(func=cmd_fuzz_pair)
 
     pb = sub.add_parser("batch", help="fuzz many pairs (resumable, local pool or Dask)",
                         description="Fuzz every pair of PAIRS.jsonl. Rows: explicit (id, reference|reference_file, "
@@ -103,7 +107,8 @@ def register(subparsers: Any) -> None:
                                     "in the store; rerunning resumes. RESULTS.jsonl is written atomically at the end.")
     pb.add_argument("pairs", type=Path, metavar="PAIRS.jsonl")
     pb.add_argument("--out", required=True, type=Path, metavar="RESULTS.jsonl")
-    pb.add_argument("--jobs", type=int, default=None, help="pairs fuzzed concurrently (default $JOBS/$LCL_JOBS or 1)")
+    add_run_options(pb, profile=False, seed=False, progress=False,
+                    jobs={"default": None, "help": "pairs fuzzed concurrently (default $JOBS/$LCL_JOBS or 1)"})
     pb.add_argument("--scheduler", metavar="ADDRESS", default=None,
                     help="run on a Dask distributed cluster (default $LCL_DASK_SCHEDULER)")
     pb.add_argument("--store", type=Path, default=None, help="result store (default .cache/fuzz/results.sqlite)")
@@ -112,9 +117,9 @@ def register(subparsers: Any) -> None:
                          "as error rows instead of stopping")
     pb.add_argument("--resolver", metavar="MODULE:FUNCTION", action="append", default=[],
                     help="input resolver for published-format rows (also $LCL_FUZZ_RESOLVER)")
-    pb.add_argument("--no-progress", action="store_true", help="no progress bars")
+    add_run_options(pb, profile=False, seed=False, jobs=False, progress={"help": "no progress bars"})
     _settings_args(pb)
-    pb.set_defaults(func=cmd_batch)
+    pb.set_defaults(func=cmd_fuzz_batch)
 
     pa = sub.add_parser("archive", help="the committed label archive data/labels/ (status, export)",
                         description="Finished results live in the result store (.cache/fuzz/results.sqlite), which "
@@ -125,10 +130,11 @@ def register(subparsers: Any) -> None:
     pa.add_argument("action", nargs="?", choices=("status", "export"), default="status",
                     help="status: rows per shard and engine version, integrity; export: add the store's results "
                          "to the archive (default: %(default)s)")
-    pa.add_argument("--profile", default="full",
-                    help="export only results fuzzed with this profile's N and R (or one run: the RQ2 pool's "
-                         "screen); full | quick | smoke | any (default: %(default)s)")
-    pa.set_defaults(func=cmd_archive)
+    add_run_options(pa, seed=False, jobs=False, progress=False,
+                    profile={"default": "full",
+                             "help": "export only results fuzzed with this profile's N and R (or one run: the RQ2 "
+                                     "pool's screen); full | quick | smoke | any (default: %(default)s)"})
+    pa.set_defaults(func=cmd_fuzz_archive)
 
 
 def _read_code(path: Path, side: str) -> str:
@@ -140,9 +146,9 @@ def _read_code(path: Path, side: str) -> str:
         raise UserError(f"--{side} {path}: cannot read ({exc})") from None
 
 
-def cmd_pair(args: argparse.Namespace) -> int:
-    from .algorithm import check_code, fuzz_pair
-    from .batch import read_inputs_file
+def cmd_fuzz_pair(args: argparse.Namespace) -> int:
+    from ..fuzz.algorithm import check_code, fuzz_pair
+    from ..fuzz.batch import read_inputs_file
 
     s = _settings(args)
     _check_isolation(args)
@@ -167,10 +173,10 @@ def cmd_pair(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_batch(args: argparse.Namespace) -> int:
+def cmd_fuzz_batch(args: argparse.Namespace) -> int:
+    from ..fuzz.batch import load_resolver, results_summary, run_batch
+    from ..fuzz.store import ResultStore
     from ..label_archive import open_store
-    from .batch import load_resolver, results_summary, run_batch
-    from .store import ResultStore
 
     s = _settings(args)
     if args.out.is_dir():  # found now, not after the fuzzing
@@ -201,7 +207,7 @@ def cmd_batch(args: argparse.Namespace) -> int:
     return 0
 
 
-def cmd_archive(args: argparse.Namespace) -> int:
+def cmd_fuzz_archive(args: argparse.Namespace) -> int:
     from .. import label_archive as archive
 
     folder = archive.default_dir()
