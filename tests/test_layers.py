@@ -125,3 +125,71 @@ def test_the_check_sees_an_upward_import_inside_a_function(tmp_path: Path, monke
     monkeypatch.setattr(sys.modules[__name__], "LIB", tmp_path)
     assert imports(pkg / "paths.py") == {"lcl.claims"}
     assert upward_imports() == {("lcl.paths", "lcl.claims")}
+
+
+# ----------------------------------------------------------------------------- the README's picture
+BLURB = {
+    "cli": "the lcl command: one file per command group",
+    "report": "claims, findings, outputs, notebook runner, HTML report, verify",
+    "rq": "one module per research question and per study beyond the paper",
+    "study": "benchmarks, LoCaL assembly, labelling, clones, CodeScore_base, scoring",
+    "engine": "fuzzing (Algorithm 1), inputs, variants, metrics, SurfaceSim, statistics: no benchmark, no paper",
+    "core": "locations, files, caches, provenance, profiles, seeds, records, the paper's numbers",
+}
+FILL = {"cli": "#f2e6ff", "report": "#ffe9d6", "rq": "#fff7cc", "study": "#e3f4e1", "engine": "#dcebfa",
+        "core": "#ececec"}
+
+
+def layer_members() -> dict[str, list[str]]:
+    """Each layer's modules and packages (``fuzz/``), as they stand in ``lib/lcl``."""
+    out: dict[str, list[str]] = {name: [] for name in ORDER}
+    for path in sorted((LIB / "lcl").iterdir()):
+        if path.name.startswith(("_", ".")) or not (path.suffix == ".py" or (path / "__init__.py").exists()):
+            continue
+        name = path.stem + ("/" if path.is_dir() else "")
+        out[layer("lcl." + path.stem)].append(name)
+    return out
+
+
+def _wrap(text: str, width: int) -> list[str]:
+    lines: list[str] = []
+    for word in text.split("  "):
+        if lines and len(lines[-1]) + 2 + len(word) <= width:
+            lines[-1] += "  " + word
+        else:
+            lines.append(word)
+    return lines
+
+
+def layers_svg() -> str:
+    """docs/layers.svg: the layers from the top (cli) down, each with its members; every arrow
+    of the library points down this picture."""
+    width, band, pad = 980, 92, 14
+    rows = []
+    for i, name in enumerate(reversed(ORDER)):
+        y = pad + i * (band + pad)
+        members = "  ".join(layer_members()[name])
+        cut = _wrap(members, 118)
+        rows.append(f'<rect x="60" y="{y}" width="{width - 80}" height="{band}" rx="8" fill="{FILL[name]}" '
+                    f'stroke="#888"/>')
+        rows.append(f'<text x="76" y="{y + 24}" font-size="17" font-weight="bold">{name}</text>')
+        rows.append(f'<text x="160" y="{y + 24}" font-size="14" fill="#333">{BLURB[name]}</text>')
+        for k, ln in enumerate(cut[:3]):
+            rows.append(f'<text x="76" y="{y + 50 + 18 * k}" font-size="13" font-family="monospace">{ln}</text>')
+    height = pad + len(ORDER) * (band + pad)
+    arrow = (f'<line x1="30" y1="{pad + 10}" x2="30" y2="{height - pad - 10}" stroke="#555" stroke-width="3" '
+             f'marker-end="url(#a)"/><text x="22" y="{height // 2}" font-size="13" transform="rotate(-90 22 '
+             f'{height // 2})" text-anchor="middle">imports point down only</text>')
+    return (f'<svg xmlns="http://www.w3.org/2000/svg" width="{width}" height="{height}" '
+            f'font-family="sans-serif"><defs><marker id="a" markerWidth="10" markerHeight="10" refX="5" refY="5" '
+            f'orient="auto"><path d="M0,0 L10,5 L0,10 z" fill="#555"/></marker></defs>'
+            + arrow + "".join(rows) + "</svg>\n")
+
+
+def test_the_readme_picture_shows_todays_layers() -> None:
+    drawn = (ROOT / "docs" / "layers.svg").read_text()
+    assert drawn == layers_svg(), "docs/layers.svg is stale: python -m tests.test_layers > docs/layers.svg"
+
+
+if __name__ == "__main__":
+    sys.stdout.write(layers_svg())
