@@ -112,3 +112,20 @@ def test_one_pair_vocabulary_reads_every_file_format() -> None:
     assert candidate_of({"candidate": None, "variant": "y"}) == "y"
     with pytest.raises(KeyError, match="golden_code"):
         pair_from_row({"id": "b", "candidate": "c"})
+
+
+def test_a_given_jsonl_file_fails_with_one_line_naming_file_and_line(tmp_path) -> None:
+    import pytest
+
+    from lcl.errors import UserError
+    from lcl.io import read_user_jsonl
+
+    bad = tmp_path / "pairs.jsonl"
+    bad.write_text('{"id": 1}\n{"id": \n')
+    with pytest.raises(UserError, match=r"pairs.jsonl:2: not valid JSON"):
+        read_user_jsonl(bad)
+    bad.write_bytes(b'{"id": "\xff"}\n')
+    with pytest.raises(UserError, match="not UTF-8 text"):
+        read_user_jsonl(bad)
+    bad.write_text('{"id": 1}\n\n{"id": 2}\n')
+    assert read_user_jsonl(bad) == [{"id": 1}, {"id": 2}]

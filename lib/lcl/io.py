@@ -67,6 +67,19 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     return rows
 
 
+def read_user_jsonl(path: str | Path) -> list[dict[str, Any]]:
+    """:func:`read_jsonl` for a file a person gave: every problem (not UTF-8, a malformed line)
+    becomes one :class:`~lcl.errors.UserError` line naming the file (and line)."""
+    from .errors import UserError
+
+    try:
+        return read_jsonl(path)
+    except UnicodeDecodeError as exc:
+        raise UserError(f"{path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
+    except ValueError as exc:
+        raise UserError(str(exc)) from exc
+
+
 def write_jsonl(path: str | Path, rows: Iterable[dict[str, Any]]) -> Path:
     with atomic_write(path) as fh:
         for row in rows:

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import UserError
-from ..io import read_jsonl, write_json, write_jsonl
+from ..io import read_user_jsonl, write_json, write_jsonl
 from ..metrics.pair_files import pair_code, score_rows
 from .common import add_run_options, profile_of
 
@@ -117,12 +117,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
     if not args.pairs.is_file():
         raise UserError(f"{args.pairs} does not exist")
-    try:
-        rows = read_jsonl(args.pairs)
-    except UnicodeDecodeError as exc:
-        raise UserError(f"{args.pairs}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
-    except ValueError as exc:
-        raise UserError(str(exc)) from exc
+    rows = read_user_jsonl(args.pairs)
     names = [n.strip() for n in args.metric.split(",") if n.strip()]
     refs, cands, ids = _pairs(rows, args.pairs, by_id=any(n.startswith("external:") for n in names))
     if not names:
@@ -141,11 +136,11 @@ def cmd_score(args: argparse.Namespace) -> int:
 def cmd_codescore_train(args: argparse.Namespace) -> int:
     from ..metrics.codescore_style import TrainConfig, pairs_from_rows, train
 
-    rows = read_jsonl(args.pairs)
+    rows = read_user_jsonl(args.pairs)
     pairs = pairs_from_rows(rows)
     exclude: list[tuple[str, str]] = []
     for path in args.exclude:
-        r, c, _ = _pairs(read_jsonl(path), path)
+        r, c, _ = _pairs(read_user_jsonl(path), path)
         exclude.extend(zip(r, c, strict=True))
     cfg = TrainConfig(mode=args.mode, seed=args.seed)
     if args.epochs is not None:

@@ -20,7 +20,7 @@ import numpy as np
 
 from ..cache import file_digest
 from ..errors import UserError
-from ..io import read_jsonl
+from ..io import read_user_jsonl
 from .base import Metric, warn
 
 
@@ -36,12 +36,7 @@ class ExternalScores(Metric):
         self.label = f"external:{self.path.stem}"
         self.version = file_digest(self.path)[:16]
         self.scores: dict[str, float] = {}
-        try:
-            rows = read_jsonl(self.path)
-        except UnicodeDecodeError as exc:
-            raise UserError(f"{self.path}: not UTF-8 text (byte {exc.start}: {exc.reason})") from None
-        except ValueError as exc:
-            raise UserError(str(exc)) from exc
+        rows = read_user_jsonl(self.path)
         first: dict[str, int] = {}
         for lineno, row in enumerate(rows, 1):
             if not isinstance(row, dict):
