@@ -94,8 +94,8 @@ print({"LoCaL": len(local_rows), "LoCaL-all": len(all_rows)})
 
 # %%
 t0 = time.perf_counter()
-tab = X.study_table(local_rows, settings, seed, progress=True)
-tab_all = X.study_table(all_rows, settings, seed, progress=True)
+tab = X.study_table(local_rows, settings, seed, progress=True, jobs=jobs)
+tab_all = X.study_table(all_rows, settings, seed, progress=True, jobs=jobs)
 elapsed = time.perf_counter() - t0
 repro = pd.concat([X.reproduction(tab).assign(dataset="LoCaL"), X.reproduction(tab_all).assign(dataset="LoCaL-all")])
 outputs.save_table(repro, "x1_reproduction", profile=profile, seed=seed, directory=tables_out,

@@ -255,6 +255,19 @@ def test_probe_survives_a_program_that_closes_stdin():
     assert q.validity == 1.0, q.verdicts
 
 
+def test_probe_still_frees_each_programs_cyclic_garbage():
+    """A program's globals form cycles; the probe collects them after every input (the objects
+    it holds for its whole life are frozen out of the collector, not the inputs' garbage). Each
+    input here leaves a 200 MB cycle that only a collection frees: 30 of them kept alive would
+    pass the probe's 4 GiB address-space limit and raise MemoryError."""
+    from lcl.inputs.quality import measure
+    from lcl.records import Task
+
+    prog = "class Node:\n    pass\nnode = Node()\nnode.me = node\nnode.blob = bytearray(200_000_000)\nprint(len(input()))\n"
+    q = measure(Task("PIE", "p", "program", prog, None), PROGRAM, n=30, seed=0, timeout=5.0)
+    assert q.verdicts == {"ok": 30}, q.verdicts
+
+
 def test_sorted_sequence_of_unorderable_values_does_not_raise():
     from lcl.inputs.generate import _sort
 

@@ -143,8 +143,7 @@ def test_prefix_of_a_real_run_equals_a_run_on_the_first_100_inputs():
 def test_run0_of_a_humaneval_pair_finds_its_own_check_inputs(project_data, tmp_path, monkeypatch):
     """HumanEval/0 with a mutant that only differs on ties: the run opens with the task's own
     ``check`` inputs (their positions are what (a) scores), and a rerun is read from the cache."""
-    from lcl.task_specs import resolve_published
-    from lcl.task_specs import tasks_for
+    from lcl.task_specs import resolve_published, tasks_for
 
     monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache"))
     task = tasks_for("HumanEval/0")[0]
@@ -180,3 +179,30 @@ def test_convergence_ends_at_a_pairs_own_n_off_the_grid():
     conv = X.convergence(t)
     assert conv.N.tolist() == [10, 20, 40] and conv.abs_error.tolist() == pytest.approx([0.2, 0.1, 0.0])
     assert X.smallest_sufficient_n(X.convergence_summary(conv)) == 40
+
+
+def test_run0_all_keeps_row_order_and_runs_pairs_concurrently(monkeypatch):
+    """``jobs`` > 1 fuzzes pairs in threads; results come back in the order of the rows whatever
+    order the pairs finish in, and two pairs are in flight at once."""
+    import threading
+    import time
+
+    monkeypatch.setattr("lcl.task_specs.all_spec_uids", list)
+    lock, in_flight, most = threading.Lock(), [0], [0]
+
+    def fake_run0(row, settings, seed):
+        with lock:
+            in_flight[0] += 1
+            most[0] = max(most[0], in_flight[0])
+        time.sleep(0.05 * (4 - row["n"]))  # later rows finish first
+        with lock:
+            in_flight[0] -= 1
+        return X.Run0("M" * row["n"], 1.0, False, seed, 0.0, (), 0)
+
+    monkeypatch.setattr(X, "fuzz_run0", fake_run0)
+    rows = [{"id": f"p{n}", "n": n} for n in range(4)]
+    serial = X.run0_all(rows, Settings(), 7, jobs=1)
+    parallel = X.run0_all(rows, Settings(), 7, jobs=2)
+    assert [r.verdicts for r in parallel] == ["", "M", "MM", "MMM"]
+    assert parallel == serial
+    assert most[0] == 2

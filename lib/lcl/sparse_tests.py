@@ -259,14 +259,47 @@ def pair_row(row: dict[str, Any], r0: Run0, grid: Sequence[int] = N_GRID) -> dic
     return out
 
 
-def study_table(rows: list[dict[str, Any]], settings: S.Settings, seed: int, progress: bool = False) -> pd.DataFrame:
-    """The per-pair table of the study (:func:`pair_row` for each row)."""
-    it: Any = rows
+def study_table(rows: list[dict[str, Any]], settings: S.Settings, seed: int, progress: bool = False,
+                jobs: int = 1) -> pd.DataFrame:
+    """The per-pair table of the study (:func:`pair_row` for each row, in the order of ``rows``).
+
+    ``jobs`` > 1 re-executes that many pairs at once, in threads as :func:`lcl.fuzz.run_batch`
+    does: a pair's harness mostly waits for its sandboxed workers (one per pair), so J threads
+    keep J cores busy. Each pair's run 0 depends only on its own codes, generator, seed and
+    settings (budgets are charged in worker CPU time), so the table is the same for any ``jobs``.
+    """
+    return pd.DataFrame([pair_row(r, r0) for r, r0 in zip(rows, run0_all(rows, settings, seed, progress, jobs),
+                                                          strict=True)])
+
+
+def run0_all(rows: list[dict[str, Any]], settings: S.Settings, seed: int, progress: bool = False,
+             jobs: int = 1) -> list[Run0]:
+    """:func:`fuzz_run0` of every row, in the order of ``rows``, ``jobs`` pairs at a time."""
+    bar: Any = None
     if progress:
         from tqdm.auto import tqdm
 
-        it = tqdm(rows, desc="run 0", unit="pair", leave=False)
-    return pd.DataFrame([pair_row(r, fuzz_run0(r, settings, seed)) for r in it])
+        bar = tqdm(total=len(rows), desc="run 0", unit="pair", leave=False)
+
+    def one(row: dict[str, Any]) -> Run0:
+        r0 = fuzz_run0(row, settings, seed)
+        if bar is not None:
+            bar.update(1)
+        return r0
+
+    try:
+        if jobs <= 1 or len(rows) <= 1:
+            return [one(r) for r in rows]
+        from concurrent.futures import ThreadPoolExecutor
+
+        from .task_specs import all_spec_uids
+
+        all_spec_uids()  # builds the task index once, before the threads all need it
+        with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="lcl-x1") as pool:
+            return list(pool.map(one, rows))
+    finally:
+        if bar is not None:
+            bar.close()
 
 
 def equal_one(x: Any) -> bool:

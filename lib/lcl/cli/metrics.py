@@ -45,7 +45,7 @@ def register(subparsers: Any) -> None:
     p.add_argument("--component", default=None, choices=["P", "R", "F1", "F3"], help="codebertscore component (default F1)")
     p.add_argument("--crystalbleu-mode", default=None, choices=["corpus", "paper"], help="crystalbleu ignore set: paper (default: per pair, as the authors ran it) or corpus (sensitivity)")
     p.add_argument("--codescore-model", default=None, help="codescore_style: trained model dir")
-    p.add_argument("--workers", type=int, default=None, help="worker processes for codebleu / surface_sim_tree")
+    p.add_argument("--workers", type=int, default=None, help="worker processes for codebleu / surface_sim_tree / codebertscore")
     p.add_argument("--local-trained-model", default=None,
                    help="local_trained: model dir (default build/models/PROFILE/local_trained)")
     add_run_options(p, seed=False, jobs=False, progress=False, profile={

@@ -112,7 +112,7 @@ def _crystalbleu_corpus(**options: Any) -> Metric:
 def _codebertscore(**options: Any) -> Metric:
     from .codebertscore_metric import CodeBERTScore
 
-    opts = _pick(options, "encoder", "num_layers", "component", "batch_size", "device")
+    opts = _pick(options, "encoder", "num_layers", "component", "batch_size", "device", "workers")
     return CodeBERTScore(**opts)
 
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 import warnings
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
 from typing import Any
 
 import numpy as np
@@ -62,6 +62,13 @@ class Metric:
 
     def score_chunk(self, references: Sequence[str], candidates: Sequence[str], lang: str, state: Any) -> np.ndarray:
         raise NotImplementedError
+
+    def score_chunks(self, chunks: Sequence[tuple[list[str], list[str]]], lang: str,
+                     state: Any) -> Generator[np.ndarray, None, None]:
+        """:meth:`score_chunk` of each (references, candidates) chunk, in order, computed as they
+        are asked for. A metric whose chunks are independent may compute them in parallel."""
+        for refs, cands in chunks:
+            yield self.score_chunk(refs, cands, lang, state)
 
     # -- the interface --------------------------------------------------------------
     def check_lang(self, lang: str) -> None:
@@ -123,22 +130,25 @@ class Metric:
                     progress(n - len(todo))
             if todo:
                 warn_degenerate(self.name, [references[i] for i in todo], [candidates[i] for i in todo], lang)
-            for start in range(0, len(todo), self.chunk_size):
-                idx = todo[start : start + self.chunk_size]
-                with warnings.catch_warnings():
-                    warnings.simplefilter("ignore", MetricWarning)
-                    vals = np.asarray(
-                        self.score_chunk([references[i] for i in idx], [candidates[i] for i in idx], lang, state),
-                        dtype=float,
-                    )
-                if vals.shape != (len(idx),):
-                    raise RuntimeError(f"{self.name}: returned {vals.shape} scores for {len(idx)} pairs")
-                vals = _check_range(self.name, vals)
-                out[idx] = vals
-                if store is not None:
-                    store.put_many({keys[i]: float(v) for i, v in zip(idx, vals, strict=True)})
-                if progress:
-                    progress(len(idx))
+            chunks = [todo[start : start + self.chunk_size] for start in range(0, len(todo), self.chunk_size)]
+            results = self.score_chunks(
+                [([references[i] for i in idx], [candidates[i] for i in idx]) for idx in chunks], lang, state
+            )
+            try:
+                for idx in chunks:
+                    with warnings.catch_warnings():
+                        warnings.simplefilter("ignore", MetricWarning)
+                        vals = np.asarray(next(results), dtype=float)
+                    if vals.shape != (len(idx),):
+                        raise RuntimeError(f"{self.name}: returned {vals.shape} scores for {len(idx)} pairs")
+                    vals = _check_range(self.name, vals)
+                    out[idx] = vals
+                    if store is not None:
+                        store.put_many({keys[i]: float(v) for i, v in zip(idx, vals, strict=True)})
+                    if progress:
+                        progress(len(idx))
+            finally:
+                results.close()  # a parallel metric stops the chunks still in flight
         finally:
             if own and store is not None:
                 store.close()

@@ -23,13 +23,22 @@ published pairs, vs 0.924 / 0.951 for F3; docs/METRICS.md), and F1 is the librar
 score. F3 (recall-weighted; the CodeBERTScore paper's choice for functional correctness) is
 one option away.
 Scores are cosine-based; a negative value (never seen in practice) is clipped to 0.
+
+Chunks (``chunk_size`` pairs, each encoded on its own) are independent, so when there are several
+they are scored by ``workers`` spawned processes running one torch thread each (see
+:func:`_get_pool`): on two cores this is faster than one process with two threads, which stall
+whenever anything else takes a core. The scores are the same bits: a chunk's batches do not depend
+on where it runs, and the thread count does not change the encoder's results (checked against the
+score cache, ``benchmarks/codebertscore_speed.py``).
 """
 
 from __future__ import annotations
 
+import atexit
+import multiprocessing
 import os
 import threading
-from collections.abc import Sequence
+from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -42,6 +51,9 @@ VERSION = "code-bert-score==0.4.1;no_punc;no_idf;v1"
 
 _SCORERS: dict[tuple[str, int, str], tuple[Any, Any]] = {}
 _LOCK = threading.Lock()
+_pool: Any = None
+_pool_workers = 0
+_pool_lock = threading.Lock()
 
 
 def offline() -> None:
@@ -94,6 +106,39 @@ def load_scorer(encoder: str | Path, num_layers: int, device: str = "cpu") -> tu
         return _SCORERS[k]
 
 
+def default_workers() -> int:
+    """Scoring processes: one per core this process may use (at most 8)."""
+    return max(1, min(len(os.sched_getaffinity(0)), 8))
+
+
+def _worker_init() -> None:
+    import torch
+
+    offline()
+    torch.set_num_threads(1)  # the processes share the cores; threads per process would compete
+
+
+def _get_pool(workers: int) -> Any:
+    """A pool of ``workers`` spawned processes, started once and kept (closed at exit)."""
+    global _pool, _pool_workers
+    with _pool_lock:
+        if _pool is not None and _pool_workers != workers:
+            _pool.terminate()
+            _pool = None
+        if _pool is None:
+            _pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_worker_init)
+            _pool_workers = workers
+            atexit.register(_close_pool)
+        return _pool
+
+
+def _close_pool() -> None:
+    global _pool
+    if _pool is not None:
+        _pool.terminate()
+        _pool = None
+
+
 class CodeBERTScore(Metric):
     name = "codebertscore"
     chunk_size = 128
@@ -106,6 +151,7 @@ class CodeBERTScore(Metric):
         batch_size: int = 32,
         device: str = "cpu",
         precision: str = "auto",
+        workers: int | None = None,
     ):
         if component not in COMPONENTS:
             raise ValueError(f"component must be one of {COMPONENTS}")
@@ -119,6 +165,7 @@ class CodeBERTScore(Metric):
         self.component = component
         self.batch_size = batch_size
         self.device = device
+        self.workers = workers or default_workers()
         if precision not in ("auto", "fp32", "bf16"):
             raise ValueError("precision must be auto, fp32 or bf16")
         self.precision = ("bf16" if native_bf16() else "fp32") if precision == "auto" else precision
@@ -201,6 +248,27 @@ class CodeBERTScore(Metric):
 
     def score_chunk(self, references: Sequence[str], candidates: Sequence[str], lang: str, state: Any) -> np.ndarray:
         return self.all_components(references, candidates)[:, COMPONENTS.index(self.component)]
+
+    def score_chunks(self, chunks: Sequence[tuple[list[str], list[str]]], lang: str,
+                     state: Any) -> Generator[np.ndarray, None, None]:
+        """Each chunk's scores, in order; several chunks go to the worker processes (a CPU
+        model; one chunk is scored here, where the model may be loaded already)."""
+        if min(self.workers, len(chunks)) <= 1 or self.device != "cpu":
+            yield from super().score_chunks(chunks, lang, state)
+            return
+        import copy
+        import functools
+
+        light = copy.copy(self)
+        light._ids = None  # the batch's pair ids: not needed to score, sent with every chunk otherwise
+        col = COMPONENTS.index(self.component)
+        for comps in _get_pool(self.workers).imap(functools.partial(_chunk_components, light), chunks):
+            yield comps[:, col]
+
+
+def _chunk_components(metric: CodeBERTScore, chunk: tuple[list[str], list[str]]) -> np.ndarray:
+    """(N, 4) components of one chunk, in a worker process."""
+    return metric.all_components(*chunk)
 
 
 def _layers(path: Path) -> int:
