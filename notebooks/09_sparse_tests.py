@@ -104,7 +104,7 @@ outputs.save_table(repro, "x1_reproduction", profile=profile, seed=seed, directo
                           f"{settings.n_program}) as the archived label."])
 costs = pd.concat([X.cost(tab).assign(dataset="LoCaL"), X.cost(tab_all).assign(dataset="LoCaL-all")])
 outputs.save_table(costs, "x1_cost", profile=profile, seed=seed, directory=tables_out,
-                   title="Fuzzing cost of run 0 per pair (wall seconds when it was fuzzed; cached reruns cost ~0)",
+                   title=f"Fuzzing cost of run 0 per pair (wall seconds when it was fuzzed, {jobs} pairs at a time; cached reruns cost ~0)",
                    notes=[f"This execution took {elapsed:.1f} s for both tables (cache hits included)."])
 display(repro, costs)
 off = pd.concat([tab, tab_all]).drop_duplicates("id")
