@@ -27,7 +27,7 @@ LAYER_OF = {
     "lcl": "core", "lcl.paths": "core", "lcl.io": "core", "lcl.cache": "core", "lcl.provenance": "core",
     "lcl.profiles": "core", "lcl.seeds": "core", "lcl.errors": "core", "lcl.records": "core", "lcl.claim_links": "core",
     "lcl.fuzz": "engine", "lcl.inputs": "engine", "lcl.variants": "engine", "lcl.metrics": "engine",
-    "lcl.similarity": "engine", "lcl.stats": "engine", "lcl.regions": "engine",
+    "lcl.similarity": "engine", "lcl.stats": "engine", "lcl.regions": "engine", "lcl.process_pools": "engine",
     "lcl.sources": "study", "lcl.loaders": "study", "lcl.labels": "study", "lcl.dataset": "study",
     "lcl.curation": "study", "lcl.clones": "study", "lcl.training": "study", "lcl.scoring": "study",
     "lcl.overview": "study", "lcl.label_archive": "study", "lcl.task_specs": "study", "lcl.input_quality": "study",

@@ -38,7 +38,7 @@ import re
 import tokenize
 import warnings
 from collections.abc import Sequence
-from typing import Literal
+from typing import Any, Literal
 
 from rapidfuzz.distance import Levenshtein
 
@@ -319,20 +319,9 @@ def surface_sim_many(
     return list(pool.map(_one, jobs, chunksize=max(1, len(jobs) // (workers * 8))))
 
 
-_POOL = None
-_POOL_SIZE = 0
 
 
-def _get_pool(workers: int):  # noqa: ANN202
-    """A persistent pool of *spawned* workers (fork is unsafe once torch has started threads)."""
-    global _POOL, _POOL_SIZE
-    if _POOL is None or workers != _POOL_SIZE:
-        import atexit
-        import multiprocessing
+def _get_pool(workers: int) -> Any:
+    from .process_pools import shared_pool
 
-        if _POOL is not None:
-            _POOL.terminate()
-        _POOL = multiprocessing.get_context("spawn").Pool(workers)
-        _POOL_SIZE = workers
-        atexit.register(_POOL.terminate)
-    return _POOL
+    return shared_pool("surface_sim_tree", workers)

@@ -34,8 +34,6 @@ score cache, ``benchmarks/codebertscore_speed.py``).
 
 from __future__ import annotations
 
-import atexit
-import multiprocessing
 import os
 import threading
 from collections.abc import Generator, Sequence
@@ -44,6 +42,7 @@ from typing import Any
 
 import numpy as np
 
+from ..process_pools import shared_pool
 from .base import Metric
 
 COMPONENTS = ("P", "R", "F1", "F3")
@@ -51,9 +50,6 @@ VERSION = "code-bert-score==0.4.1;no_punc;no_idf;v1"
 
 _SCORERS: dict[tuple[str, int, str], tuple[Any, Any]] = {}
 _LOCK = threading.Lock()
-_pool: Any = None
-_pool_workers = 0
-_pool_lock = threading.Lock()
 
 
 def offline() -> None:
@@ -119,24 +115,7 @@ def _worker_init() -> None:
 
 
 def _get_pool(workers: int) -> Any:
-    """A pool of ``workers`` spawned processes, started once and kept (closed at exit)."""
-    global _pool, _pool_workers
-    with _pool_lock:
-        if _pool is not None and _pool_workers != workers:
-            _pool.terminate()
-            _pool = None
-        if _pool is None:
-            _pool = multiprocessing.get_context("spawn").Pool(workers, initializer=_worker_init)
-            _pool_workers = workers
-            atexit.register(_close_pool)
-        return _pool
-
-
-def _close_pool() -> None:
-    global _pool
-    if _pool is not None:
-        _pool.terminate()
-        _pool = None
+    return shared_pool("codebertscore", workers, initializer=_worker_init)
 
 
 class CodeBERTScore(Metric):

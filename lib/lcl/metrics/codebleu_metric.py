@@ -17,24 +17,20 @@ Quirks, kept as the library has them (the authors' numbers have them too):
 
 from __future__ import annotations
 
-import atexit
 import logging
-import multiprocessing
 import os
 import sys
-import threading
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
+from ..process_pools import shared_pool
 from .base import Metric
 
 VERSION = "codebleu==0.7.0;tree-sitter-python==0.21.0;tree-sitter-java==0.21.0;hashseed=0;v1"
 WEIGHTS = (0.25, 0.25, 0.25, 0.25)
 
-_pool = None
-_pool_lock = threading.Lock()
 
 
 def _one(args: tuple[str, str, str]) -> float:
@@ -57,29 +53,9 @@ def seeded_in_process() -> bool:
     return sys.flags.hash_randomization == 0
 
 
-def _get_pool(workers: int):  # noqa: ANN202
-    global _pool
-    with _pool_lock:
-        if _pool is None:
-            ctx = multiprocessing.get_context("spawn")
-            old = os.environ.get("PYTHONHASHSEED")
-            os.environ["PYTHONHASHSEED"] = "0"
-            try:
-                _pool = ctx.Pool(workers)  # multiprocessing.Pool starts all workers now
-            finally:
-                if old is None:
-                    os.environ.pop("PYTHONHASHSEED", None)
-                else:
-                    os.environ["PYTHONHASHSEED"] = old
-            atexit.register(_close_pool)
-        return _pool
-
-
-def _close_pool() -> None:
-    global _pool
-    if _pool is not None:
-        _pool.terminate()
-        _pool = None
+def _get_pool(workers: int) -> Any:
+    # hash seed 0 in the workers: codebleu's keyword sets iterate in hash order
+    return shared_pool("codebleu", workers, env={"PYTHONHASHSEED": "0"})
 
 
 def default_workers() -> int:
