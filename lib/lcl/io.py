@@ -67,6 +67,22 @@ def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
     return rows
 
 
+@contextlib.contextmanager
+def temporary_environ(values: dict[str, str]) -> Iterator[None]:
+    """Set ``values`` in this process's environment (what child processes started inside inherit)
+    and put back what was there, unset variables included, on the way out."""
+    old = {k: os.environ.get(k) for k in values}
+    os.environ.update(values)
+    try:
+        yield
+    finally:
+        for k, v in old.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+
+
 def read_user_jsonl(path: str | Path) -> list[dict[str, Any]]:
     """:func:`read_jsonl` for a file a person gave: every problem (not UTF-8, a malformed line)
     becomes one :class:`~lcl.errors.UserError` line naming the file (and line)."""

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import atexit
 import multiprocessing
-import os
 import threading
 from collections.abc import Callable
 from typing import Any
+
+from .io import temporary_environ
 
 _POOLS: dict[str, tuple[int, Any]] = {}
 _LOCK = threading.Lock()
@@ -35,16 +36,8 @@ def shared_pool(name: str, workers: int, initializer: Callable[[], None] | None 
 
 
 def _start(workers: int, initializer: Callable[[], None] | None, env: dict[str, str]) -> Any:
-    old = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    try:  # multiprocessing.Pool starts every worker now, with this environment
+    with temporary_environ(env):  # multiprocessing.Pool starts every worker now, with this environment
         return multiprocessing.get_context("spawn").Pool(workers, initializer=initializer)
-    finally:
-        for k, v in old.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
 
 
 def close_all() -> None:

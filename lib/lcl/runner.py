@@ -11,7 +11,6 @@ notebook, so Make reruns it. Wall times are appended to ``build/notebooks/<profi
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from pathlib import Path
 
 from . import paths, profiles
 from .errors import UserError
-from .io import atomic_path, write_json
+from .io import atomic_path, temporary_environ, write_json
 
 
 def available_notebooks() -> list[str]:
@@ -56,29 +55,22 @@ def run(name: str, *, profile: str = "full", seed: int = 20250101, jobs: int = 2
         "tables_dir": str(tables_dir or paths.tables()),
         "figures_dir": str(figures_dir or paths.figures()),
     }
-    env_backup = {k: os.environ.get(k) for k in ("LCL_NOTEBOOK", "MPLBACKEND", "PYTHONHASHSEED")}
-    os.environ.update({"LCL_NOTEBOOK": name, "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0"})
     start = time.perf_counter()
     failed = output.with_name(f"{output.stem}.failed.ipynb")
     failed.unlink(missing_ok=True)
-    try:
-        with atomic_path(output) as tmp:
-            try:
-                pm.execute_notebook(str(source), str(tmp), parameters=params, kernel_name="python3",
-                                    cwd=str(paths.notebooks()), progress_bar=progress, log_output=False)
-            except pm.PapermillExecutionError:
-                if Path(tmp).exists():  # papermill saved it with the traceback: keep it to read
-                    shutil.copyfile(tmp, failed)
-                raise
-    except pm.PapermillExecutionError as exc:
-        where = f"; executed up to the error, with its traceback: {failed}" if failed.exists() else ""
-        raise UserError(f"notebook {name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}{where}") from exc
-    finally:
-        for k, v in env_backup.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with temporary_environ({"LCL_NOTEBOOK": name, "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0"}):
+        try:
+            with atomic_path(output) as tmp:
+                try:
+                    pm.execute_notebook(str(source), str(tmp), parameters=params, kernel_name="python3",
+                                        cwd=str(paths.notebooks()), progress_bar=progress, log_output=False)
+                except pm.PapermillExecutionError:
+                    if Path(tmp).exists():  # papermill saved it with the traceback: keep it to read
+                        shutil.copyfile(tmp, failed)
+                    raise
+        except pm.PapermillExecutionError as exc:
+            where = f"; executed up to the error, with its traceback: {failed}" if failed.exists() else ""
+            raise UserError(f"notebook {name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}{where}") from exc
     _record_timing(output.parent / "timings.json", name, time.perf_counter() - start)
     return output
 
