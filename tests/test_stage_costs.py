@@ -1,0 +1,51 @@
+"""benchmarks/stage_costs.py reads a run's costs from executed notebooks: per-cell durations and
+progress-bar times, whose updates papermill spreads over many outputs of one cell."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _module():
+    spec = importlib.util.spec_from_file_location("stage_costs", ROOT / "benchmarks" / "stage_costs.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _bar(label: str, done: int, total: int, clock: str) -> dict:
+    pct = 100 * done // total
+    return {"output_type": "stream", "name": "stderr",
+            "text": f"\r{label}: {pct:3d}%|####      | {done}/{total} [{clock}<00:10, 9.1pair/s]"}
+
+
+def _notebook(tmp_path: Path) -> Path:
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": ["## Scores\n", "text"]},
+        {"cell_type": "code", "metadata": {"papermill": {"duration": 95.5}}, "source": ["# comment\n", "x = score()"],
+         "outputs": [_bar("CodeBERTScore[MiniLM]", 0, 10, "00:00"), _bar("CodeBERTScore[MiniLM]", 5, 10, "00:30"),
+                     _bar("CodeBERTScore[MiniLM]", 9, 10, "01:02"),  # closed before 100 %: last time counts
+                     _bar("CodeBERTScore[MiniLM]", 0, 4, "00:00"), _bar("CodeBERTScore[MiniLM]", 4, 4, "00:07"),
+                     _bar("fuzz pairs", 3, 3, "00:03")]},
+        {"cell_type": "code", "metadata": {"papermill": {"duration": 4.5}}, "source": ["y = 1"],
+         "outputs": [_bar("CodeBERTScore[MiniLM]", 2, 2, "00:05")]},
+    ]
+    path = tmp_path / "06_x.ipynb"
+    path.write_text(json.dumps({"cells": cells}))
+    return path
+
+
+def test_cell_costs_sum_papermill_durations_and_name_each_cell(tmp_path: Path):
+    total, rows = _module().cell_costs(_notebook(tmp_path))
+    assert total == 100.0
+    assert rows[0] == ("Scores", "x = score()", 95.5)
+
+
+def test_bar_seconds_joins_a_bars_updates_across_outputs_and_counts_each_bar_once(tmp_path: Path):
+    bars = _module().bar_seconds(_notebook(tmp_path))
+    assert bars == {"CodeBERTScore[MiniLM]": 62 + 7 + 5, "fuzz pairs": 3}
