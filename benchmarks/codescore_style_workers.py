@@ -52,7 +52,7 @@ def _predict(chunk: tuple[list[str], list[str]]) -> np.ndarray:
 
 
 def _default_model() -> str:
-    record = paths.build() / "models" / "full" / "codescore_base.json"
+    record = paths.models("full") / "codescore_base.json"  # the Makefile's BASE_MODEL at full
     if not record.exists():
         sys.exit(f"codescore_style_workers: {record} is missing; build it with "
                  "`make build/models/full/codescore_base.json` or pass --model DIR")

@@ -42,6 +42,8 @@ from typing import Any, Literal
 
 from rapidfuzz.distance import Levenshtein
 
+from .process_pools import shared_pool
+
 Mode = Literal["paper", "tree"]
 MODES: tuple[str, ...] = ("paper", "tree")
 
@@ -319,9 +321,5 @@ def surface_sim_many(
     return list(pool.map(_one, jobs, chunksize=max(1, len(jobs) // (workers * 8))))
 
 
-
-
 def _get_pool(workers: int) -> Any:
-    from .process_pools import shared_pool
-
     return shared_pool("surface_sim_tree", workers)

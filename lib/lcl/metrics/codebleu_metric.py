@@ -32,7 +32,6 @@ VERSION = "codebleu==0.7.0;tree-sitter-python==0.21.0;tree-sitter-java==0.21.0;h
 WEIGHTS = (0.25, 0.25, 0.25, 0.25)
 
 
-
 def _one(args: tuple[str, str, str]) -> float:
     ref, cand, lang = args
     from codebleu import calc_codebleu

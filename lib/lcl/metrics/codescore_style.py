@@ -656,4 +656,6 @@ class CodeScoreStyle(Metric):
         return None
 
     def score_chunk(self, references: Sequence[str], candidates: Sequence[str], lang: str, state: Any) -> np.ndarray:
+        # in this process, not in one-thread workers: those measured 0.99x and changed low bits
+        # (docs/METRICS.md, benchmarks/codescore_style_workers.py)
         return np.clip(self.model.predict(references, candidates, self.batch_size), 0.0, 1.0)
