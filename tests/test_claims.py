@@ -97,3 +97,37 @@ def test_summary_counts_statuses():
     assert s[claims.WITHIN] == 1 and s[claims.OUTSIDE] == 1
     assert sum(s[k] for k in claims.STATUSES) == s["claims"]
     assert not math.isnan(float(claims.by_section(t)["claims"].sum()))
+
+
+def test_status_vocabulary_is_defined_once_with_an_example_each():
+    assert set(claims.STATUS_MEANINGS) == set(claims.STATUSES)
+    assert all(meaning and example for meaning, example in claims.STATUS_MEANINGS.values())
+    v = claims.vocabulary()
+    assert list(v.columns) == ["status", "meaning", "example"]
+    assert claims.UNEXPLAINED in set(v.status) and set(claims.STATUSES) <= set(v.status)
+    assert claims.NOT_RUN != claims.MISSING
+
+
+def test_absent_table_is_not_run_and_names_it_while_a_missing_value_is_not_reproduced():
+    t = claims.compare({"T1.HumanEval.orig": 164}, available={"table1_datasets"})
+    assert _row(t, "T1.HumanEval.orig").status == claims.WITHIN
+    assert _row(t, "T1.MBPP.orig").status == claims.MISSING  # its table exists, the value does not
+    row = _row(t, "T3.CodeBLEU.rho")
+    assert row.status == claims.NOT_RUN
+    assert "table3_correlation absent" in row.reason and "03_rq1_correlation" in row.reason
+    assert _row(t, "C.RQ1.strongest").status == claims.NOT_RUN  # a conclusion on an absent table
+
+
+def test_skipped_source_makes_its_rows_not_run():
+    tables = {"table5_mae", "table1_datasets"}
+    t = claims.compare({}, available=tables, skipped={"sharecode_java": ("ShareCode_java",)})
+    row = _row(t, "T5.ShareCode_java.CodeBLEU")
+    assert row.status == claims.NOT_RUN and "sharecode_java skipped" in row.reason
+    assert _row(t, "T5.LoCaL.CodeBLEU").status == claims.MISSING
+
+
+def test_deviations_keep_the_whole_explanation():
+    t = claims.compare({"T3.CrystalBLEU.rho": Reading(0.1, 0.05, 0.2)}, available={"table3_crystalbleu_sensitivity"})
+    dev = claims.deviations(t)
+    reason = _row(t, "T3.CrystalBLEU.rho").reason
+    assert "; " in reason and reason in set(dev.reason)  # the explanation's own "; " does not cut it

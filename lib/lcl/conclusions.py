@@ -21,6 +21,8 @@ CEMS = ("CodeBLEU", "CrystalBLEU", "CodeBERTScore", "CodeScore")
 BROKEN_EQ = 0.2
 HOLDS, FAILS, BY_CONSTRUCTION, NOT_COMPARABLE, MISSING = (
     "holds", "fails", "by construction", "not comparable", "not reproduced")
+#: the test passes, and passes for the trivial model too (mean predictor, constant score)
+TRIVIAL = "trivial model passes too"
 
 Values = dict[str, Reading]
 
@@ -29,6 +31,7 @@ Values = dict[str, Reading]
 class Verdict:
     status: str
     evidence: str
+    missing: tuple[str, ...] = ()  # the claim ids whose values were absent (status "not reproduced")
 
 
 @dataclass(frozen=True)
@@ -57,7 +60,7 @@ def _test(values: Values, needs: list[str], ok: Callable[[], bool], shown: str, 
           construction: str = "") -> Verdict:
     missing = [c for c in needs if math.isnan(_v(values, c))]
     if missing:
-        return Verdict(MISSING, "missing: " + ", ".join(missing))
+        return Verdict(MISSING, "missing: " + ", ".join(missing), tuple(missing))
     why = "; ".join(b for b in (broken(values, c) for c in pie_cems) if b)
     if why:
         return Verdict(NOT_COMPARABLE, why)
