@@ -273,7 +273,7 @@ card = (tm.model_card(released, profile, x5, cost, HELD) if released is not None
         f"# Model card: `local_trained`, profile `{profile}`\n\nNot trained in this profile: too few pairs.\n")
 write_text(tables_out / "x5_model_card.md", card)
 if released is not None:
-    write_text(paths.local_trained_model(profile).with_suffix(".md"), card)
+    write_text(outputs.build_path(paths.local_trained_model(profile).with_suffix(".md")), card)
 show(Markdown(card))
 
 # %% [markdown]

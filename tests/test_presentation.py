@@ -204,3 +204,14 @@ def test_a_panel_without_data_says_so_on_the_figure(tmp_root: Path):
     assert [bool(ax.texts) for ax in (full, nan, empty)] == [False, True, True]
     assert "no data in this run" in nan.texts[0].get_text()
     plt.close(fig)
+
+
+def test_a_pair_file_written_by_hand_goes_to_the_scratch_folder(tmp_root: Path, monkeypatch):
+    from lcl import dataset
+
+    monkeypatch.delenv("LCL_NOTEBOOK", raising=False)
+    monkeypatch.setenv("LCL_PROFILE", "quick")
+    moved = outputs.build_path(dataset.local_path("quick"))
+    assert moved.name == dataset.local_path("quick").name and paths.interactive_outputs("quick") in moved.parents
+    monkeypatch.setenv("LCL_NOTEBOOK", "02_variants")
+    assert outputs.build_path(dataset.local_path("quick")) == dataset.local_path("quick")

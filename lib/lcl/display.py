@@ -100,8 +100,15 @@ def show(*objects: Any) -> None:
 
     for obj in objects:
         if isinstance(obj, pd.DataFrame):
-            display(readable(obj).style.set_table_styles(
-                [{"selector": "td, th", "props": [("white-space", "normal"), ("max-width", "22em")]}]))
+            shown = readable(obj)
+            styled = shown.style.set_table_styles(
+                [{"selector": "td, th", "props": [("white-space", "normal"), ("max-width", "22em")]}])
+            cis = [c for c in shown.columns if c.endswith("[95% CI]")]
+            if cis:  # "0.77 [0.76, 0.78]" reads as one value only on one line
+                styled = styled.set_properties(subset=cis, **{"white-space": "nowrap"})
+            if isinstance(obj.index, pd.RangeIndex):  # row numbers say nothing to a reader
+                styled = styled.hide(axis="index")
+            display(styled)
         else:
             display(obj)
 

@@ -29,6 +29,26 @@ def output_dirs(tables_dir: str = "", figures_dir: str = "") -> tuple[Path, Path
     return (Path(tables_dir) if tables_dir else paths.tables(), Path(figures_dir) if figures_dir else paths.figures())
 
 
+class Written(list[Path]):
+    """The files an output writer wrote; shown in a notebook as one short line, not a list of paths."""
+
+    def __repr__(self) -> str:
+        shown = [str(p.relative_to(paths.root())) if p.is_relative_to(paths.root()) else str(p) for p in self]
+        return "wrote " + ", ".join(shown)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+
+def build_path(path: Path) -> Path:
+    """Where a notebook writes a build output other than a table or figure (a pair file): ``path``
+    under :mod:`lcl.runner`, else the same name under :func:`lcl.paths.interactive_outputs`, for the
+    reason :func:`output_dirs` gives."""
+    if os.environ.get("LCL_NOTEBOOK"):
+        return path
+    return paths.interactive_outputs(os.environ.get("LCL_PROFILE", "by-hand")) / Path(path).parent.name / Path(path).name
+
+
 def save_table(df: pd.DataFrame, name: str, *, profile: str, seed: int | None, title: str = "",
                notes: list[str] | None = None, inputs: dict[str, str] | None = None,
                directory: Path | None = None) -> list[Path]:
@@ -44,7 +64,7 @@ def save_table(df: pd.DataFrame, name: str, *, profile: str, seed: int | None, t
     write_text(md_path, "\n".join(md))
     for p in (csv_path, md_path):
         provenance.record(p, profile=profile, seed=seed, inputs=inputs)
-    return [csv_path, md_path]
+    return Written([csv_path, md_path])
 
 
 def save_figure(fig: Any, name: str, *, profile: str, seed: int | None,
@@ -60,7 +80,7 @@ def save_figure(fig: Any, name: str, *, profile: str, seed: int | None,
             fig.savefig(tmp, format=ext, bbox_inches="tight", metadata=_fig_metadata(ext), **kw)
         provenance.record(path, profile=profile, seed=seed, inputs=inputs)
         out.append(path)
-    return out
+    return Written(out)
 
 
 def _has_data(ax: Any) -> bool:
