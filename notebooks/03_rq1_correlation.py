@@ -135,4 +135,5 @@ lines.append("- Differences from the paper are expected for the two substitutes:
 lines.append("**The paper's conclusions (Section 4.3) on these numbers** (computed by `lcl.conclusions`):")
 lines.append(claims.section_text(claims.build(str(tables_out)), "Section 4.3"))
 show(Markdown("\n".join(lines)))
-print({"mean SurfaceSim": round(float(np.mean(x)), 3)})
+if len(x):
+    print({"mean SurfaceSim": round(float(np.mean(x)), 3)})

@@ -154,6 +154,8 @@ def _summary_expected(claims_csv: Path) -> dict[str, int]:
 
 def test_front_page_verdict_matches_the_claims_table(tmp_path: Path, monkeypatch):
     """The verdict box shows the counts of tables/claims.csv (no notebooks run)."""
+    import html
+
     from lcl import claims, paths
 
     monkeypatch.setattr(paths, "tables", lambda: tmp_path)
@@ -164,7 +166,13 @@ def test_front_page_verdict_matches_the_claims_table(tmp_path: Path, monkeypatch
     shown = _summary_in(page)
     assert shown == _summary_expected(tmp_path / "claims.csv")
     assert shown["within tolerance"] == 1 and shown["by construction"] == 1
-    assert page.index("claims-summary") < page.index("claims-by-section")
+    # each status is shown with its meaning, from the one vocabulary in lcl.claims
+    for status, (meaning, _) in claims.STATUS_MEANINGS.items():
+        assert html.escape(meaning) in page, status
+    # the recorded full run's counts sit beside this run's
+    page = "".join(report.verdict_html(tmp_path / "claims.csv", recorded=table))
+    assert re.findall(r"data-recorded='([^']+)'>(\d+)<", page) == [(html.escape(k), str(v))
+                                                                    for k, v in claims.summary(table).items()]
 
 
 def _render_in_chromium(index: Path, tmp_path: Path, check_index: bool = True) -> str:

@@ -198,6 +198,7 @@ def test_a_panel_without_data_says_so_on_the_figure(tmp_root: Path):
     fig, (full, nan, empty, text) = plt.subplots(1, 4)
     full.scatter([0.1, 0.2], [0.3, 0.4])
     nan.scatter([float("nan")], [float("nan")])  # what a table of NaNs draws
+    empty.scatter([], [])  # what no pairs draw: a marker path but no points
     text.text(0.1, 0.1, "def f(): ...")  # a code panel is content
     text.set_title("only a title")
     assert outputs.mark_empty_axes(fig) == 2

@@ -92,9 +92,15 @@ def _has_data(ax: Any) -> bool:
         xy = np.asarray(line.get_xydata(), dtype=float)
         if xy.size and np.isfinite(xy).all(axis=1).any():
             return True
+    from matplotlib.collections import PathCollection
+
     for coll in ax.collections:
         offsets = np.asarray(coll.get_offsets(), dtype=float)
-        if (offsets.size and np.isfinite(offsets).all(axis=1).any()) or (not offsets.size and coll.get_paths()):
+        if offsets.size and np.isfinite(offsets).all(axis=1).any():
+            return True
+        # a scatter's paths are its marker, its offsets the data; other collections (fill_between,
+        # line collections) are their paths
+        if not isinstance(coll, PathCollection) and any(len(p.vertices) for p in coll.get_paths()):
             return True
     return bool(ax.patches or ax.images or ax.texts or ax.tables)
 
