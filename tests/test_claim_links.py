@@ -96,7 +96,7 @@ def test_rq3_draws_give_the_spread() -> None:
 
 
 def test_table6_links() -> None:
-    runs = pd.DataFrame([{"p": p, "model": k, "set": s, "MAE": 0.3 + k / 10}
+    runs = pd.DataFrame([{"p": p, "model": k, "set": s, "MAE": 0.3 + k / 10, "MAE (mean baseline)": 0.35}
                          for p in range(0, 101, 10) for k in (0, 1) for s in training.RQ5_SETS])
     t = training.table6(runs)
     _assert_linked(t, training.TABLE6)
@@ -117,3 +117,9 @@ def test_read_uses_declarations(tmp_path) -> None:
         tmp_path / "table3_correlation.csv", index=False)
     got = claim_links.read(str(tmp_path), claims.declarations())
     assert got["T3.CodeBERTScore.rho"] == claim_links.Reading(0.8, 0.7, 0.9)
+
+
+def test_rq3_source_names_follow_the_dataset_module() -> None:
+    from lcl import dataset as ds
+
+    assert coverage._OPT_SOURCES == ds.OPT_SOURCES
