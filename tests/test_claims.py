@@ -249,3 +249,12 @@ def test_deviations_keep_the_whole_explanation():
     dev = claims.deviations(t)
     reason = _row(t, "T3.CrystalBLEU.rho").reason
     assert "; " in reason and reason in set(dev.reason)  # the explanation's own "; " does not cut it
+
+
+def test_a_combined_mae_within_only_by_cancelling_errors_says_so():
+    v = {"T6.Combined.50": Reading(0.26, std=0.01, n=5), "T6.Baseline.50": Reading(0.27, std=0.01, n=5),
+         "T6.LoCaL_test.50": Reading(0.23, std=0.01, n=5)}  # paper 0.26, 0.40, 0.11
+    t = claims.compare(v)
+    row = _row(t, "T6.Combined.50")
+    assert row.status == claims.WITHIN and row.reason.startswith(claims.CANCELLING)
+    assert "T6.Baseline.50 -0.130" in row.reason and "T6.LoCaL_test.50 +0.120" in row.reason
