@@ -127,6 +127,12 @@ def _evidence() -> dict[str, Evidence]:
         out.append(Evidence(f"T5.LoCaL.{cem}", Link("", "rq4_author_scores", "Dataset",
                                                     "LoCaL_published (authors' scores)", cem, paper=False),
                             f"the authors' own {cem} MAE on their published LoCaL pairs (rq4_author_scores)"))
+    for ds, kind in (("LoCaL_opt", "opt"), ("LoCaL_mut", "mut")):
+        for cem in CEMS:
+            out.append(Evidence(f"T5.{ds}.{cem}", Link("", "rq4_author_scores", "Dataset",
+                                                       f"LoCaL_published_{kind} (authors' scores)", cem, paper=False),
+                                f"the authors' own {cem} MAE on their published {kind.upper()} pairs "
+                                "(rq4_author_scores)"))
     return {e.claim_id: e for e in out}
 
 
