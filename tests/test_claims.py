@@ -258,3 +258,11 @@ def test_a_combined_mae_within_only_by_cancelling_errors_says_so():
     row = _row(t, "T6.Combined.50")
     assert row.status == claims.WITHIN and row.reason.startswith(claims.CANCELLING)
     assert "T6.Baseline.50 -0.130" in row.reason and "T6.LoCaL_test.50 +0.120" in row.reason
+
+
+def test_a_drop_without_a_paper_std_gets_one_propagated_from_table_4():
+    std = claims.paper_drop_std("RQ2.drop.CodeBLEU")  # paper d_orig 2.97 +- 0.21, d_repl 0.51 +- 0.03
+    assert math.isclose(std, 100 * math.hypot(0.03 / 2.97, 0.51 * 0.21 / 2.97 ** 2), rel_tol=1e-9)
+    t = claims.compare({"RQ2.drop.CodeBLEU": Reading(82.0, std=1.5, n=10)})
+    row = _row(t, "RQ2.drop.CodeBLEU")
+    assert row.status == claims.WITHIN and "delta method" in row.judged_by and pd.isna(row.paper_std)

@@ -178,6 +178,21 @@ def welch(m1: float, s1: float, n1: float, m2: float, s2: float, n2: float) -> t
     return t, df, float(2 * st.t.sf(abs(t), df))
 
 
+def paper_drop_std(claim_id: str) -> float:
+    """The paper's std of an RQ2 drop in d (100 (1 - d_repl / d_orig)), which it prints without one,
+    propagated from its Table 4 stds of the two d by the delta method (NaN for other claims)."""
+    if not claim_id.startswith("RQ2.drop."):
+        return math.nan
+    cem = claim_id.split(".")[-1]
+    try:
+        ref = load()
+        o, so = float(ref.loc[f"T4.{cem}.d_orig", "paper_value"]), float(ref.loc[f"T4.{cem}.d_orig", "paper_std"])
+        r, sr = float(ref.loc[f"T4.{cem}.d_repl", "paper_value"]), float(ref.loc[f"T4.{cem}.d_repl", "paper_std"])
+    except KeyError:
+        return math.nan
+    return 100 * math.hypot(sr / o, r * so / (o * o))
+
+
 def _welch(paper: float, paper_std: float, paper_n: int, got: Reading) -> Judgement:
     if got.n < 2:
         return Judgement(None, "a single replicate: no standard error")
@@ -217,7 +232,11 @@ def _number_row(claim_id: str, ref: pd.Series, got: Reading | None, values: dict
             return {**row, "status": NOT_RUN, "reason": why}
         where = ", ".join(claim_links.tables_of(claim_id, declarations())) or "no declaration"
         return {**row, "status": MISSING, "reason": f"not reproduced: no value in {where}"}
-    j = judge(paper, paper_std, got, decl)
+    propagated = paper_drop_std(claim_id) if math.isnan(paper_std) else math.nan
+    j = judge(paper, paper_std if math.isnan(propagated) else propagated, got, decl)
+    if _finite(propagated):
+        j = Judgement(j.within, f"{j.judged_by} (the paper prints no std here: {propagated:.2f}, propagated from its "
+                                "Table 4 stds of d by the delta method)", j.tolerance)
     paper_n = decl.paper_n if isinstance(decl, claim_links.Link) else 0
     row.update({"reproduced_value": got.value, "ci_low": _opt(got.low), "ci_high": _opt(got.high),
                 "reproduced_std": _opt(got.std), "replicates": _opt(got.n), "paper_replicates": paper_n or None,
