@@ -24,6 +24,9 @@ UNEXPLAINED = "unexplained"
 
 @dataclass(frozen=True)
 class Reason:
+    """A stated cause of some claims' deviations; ``evidence`` names the tables where a reader can
+    look further. It explains a claim only through that claim's evidence row (:data:`EVIDENCE`)."""
+
     claims: tuple[str, ...]
     text: str
     evidence: tuple[str, ...]
@@ -164,15 +167,3 @@ def _index() -> dict[str, Reason]:
         for cid in r.claims:
             out.setdefault(cid, r)
     return out
-
-
-def explain(claim_id: str, available: set[str] | None) -> str:
-    """The reason for ``claim_id``'s deviation with its evidence, or ``unexplained`` when none
-    is stated or none of its evidence tables was regenerated (``available=None``: all were)."""
-    r = _index().get(claim_id)
-    if r is None:
-        return UNEXPLAINED
-    shown = [t for t in r.evidence if available is None or t in available]
-    if not shown:
-        return UNEXPLAINED
-    return f"{r.text} [evidence: {', '.join(shown)}]"
