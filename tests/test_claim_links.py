@@ -140,3 +140,9 @@ def test_evidence_rows_are_read_from_the_tables_their_builders_write(tmp_path) -
     assert got[reasons.evidence_id("T2.mut.df")].value == 0.0
     assert got[reasons.evidence_id("RQ3.x_lo")].value == 0.65
     assert got[reasons.evidence_id("RQ3.opt_in_dfs")].value == 50.0
+
+
+def test_an_empty_table_reads_as_no_values(tmp_path) -> None:
+    (tmp_path / "rq4_author_scores.csv").write_text("")  # written by a notebook whose source was skipped
+    (tmp_path / "table3_correlation.csv").write_text("\n")
+    assert claim_links.read(str(tmp_path), [*claims.declarations()]) == {}

@@ -191,7 +191,10 @@ def _load_tables(tables_dir: str, names: Iterable[str]) -> dict[str, pd.DataFram
     for name in set(names):
         path = os.path.join(tables_dir, f"{name}.csv")
         if os.path.exists(path):
-            out[name] = pd.read_csv(path)
+            try:
+                out[name] = pd.read_csv(path)
+            except pd.errors.EmptyDataError:  # a notebook that had nothing to write (a skipped source)
+                out[name] = pd.DataFrame()
     return out
 
 
