@@ -4,22 +4,30 @@
 #   make test           ruff and mypy on lib/, then the test suite (unit tests, layer check, notebooks)
 #   make verify         compare regenerated outputs with committed reference values
 #   make report         render executed notebooks to HTML with an index page
-#   make lab            open JupyterLab on the notebooks
+#   make lab            open JupyterLab on the executed notebooks of PROFILE
 #   make data           fetch and verify every raw source (registry, local mirror)
 #   make labels         every fuzzing stage, resumable, archived in data/labels/ (full: hours)
 #   make clean          remove generated outputs (keeps data/raw and the venv)
 #
-# Variables: PROFILE=full|quick (default full: the paper's settings), JOBS=N (parallel
-# workers inside notebooks; use `make -jN` for notebook-level parallelism), SEED=N.
+# Variables: PROFILE=full|quick|smoke (default full: the paper's settings), JOBS=N (parallel
+# workers inside notebooks; use `make -jN` for notebook-level parallelism), SEED=N,
+# LAB_ARGS=... (extra options for `jupyter lab`), TESTARGS=... (extra options for pytest).
 # Every target bootstraps .venv from requirements/lock.txt when it is missing or stale.
 
 SHELL       := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
-.DELETE_ON_ERROR:
+# No .DELETE_ON_ERROR: every recipe writes its outputs atomically (lcl.io, jupytext via a temporary
+# file), so a failed run leaves no half-written file, and deleting on error would only remove
+# earlier good outputs of a grouped notebook rule that the failed run never touched.
 .SUFFIXES:
 MAKEFLAGS   += --no-builtin-rules
 
 PROFILE ?= full
+PROFILES := full quick smoke
+# a mistyped profile stops here, before anything runs or is deleted
+ifeq ($(filter $(PROFILE),$(PROFILES)),)
+$(error PROFILE=$(PROFILE) is not a profile; choose one of: $(PROFILES))
+endif
 JOBS    ?= 2
 SEED    ?= 20250101
 PYTHON  ?= python3.11
@@ -44,8 +52,18 @@ RAW_OK  := data/raw/.verified
 .PHONY: all test verify report lab data clean distclean venv lock help notebooks labels
 .DEFAULT_GOAL := help
 
-help: ## list targets
+help: ## list targets and variables
 	@grep -h -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | expand -t 14
+	@echo
+	@echo 'Variables (name=value after the target):'
+	@echo '  PROFILE=quick|full|smoke  quick: about 10 min on 2 cores; full: the paper'"'"'s settings, about 80 min;'
+	@echo '                            smoke: the tests'"'"' tiny run (default: $(PROFILE))'
+	@echo '  JOBS=N                    worker processes inside a notebook (default: $(JOBS))'
+	@echo '  SEED=N                    base seed recorded in every output (default: $(SEED))'
+	@echo '  LAB_ARGS="..."            extra options for jupyter lab (make lab)'
+	@echo '  TESTARGS="..."            extra options for pytest (make test), e.g. TESTARGS="-k claims"'
+	@echo
+	@echo 'Start with: make all PROFILE=quick   then: make verify PROFILE=quick   (README.md)'
 
 # ---------------------------------------------------------------- environment
 venv: $(STAMP) ## create/refresh .venv from the lock file
@@ -139,8 +157,17 @@ test: $(STAMP) ## lint (ruff) and type-check (mypy) lib/, then run the tests; TE
 verify: $(EXEC_NB) $(FINDINGS) ## compare regenerated outputs with data/reference/expected (Maneage-style)
 	$(LCL) verify --profile $(PROFILE)
 
-lab: $(STAMP) $(NB_IDS:%=notebooks/%.ipynb) ## JupyterLab on notebooks/ (jupytext pairs .py <-> .ipynb)
-	$(VENV)/bin/jupyter lab --notebook-dir=notebooks
+# JupyterLab opens on the executed notebooks of PROFILE (their figures and tables as the build made
+# them), or on the sources when there are none yet. A notebook run by hand there writes to
+# build/interactive/PROFILE/ (lcl.outputs.output_dirs), never over tables/ or figures/. Inline
+# figures need MPLBACKEND unset (this Makefile exports Agg for the command-line tools); root needs
+# --allow-root, which containers usually are.
+LAB_ARGS ?=
+LAB_DIR   = $(if $(wildcard build/notebooks/$(PROFILE)/*.ipynb),build/notebooks/$(PROFILE),notebooks)
+lab: $(STAMP) $(NB_IDS:%=notebooks/%.ipynb) ## JupyterLab on the executed notebooks of PROFILE (LAB_ARGS=... passed on)
+	@$(if $(filter notebooks,$(LAB_DIR)),echo "No executed notebooks for PROFILE=$(PROFILE) yet (make all PROFILE=$(PROFILE) makes them); opening the sources in notebooks/.",echo "Opening the executed notebooks in $(LAB_DIR); a notebook run by hand writes to build/interactive/$(PROFILE)/.")
+	env -u MPLBACKEND $(VENV)/bin/jupyter lab --ServerApp.root_dir=. --ServerApp.default_url=/lab/tree/$(LAB_DIR) \
+	  $(if $(filter 0,$(shell id -u)),--allow-root) $(LAB_ARGS)
 
 # ---------------------------------------------------------------- housekeeping
 clean: ## remove generated outputs (keeps data/raw, .cache and .venv)

@@ -24,6 +24,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
 from lcl import paths
+from lcl.runner import LOG_CELL_HEADER
 
 
 def _heading(cells: list[dict], index: int) -> str:
@@ -65,15 +66,30 @@ def _seconds(clock: str) -> int:
     return out
 
 
+def _log_sections(notebook: Path) -> dict[int, str]:
+    """Cell index -> the stderr text that the runner moved from ``notebook`` to its ``.stderr.log``."""
+    log = notebook.with_name(f"{notebook.stem}.stderr.log")
+    if not log.exists():
+        return {}
+    header = re.compile("^" + re.escape(LOG_CELL_HEADER).replace(r"\{index\}", r"(\d+)").replace(
+        r"\{count\}", r"[^)]*") + "$", re.M)
+    text = log.read_text()
+    marks = list(header.finditer(text))
+    return {int(m.group(1)): text[m.end(): marks[i + 1].start() if i + 1 < len(marks) else len(text)]
+            for i, m in enumerate(marks)}
+
+
 def bar_seconds(notebook: Path) -> dict[str, int]:
     """Seconds per progress-bar label (``CodeBERTScore[MiniLM]``, ``fuzz pairs``...) summed over the
-    bars the notebook printed: each bar's last elapsed time, read from tqdm's text in the outputs
-    (a bar closed before 100% counts with its last printed time, so this is a lower bound)."""
+    bars the notebook printed: each bar's last elapsed time, read from tqdm's text in the cell's
+    outputs and in the notebook's ``.stderr.log`` (where the runner moves stderr); a bar closed
+    before 100% counts with its last printed time, so this is a lower bound."""
     totals: dict[str, int] = {}
-    for cell in json.loads(notebook.read_text())["cells"]:
+    logged = _log_sections(notebook)
+    for index, cell in enumerate(json.loads(notebook.read_text())["cells"]):
+        texts = [o.get("text", "") for o in cell.get("outputs", [])] + [logged.get(index, "")]
         current: dict[str, int] = {}  # a bar's updates are spread over many outputs of its cell
-        for output in cell.get("outputs", []):
-            text = output.get("text", "")
+        for text in texts:
             for line in re.split(r"[\r\n]", "".join(text) if isinstance(text, list) else text):
                 m = BAR.match(line)
                 if not m:

@@ -36,7 +36,9 @@ figures_dir = ""
 # %%
 
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import Markdown
+
+from lcl.display import show
 
 from lcl import outputs, overview, sources
 
@@ -54,8 +56,8 @@ table1 = overview.table1(summaries)
 notes = overview.table1_notes(summaries)
 outputs.save_table(table1, "table1_datasets", profile=profile, seed=seed, notes=notes,
                    title="Table 1. Datasets used to construct LoCaL (ours vs paper)", directory=tables_out)
-display(table1)
-display(Markdown("\n".join(f"- {n}" for n in notes)))
+show(table1)
+show(Markdown("\n".join(f"- {n}" for n in notes)))
 
 # %% [markdown]
 # ## Task profile (Code2Bench-style)
@@ -66,7 +68,7 @@ display(Markdown("\n".join(f"- {n}" for n in notes)))
 profile_df = overview.task_profile(summaries)
 outputs.save_table(profile_df, "task_profile", profile=profile, seed=seed, directory=tables_out,
                    title="Task profile of the selected references")
-display(profile_df)
+show(profile_df)
 
 # %% [markdown]
 # ## Figure 2 · Publications using each metric per year
@@ -75,7 +77,7 @@ display(profile_df)
 counts = overview.survey_counts()
 if counts is None:
     reason = "skipped: the literature survey is a mirror-only source and is not available here"
-    display(Markdown(f"**Figure 2 {reason}.**"))
+    show(Markdown(f"**Figure 2 {reason}.**"))
     outputs.save_figure(overview.unavailable_figure("Figure 2: publications per metric", reason),
                         "figure2_survey", profile=profile, seed=seed, directory=figures_out)
     outputs.save_table(pd.DataFrame({"status": [reason]}), "figure2_survey_counts", profile=profile,
@@ -85,7 +87,7 @@ else:
     outputs.save_figure(fig, "figure2_survey", profile=profile, seed=seed, directory=figures_out)
     outputs.save_table(counts.reset_index(), "figure2_survey_counts", profile=profile, seed=seed,
                        directory=tables_out, title="Figure 2 data: publications per year per metric")
-    display(counts)
+    show(counts)
 
 # %% [markdown]
 # ## Figure 3 · The construction pipeline
@@ -118,4 +120,4 @@ if counts is not None:
     top = counts.sum().idxmax()
     lines.append(f"- The survey counts {int(counts.values.sum())} publications; the most used metric is "
                  f"**{top}** ({int(counts[top].sum())}).")
-display(Markdown("\n".join(lines)))
+show(Markdown("\n".join(lines)))

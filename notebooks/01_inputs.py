@@ -39,7 +39,9 @@ import json
 
 import matplotlib.pyplot as plt
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import Markdown
+
+from lcl.display import show
 
 from lcl import outputs, profiles
 from lcl import input_quality as quality
@@ -65,7 +67,7 @@ status = pd.DataFrame([{"benchmark": u.split("/")[0],
 status_table = status.value_counts().unstack(fill_value=0).reset_index() if not status.empty else status
 outputs.save_table(status_table, "inputs_spec_status", profile=profile, seed=seed, directory=tables_out,
                    title="Input-constraint specs in scope, by review status")
-display(status_table)
+show(status_table)
 
 # %% [markdown]
 # ## Quality per task
@@ -78,7 +80,7 @@ outputs.save_table(detail, "inputs_quality", profile=profile, seed=seed, directo
                    title="Input quality per task and reference (validity, distinct inputs, branch coverage)")
 outputs.save_table(summary, "inputs_quality_summary", profile=profile, seed=seed, directory=tables_out,
                    title="Input quality per benchmark")
-display(summary)
+show(summary)
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
@@ -103,7 +105,7 @@ below = df[(df.validity < quality.VALIDITY_TARGET) | (df.branch_coverage < 1.0)]
 below = below.assign(missing_lines=below["missing_lines"].map(json.dumps))
 outputs.save_table(below, "inputs_below_target", profile=profile, seed=seed, directory=tables_out,
                    title="References below 95% validity or 100% branch coverage, with the reviewer's reason")
-display(below.head(30))
+show(below.head(30))
 
 # %% [markdown]
 # ## A constraint example (cf. the paper's Figure 4: MBPP task 34)
@@ -111,7 +113,7 @@ display(below.head(30))
 # %%
 example = "MBPP/34" if "MBPP/34" in store.all_spec_uids() else uids[0]
 spec = store.spec_for(example)
-display(Markdown(f"**{example}** ({spec.origin}, verified={spec.verified}): {spec.notes}"))
+show(Markdown(f"**{example}** ({spec.origin}, verified={spec.verified}): {spec.notes}"))
 print(json.dumps(spec.to_dict(), indent=1)[:1500])
 print("five generated inputs:", *generate(spec, 5, seed), sep="\n  ")
 
@@ -126,7 +128,7 @@ backends = quality.backend_comparison(sample_uids, n=n_inputs, seed=seed)
 by_backend = backends.groupby("backend")[["validity", "branch_coverage", "n_distinct"]].mean().round(4).reset_index()
 outputs.save_table(by_backend, "inputs_backends", profile=profile, seed=seed, directory=tables_out,
                    title=f"Generators compared on {len(sample_uids)} tasks ({n_inputs} inputs each)")
-display(by_backend)
+show(by_backend)
 
 # %% [markdown]
 # ## Agreement with the published labels
@@ -152,11 +154,11 @@ if rederived is not None:
                        title="Agreement with the published labels (targets: MAE <= 0.05, bucket agreement >= 90%)")
     outputs.save_table(causes, "labels_causes", profile=profile, seed=seed, directory=tables_out,
                        title=f"Disagreements with |diff| > {labels.LARGE_DIFF} by recorded cause family")
-    display(agree)
-    display(causes)
+    show(agree)
+    show(causes)
     worst = rederived.sort_values("abs_diff", ascending=False).head(15)[
         ["id", "theirs", "ours", "spec", "variant_type", "cause"]]
-    display(worst)
+    show(worst)
 else:
     agree, causes = pd.DataFrame(), pd.DataFrame()
     for name in ("labels_rederived", "labels_agreement", "labels_causes"):
@@ -185,4 +187,4 @@ if not agree.empty:
                      f"{'met' if met else '**not met**'}).{labels.cause_sentence(causes, r['dataset'], r['benchmark'])}")
     lines.append("- The cause of each examined disagreement, with its evidence, is in "
                  f"`data/reference/{labels.causes_file().name}`; the method and the discussion in `docs/LABELS.md`.")
-display(Markdown("\n".join(lines)))
+show(Markdown("\n".join(lines)))

@@ -45,13 +45,15 @@ figures_dir = ""
 
 import matplotlib.pyplot as plt
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import Markdown
+
+from lcl.display import show
 
 from lcl import claims, clones, curation, dataset, outputs, paths, profiles
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
-display(Markdown(claims.paper_answer(['Table 2'])))
+show(Markdown(claims.paper_answer(['Table 2'])))
 
 # %% [markdown]
 # ## Step I: candidates; Step III: labels
@@ -64,7 +66,7 @@ print(f"{len(stage.tasks)} selected tasks; mutants per task: functions {P.mutant
       f"programs {P.mutants_per_program or 'all'}; fuzzing N = {P.fuzz_inputs_function}/{P.fuzz_inputs_program}, R = {P.fuzz_runs}")
 rows = stage.rows
 all_pairs = stage.pairs()  # LoCaL-all, each with its in_local flag
-dataset.write_pairs(dataset.local_path(profile), all_pairs, profile=profile, seed=seed)  # + .parquet (schema: dataset.SCHEMA)
+dataset.write_pairs(outputs.build_path(dataset.local_path(profile)), all_pairs, profile=profile, seed=seed)  # + .parquet (schema: dataset.SCHEMA)
 pairs = curation.select(all_pairs)  # LoCaL: the curated pairs
 print(f"{len(rows)} candidates -> {len(all_pairs)} labelled pairs (LoCaL-all) -> {len(pairs)} LoCaL pairs "
       f"({dataset.local_path(profile)}, .parquet)")
@@ -86,7 +88,7 @@ outputs.save_table(evidence, "curation_evidence", profile=profile, seed=seed, di
                    notes=[f"Rule (lcl.curation): a mutant is in LoCaL when df_score < {curation.DF_BOUNDARY}, an "
                           f"optimised variant when df_score > {curation.DF_BOUNDARY}.",
                           "Without the data mirror this table is empty and the rule is applied as recorded."])
-display(evidence)
+show(evidence)
 
 
 def curation_sentence() -> str:
@@ -104,7 +106,7 @@ def curation_sentence() -> str:
             + " The release keeps optimised variants with df_score below 1, so ours are kept too.")
 
 
-display(Markdown(curation_sentence()))
+show(Markdown(curation_sentence()))
 
 # %% [markdown]
 # ## Table 2 · Statistics of LoCaL (ours next to the paper's)
@@ -117,8 +119,8 @@ notes.append(f"LoCaL = the curated pairs (lcl.curation: MUT df < {curation.DF_BO
              "LoCaL-all in table2_sensitivity.")
 outputs.save_table(t2, "table2_variants", profile=profile, seed=seed, directory=tables_out, notes=notes,
                    title="Table 2. Statistics of LoCaL (ours vs paper)")
-display(t2)
-display(Markdown("\n".join(f"- {n}" for n in notes)))
+show(t2)
+show(Markdown("\n".join(f"- {n}" for n in notes)))
 
 # %% [markdown]
 # **Sensitivity: LoCaL-all.** The same statistics on every labelled candidate, before curation:
@@ -129,7 +131,7 @@ t2_all = pd.concat([t2.drop(columns=[c for c in t2.columns if "(paper)" in c]).a
 t2_all = t2_all[["Set", *[c for c in t2_all.columns if c != "Set"]]]
 outputs.save_table(t2_all, "table2_sensitivity", profile=profile, seed=seed, directory=tables_out,
                    title="Sensitivity: Table 2 on the curated LoCaL and on every labelled candidate (LoCaL-all)")
-display(t2_all)
+show(t2_all)
 
 # %% [markdown]
 # The DFS target (mean SurfaceSim <= 0.70 with mean df_score >= 0.98) is set for the offline
@@ -140,7 +142,7 @@ display(t2_all)
 obg = dataset.opt_by_generator(pairs)
 outputs.save_table(obg, "opt_by_generator", profile=profile, seed=seed, directory=tables_out,
                    title="Kept optimised variants per benchmark and generator (rewriter, PIE fast programs)")
-display(obg)
+show(obg)
 
 # %% [markdown]
 # ## Diagnostic fingerprint of the mutants (Code2Bench-style)
@@ -149,7 +151,7 @@ display(obg)
 fp = dataset.fingerprint(all_pairs)  # before curation: the curated mutants all lie below df 0.5
 outputs.save_table(fp, "variants_fingerprint", profile=profile, seed=seed, directory=tables_out,
                    title="Mutant fingerprint (LoCaL-all): equivalent, near-perfect band, partial and total differences")
-display(fp)
+show(fp)
 
 # %%
 df = pd.DataFrame(pairs)
@@ -186,7 +188,7 @@ outputs.save_figure(fig, "variants_scatter", profile=profile, seed=seed, directo
 clone_ledger = dataset.Ledger()
 caps = clones.caps_for(profile)
 clone_pairs, clusters = clones.build(P, seed, jobs, clone_ledger)
-dataset.write_pairs(dataset.clone_path(profile), clone_pairs, profile=profile, seed=seed)
+dataset.write_pairs(outputs.build_path(dataset.clone_path(profile)), clone_pairs, profile=profile, seed=seed)
 cs = clones.summary(clusters, clone_pairs)
 print(f"{cs['clusters']} clusters of {cs['functions']} functions -> {cs['pairs']} CLONE pairs "
       f"({dataset.clone_path(profile)}, .parquet); caps: {caps}")
@@ -203,7 +205,7 @@ clone_notes += [
 ]
 outputs.save_table(ct, "clone_clusters", profile=profile, seed=seed, directory=tables_out, notes=clone_notes,
                    title="Human-written DFS pairs: clusters of equivalent implementations")
-display(ct.drop(columns=["members"]))
+show(ct.drop(columns=["members"]))
 
 # %%
 cdf = pd.DataFrame(clone_pairs)
@@ -243,14 +245,14 @@ outputs.save_figure(fig, "clone_scatter", profile=profile, seed=seed, directory=
 
 # %%
 # written even when empty (no mirror): it is a declared output of this notebook
-dataset.write_pairs(dataset.published_path(), published, profile=profile, seed=seed)
+dataset.write_pairs(outputs.build_path(dataset.published_path()), published, profile=profile, seed=seed)
 if published:
     given = [p for p in published if p["surface_sim_published"] is not None]
     agree = sum(abs(p["surface_sim"] - p["surface_sim_published"]) < 1e-9 for p in given)
     print(f"{len(published)} PUBLISHED pairs ({dataset.published_path()}, .parquet); our SurfaceSim equals the "
           f"authors' on {agree}/{len(given)} pairs that carry one")
 else:
-    display(Markdown("**The published pairs are not available here (no data mirror): this part is skipped.**"))
+    show(Markdown("**The published pairs are not available here (no data mirror): this part is skipped.**"))
 
 # %%
 t2s = dataset.table2_sources(pairs, clone_pairs, published, profile)
@@ -263,7 +265,7 @@ pub_notes.append(f"Paper Table 2: optimised {pv['opt.total']:g} pairs (SurfaceSi
                  f"{pv['opt.df']:g}), mutated {pv['mut.total']:g} ({pv['mut.surfacesim']:g}, {pv['mut.df']:g}).")
 outputs.save_table(t2s, "published_table2", profile=profile, seed=seed, directory=tables_out, notes=pub_notes,
                    title="Table 2 by source: our LoCaL, our clones and the published release")
-display(t2s)
+show(t2s)
 
 # %% [markdown]
 # ## Ledger: where every candidate went
@@ -272,7 +274,7 @@ display(t2s)
 lt = dataset.ledger_table({"LoCaL (MUT/OPT)": ledger, "clones": clone_ledger, "published": pub_ledger})
 outputs.save_table(lt, "dataset_ledger", profile=profile, seed=seed, directory=tables_out,
                    title="Generated candidates and every exclusion, per source")
-display(lt)
+show(lt)
 
 # %% [markdown]
 # ## What we found
@@ -313,7 +315,7 @@ def mutant_gap_note() -> str:
             f"{P.mutants_per_program or 'every'} per program.")
 
 
-display(Markdown("\n".join([
+show(Markdown("\n".join([
     curation_sentence().replace("**Rule derived:**", "- **Curation:**").replace("**Rule applied:**", "- **Curation:**"),
     f"- LoCaL: {len(pairs)} pairs of {len(all_pairs)} labelled candidates: {int(mut['Total'])} mutants (mean SurfaceSim {mut['Avg. SurfaceSim']}, mean df_score "
     f"{mut['Avg. df_score']}; paper {mut['Avg. SurfaceSim (paper)']}, {mut['Avg. df_score (paper)']}) and "

@@ -38,7 +38,9 @@ figures_dir = ""
 
 import matplotlib.pyplot as plt
 import numpy as np
-from IPython.display import Markdown, display
+from IPython.display import Markdown
+
+from lcl.display import not_computed, show
 
 from lcl import claims, correlation, loaders, outputs, profiles, scoring, training
 
@@ -49,7 +51,7 @@ chosen = correlation.sample_pairs(pie, P.rq1_pairs, seed)
 print(f"{len(chosen)} of {len(pie)} PIE slow/fast pairs (profile {profile})")
 
 # %%
-display(Markdown(claims.paper_answer(['Table 3', 'Section 4.3'])))
+show(Markdown(claims.paper_answer(['Table 3', 'Section 4.3'])))
 
 # %% [markdown]
 # ## Scores: SurfaceSim and the four CEMs
@@ -58,7 +60,7 @@ display(Markdown(claims.paper_answer(['Table 3', 'Section 4.3'])))
 model = training.base_model(P, seed, jobs) if chosen else None
 scored = scoring.score_frame(scoring.pairs_frame(chosen), codescore_model=model)
 cems = scoring.cem_columns(scored)
-display(scored[["SurfaceSim", *cems]].describe().round(3))
+show(scored[["SurfaceSim", *cems]].describe().round(3))
 
 # %% [markdown]
 # ## Table 3 · Spearman's rho between SurfaceSim and each CEM (df_score = 1 throughout)
@@ -70,7 +72,7 @@ outputs.save_table(t3, "table3_correlation", profile=profile, seed=seed, directo
                    title="Table 3. Spearman correlation between SurfaceSim and CEMs on equivalent PIE pairs",
                    notes=[f"{len(chosen)} PIE pairs; 95% CI: percentile bootstrap, {P.bootstrap} resamples, seed {seed}.",
                           "CodeBERTScore[MiniLM]: substitute encoder; CodeScore-style: retrained substitute model."])
-display(t3)
+show(t3)
 
 # %% [markdown]
 # **Sensitivity: CrystalBLEU's ignore set.** Above, CrystalBLEU is computed as the paper's authors
@@ -86,7 +88,7 @@ outputs.save_table(t3s, "table3_crystalbleu_sensitivity", profile=profile, seed=
                    title="Sensitivity: CrystalBLEU with the per-pair ignore set (the paper's) and the corpus one",
                    notes=["CrystalBLEU: per-pair ignore set (the authors' wrapper; the reproduction). "
                           "CrystalBLEU[corpus]: ignore set from every scored reference and candidate (sensitivity)."])
-display(t3s)
+show(t3s)
 
 # %% [markdown]
 # ## One scatter panel per CEM
@@ -107,28 +109,30 @@ outputs.save_figure(fig, "rq1_scatter", profile=profile, seed=seed, directory=fi
 # ## What we found
 
 # %%
-lines = [] if t3.rho.notna().any() else [f"- Not computed: {len(scored)} PIE pairs here (PIE needs the local data mirror)."]
+lines = [] if t3.rho.notna().any() else [not_computed(f"Spearman on {len(scored)} equivalent PIE pairs")]
 for _, r in t3[t3.rho.notna()].iterrows():
     sign = "positive" if r["CI low"] > 0 else ("negative" if r["CI high"] < 0 else "not distinguishable from 0")
     lines.append(f"- **{r['Metric']}**: rho = {r['rho']:.3f} (95% CI {r['CI low']:.3f} to {r['CI high']:.3f}, "
                  f"p = {r['p-value']:.2g}); paper {r['rho (paper)']:.4f}. Correlation {sign}.")
-lines.append("- Shapiro-Wilk " + ("rejects normality for every variable, so Spearman is the right choice, as in the paper."
-                                   if not correlation.normal(t3) else
-                                   "does not reject normality for some variable here (small sample); Spearman is kept "
-                                   "for comparability with the paper."))
+if t3.rho.notna().any():
+    lines.append("- Shapiro-Wilk " + ("rejects normality for every variable, so Spearman is the right choice, as in the "
+                                       "paper." if not correlation.normal(t3) else
+                                       "does not reject normality for some variable here (small sample); Spearman is "
+                                       "kept for comparability with the paper."))
 s3 = t3s.set_index("Metric")
 zeros = {m: int(s3.zeros[m]) if m in s3.index and s3.zeros[m] == s3.zeros[m] else 0 for m in s3.index}
 rhos = {m: s3.rho[m] for m in s3.index if "rho" in s3 and s3.rho[m] == s3.rho[m]}
-lines.append("- CrystalBLEU with the per-pair ignore set (the paper's way) gives exactly 0 on "
-             f"{zeros.get('CrystalBLEU', 0)} of {len(scored)} pairs" +
-             (f" and rho = {rhos['CrystalBLEU']:.3f}" if "CrystalBLEU" in rhos else "") +
-             "; with the corpus ignore set (sensitivity) it gives 0 on "
-             f"{zeros.get('CrystalBLEU[corpus]', 0)} pairs" +
-             (f" and rho = {rhos['CrystalBLEU[corpus]']:.3f}" if "CrystalBLEU[corpus]" in rhos else "") +
-             f" (paper rho {claims.paper_value('T3.CrystalBLEU.rho'):.4f}).")
+if len(scored):
+    lines.append("- CrystalBLEU with the per-pair ignore set (the paper's way) gives exactly 0 on "
+               f"{zeros.get('CrystalBLEU', 0)} of {len(scored)} pairs" +
+               (f" and rho = {rhos['CrystalBLEU']:.3f}" if "CrystalBLEU" in rhos else "") +
+               "; with the corpus ignore set (sensitivity) it gives 0 on "
+               f"{zeros.get('CrystalBLEU[corpus]', 0)} pairs" +
+               (f" and rho = {rhos['CrystalBLEU[corpus]']:.3f}" if "CrystalBLEU[corpus]" in rhos else "") +
+               f" (paper rho {claims.paper_value('T3.CrystalBLEU.rho'):.4f}).")
 lines.append("- Differences from the paper are expected for the two substitutes: a MiniLM encoder is not CodeBERT, and our "
              "CodeScore-style model is trained on codegen-2b HumanEval completions, not on CodeScore's data.")
 lines.append("**The paper's conclusions (Section 4.3) on these numbers** (computed by `lcl.conclusions`):")
 lines.append(claims.section_text(claims.build(str(tables_out)), "Section 4.3"))
-display(Markdown("\n".join(lines)))
+show(Markdown("\n".join(lines)))
 print({"mean SurfaceSim": round(float(np.mean(x)), 3)})

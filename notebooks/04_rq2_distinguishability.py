@@ -59,7 +59,9 @@ from collections import Counter
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import Markdown
+
+from lcl.display import show
 
 from lcl import claims, distinguish, loaders, outputs, paths, profiles, scoring, training
 
@@ -72,7 +74,7 @@ first = f", the first {P.rq2_pool_candidates} of a seeded order" if P.rq2_pool_c
 print(f"{k} repetitions, each with {n} equivalent + {n} cross pairs and its own {n} df = 0 mutants; population: "
       f"slow programs of the PIE pairs with a verified spec{sampled}, their mutants "
       f"({P.mutants_per_program or 'all'} each{first}); fuzzing N = {P.fuzz_inputs_program}, R = {P.fuzz_runs}")
-display(Markdown(claims.paper_answer(['Table 4', 'Section 4.4.1', 'Section 4.4.2'])))
+show(Markdown(claims.paper_answer(['Table 4', 'Section 4.4.1', 'Section 4.4.2'])))
 
 # %% [markdown]
 # ## Each repetition's df = 0 mutants (Algorithm 1 on mutants of PIE slow programs)
@@ -96,11 +98,11 @@ if have_pie:
 else:
     pie_pairs, extra = [], Counter({"PIE not available (no data mirror): RQ2 not run": 1})
 pool_ledger = distinguish.ledger_frame(ledgers.get(distinguish.PIE_PAIRS, []))
-display(pool_ledger)
+show(pool_ledger)
 print("; ".join(f"{w} = {c}" for w, c in extra.items()))
 short = [r for r, p in enumerate(pools.get(distinguish.PIE_PAIRS, [])) if len(p) < n]
 if short:
-    display(Markdown(f"**Repetitions {short} found fewer than {n} mutants with df_score = 0 in the population: "
+    show(Markdown(f"**Repetitions {short} found fewer than {n} mutants with df_score = 0 in the population: "
                      "their `ds_replaced` uses what exists (`n_neq_repl` in the tables).**"))
 
 # %% [markdown]
@@ -116,7 +118,7 @@ cost_file = paths.data() / "reference" / "rq2_pool_cost.json"
 cost = json.loads(cost_file.read_text()) if cost_file.exists() else None
 if cost:
     needs = {"one fixed pool of 300 (the previous design)": 300, f"{k} x {n}: each repetition its own": k * n}
-    display(pd.DataFrame([{"design": d, "df = 0 mutants": m, **distinguish.fuzz_cost(cost["sample"], m)}
+    show(pd.DataFrame([{"design": d, "df = 0 mutants": m, **distinguish.fuzz_cost(cost["sample"], m)}
                           for d, m in needs.items()]))
     print("measured:", cost)
 
@@ -191,7 +193,7 @@ shown = pd.DataFrame({
     "drop %": t4["drop %"].round(1), "d ds_orig (paper)": t4["d orig (paper)"],
     "d ds_replaced (paper)": t4["d repl (paper)"], "drop % (paper)": t4["drop % (paper)"],
 })
-display(shown)
+show(shown)
 
 # %%
 cem = t4[t4.metric != distinguish.SURFACE_LABEL].reset_index(drop=True)
@@ -229,7 +231,7 @@ outputs.save_table(by_population, "rq2_populations", profile=profile, seed=seed,
                           for pop in pools] +
                          ["same equivalent and cross pairs for both; each population's repetitions scored as a "
                           "union of their own"])
-display(by_population)
+show(by_population)
 
 # %% [markdown]
 # ## What we found
@@ -296,4 +298,4 @@ if low:
     lines.append(f"- {', '.join(low)}: mean score on equivalent pairs under half the paper's. The CodeScore-style "
                  "model is trained on HumanEval function-level candidates (`lcl.training`), while PIE pairs are "
                  "whole stdin programs, so its absolute scores here are low; its d is a ratio of two small means.")
-display(Markdown("\n".join(lines)))
+show(Markdown("\n".join(lines)))

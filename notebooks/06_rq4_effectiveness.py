@@ -40,7 +40,9 @@ worst_k = 100  # pairs per metric in the worst-case analysis (paper: 100)
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import Markdown
+
+from lcl.display import not_computed, show
 
 from lcl import claims, curation, dataset, effectiveness as eff, loaders, outputs, profiles, scoring, training
 
@@ -59,7 +61,7 @@ sets = {
 print({k: len(v) for k, v in sets.items()})
 
 # %%
-display(Markdown(claims.paper_answer(['Table 5', 'Section 4.6.2', 'Section 1', 'Section 4.6'])))
+show(Markdown(claims.paper_answer(['Table 5', 'Section 4.6.2', 'Section 1', 'Section 4.6'])))
 
 # %% [markdown]
 # ## Scores (one corpus per dataset; LoCaL and its subsets are slices of LoCaL-all)
@@ -94,7 +96,7 @@ outputs.save_table(t5, "table5_mae", profile=profile, seed=seed, directory=table
                           "LoCaL_published: the part of the authors' LoCaL release in the mirror, with their labels.",
                           "Clones: our human-written DFS pairs (independent implementations from PyPI algorithm "
                           "collections, df_score = 1 by construction of the clusters)."])
-display(t5)
+show(t5)
 
 # %% [markdown]
 # ## The authors' own metric values on the published pairs (original CodeBERT and CodeScore)
@@ -110,7 +112,7 @@ outputs.save_table(ta, "rq4_author_scores", profile=profile, seed=seed, director
                    title="MAE of the authors' published metric values on the published LoCaL pairs",
                    notes=["Computed from the release's author_scores and score fields: the original models, "
                           "not ours. Compare with the LoCaL_published row of Table 5 (our implementations)."])
-display(ta)
+show(ta)
 
 # %% [markdown]
 # ## Increase in error from CodeScore_test to LoCaL
@@ -121,7 +123,7 @@ outputs.save_table(inc, "rq4_increase", profile=profile, seed=seed, directory=ta
                    title="MAE on LoCaL minus (and over) MAE on CodeScore_test, per CEM",
                    notes=[f"Mean increase over the four CEMs: {inc['increase'].mean():.3f} "
                           f"(paper {claims.paper_value('RQ4.mean_mae_increase')})."])
-display(inc)
+show(inc)
 
 # %% [markdown]
 # ## Sensitivity: LoCaL-all (before curation) and CrystalBLEU with a corpus ignore set
@@ -145,7 +147,7 @@ outputs.save_table(t5s, "table5_sensitivity", profile=profile, seed=seed, direct
                           f"{curation.DF_BOUNDARY}); LoCaL-all: every labelled candidate.",
                           "CrystalBLEU[corpus]: ignore set from each row's whole scored corpus (sensitivity); "
                           "CrystalBLEU: per pair, as the authors ran it."])
-display(t5s)
+show(t5s)
 
 # %% [markdown]
 # ## Optimised variants by source
@@ -162,7 +164,7 @@ outputs.save_table(by_source, "rq4_opt_by_source", profile=profile, seed=seed, d
                    title="MAE of each CEM on the optimised (DFS) pairs, per source",
                    notes=[f"The rewriter stops at SurfaceSim <= 0.65, the paper's fitted x_lo "
                           f"({claims.paper_value('RQ3.x_lo'):g})."])
-display(by_source)
+show(by_source)
 
 # %% [markdown]
 # ## The worst cases per metric
@@ -175,7 +177,7 @@ outputs.save_table(worst, "rq4_worst_cases", profile=profile, seed=seed, directo
 by_bench = eff.mae_by_benchmark(loc, cems)
 outputs.save_table(by_bench, "rq4_mae_by_benchmark", profile=profile, seed=seed, directory=tables_out,
                    title="MAE per source benchmark of LoCaL (paper: APPS worst, then PIE)")
-display(worst, by_bench, where.pivot_table(index=["benchmark", "variant_type"], columns="Metric", values="pairs",
+show(worst, by_bench, where.pivot_table(index=["benchmark", "variant_type"], columns="Metric", values="pairs",
                                             fill_value=0))
 
 # %%
@@ -198,11 +200,14 @@ outputs.save_figure(fig, "rq4_mae", profile=profile, seed=seed, directory=figure
 # %%
 t = t5.set_index("Dataset")
 harder = [c for c in cems if t.loc["LoCaL", c] > t.loc["CodeScore_test", c]]
-display(Markdown("\n".join([
-    f"- LoCaL is harder than CodeScore_test for {len(harder)} of {len(cems)} CEMs "
-    "(" + ", ".join(f"{c}: {t.loc['CodeScore_test', c]:.2f} -> {t.loc['LoCaL', c]:.2f}" for c in cems) + ").",
-    f"- Mean MAE increase over the CEMs: {inc['increase'].mean():.3f} (paper "
-    f"{claims.paper_value('RQ4.mean_mae_increase')}).",
+both = t.loc[["LoCaL", "CodeScore_test"], cems].notna().to_numpy().all()
+show(Markdown("\n".join([
+    (f"- LoCaL is harder than CodeScore_test for {len(harder)} of {len(cems)} CEMs "
+     "(" + ", ".join(f"{c}: {t.loc['CodeScore_test', c]:.2f} -> {t.loc['LoCaL', c]:.2f}" for c in cems) + ")."
+     if both else not_computed("LoCaL against the CodeScore_test baseline")),
+    (f"- Mean MAE increase over the CEMs: {inc['increase'].mean():.3f} (paper "
+     f"{claims.paper_value('RQ4.mean_mae_increase')})." if inc["increase"].notna().any()
+     else not_computed("the mean MAE increase")),
     "- Mutants are where every CEM fails: MAE on LoCaL_mut "
     + ", ".join(f"{c} {t.loc['LoCaL_mut', c]:.2f}" for c in cems) + ".",
     f"- The {worst_k} worst pairs per metric have mean |SurfaceSim - df_score| between "
@@ -260,5 +265,5 @@ outputs.save_table(flips, "label_sensitivity_pairs", profile=profile, seed=seed,
                    notes=["Largest contributions first (one pair's share of the change when its label is swapped "
                           "from theirs to ours); value_after: the value once this pair and those above it are swapped.",
                           f"Causes: data/reference/{labels.causes_file().name} where recorded."])
-display(sens, flips)
-display(Markdown("\n".join(ls.found(sens, flips, counts))))
+show(sens, flips)
+show(Markdown("\n".join(ls.found(sens, flips, counts))))

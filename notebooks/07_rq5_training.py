@@ -51,7 +51,9 @@ from collections import Counter
 
 import pandas as pd
 import torch
-from IPython.display import Markdown, display
+from IPython.display import Markdown
+
+from lcl.display import show
 
 from lcl import claims, dataset, loaders, outputs, profiles, scoring, sources, training
 from lcl.metrics.codescore_style import LABEL
@@ -97,7 +99,7 @@ setup = pd.DataFrame([
     {"set": "Baseline (CodeScore_test sample)", "pairs": len(baseline), "mean df_score": label_mean["Baseline"]},
     {"set": "LoCaL_test (held-out PIE sample)", "pairs": len(local_test), "mean df_score": label_mean["LoCaL_test"]},
 ])
-display(setup)
+show(setup)
 print("base pairs dropped:", dict(base_dropped) or "none", "| removed from pools:", dict(removed) or "none")
 ok = size >= 2 and bool(baseline or local_test)
 
@@ -142,7 +144,7 @@ if not ok:
                  f"{len(baseline)} Baseline, {len(local_test)} LoCaL_test pairs)")
 outputs.save_table(runs, "rq5_runs", profile=profile, seed=seed, directory=tables_out, notes=notes,
                    title=f"RQ5 runs: MAE of each fine-tuned {LABEL} model and of the mean baseline, per p and set")
-display(runs)
+show(runs)
 
 # %% [markdown]
 # ## Table 6 · MAE (mean ± std over models) vs p, ours next to the mean baseline and the paper's
@@ -175,8 +177,8 @@ def shown(t: pd.DataFrame) -> pd.DataFrame:
 
 
 if ok:
-    display(shown(t6))
-display(Markdown("\n".join(f"- {n}" for n in notes)))
+    show(shown(t6))
+show(Markdown("\n".join(f"- {n}" for n in notes)))
 
 # %%
 if ok:
@@ -205,7 +207,7 @@ frozen_notes = [f"SENSITIVITY (cheaper variant): frozen MiniLM encoder + MLP hea
 outputs.save_table(t6_frozen, "table6_frozen_sensitivity", profile=profile, seed=seed, directory=tables_out,
                    notes=frozen_notes, title=f"Table 6 sensitivity: frozen-encoder {LABEL} (cheaper variant)")
 if ok:
-    display(shown(t6_frozen))
+    show(shown(t6_frozen))
 
 ends = (min(P.rq5_percentages), max(P.rq5_percentages))
 all_train, all_pie = training.split_local(local_all_rows)
@@ -242,7 +244,7 @@ if not all_ok:
     sens_notes.append("LoCaL-all run skipped: no PIE pairs or no training pool in LoCaL-all here.")
 outputs.save_table(sens, "rq5_sensitivity", profile=profile, seed=seed, directory=tables_out, notes=sens_notes,
                    title="RQ5 sensitivity: headline numbers for fine-tuned LoCaL, the frozen encoder and LoCaL-all")
-display(sens)
+show(sens)
 
 # %% [markdown]
 # ## Cost: what one model takes, and what the full grid would take
@@ -288,14 +290,14 @@ outputs.save_table(cost, "rq5_cost", profile=profile, seed=seed, directory=table
                           "the grid's pair-steps, predictions and first passes; the machine's load at run time "
                           "moves them."],
                    title="RQ5 training cost per model and for the full grid (measured and estimated)")
-display(cost)
+show(cost)
 
 # %% [markdown]
 # ## What we found
 
 # %%
 if not ok:
-    display(Markdown(f"- RQ5 was not run here: {notes[-1]}."))
+    show(Markdown(f"- RQ5 was not run here: {notes[-1]}."))
 else:
     lines = [f"- Fine-tuned ({P.rq5_models_per_p} model(s) per p): "
              f"{training.direction_sentence(training.direction(t6))}",
@@ -324,4 +326,4 @@ else:
         f"{P.rq5_models_per_p} model(s) per p (full profile: {FULL.rq5_models_per_p})"
         + (": the quick profile's numbers are a smoke test, not evidence." if profile == "quick" else "."),
     ]
-    display(Markdown("\n".join(lines)))
+    show(Markdown("\n".join(lines)))

@@ -39,7 +39,9 @@ figures_dir = ""
 # %%
 
 import matplotlib.pyplot as plt
-from IPython.display import Markdown, display
+from IPython.display import Markdown
+
+from lcl.display import show
 
 from lcl import claims, outputs
 
@@ -49,7 +51,7 @@ outputs.save_table(table, "claims", profile=profile, seed=seed, directory=tables
                    title="Paper vs reproduced: every number and every conclusion",
                    notes=[f"Profile {profile}: sample sizes, repetitions and models as the profile sets them."])
 s = claims.summary(table)
-display(table[table.status != claims.MISSING])
+show(table[table.status != claims.MISSING])
 
 # %% [markdown]
 # ## What each status means
@@ -64,7 +66,7 @@ display(claims.vocabulary())
 by_section = claims.by_section(table)
 outputs.save_table(by_section, "claims_by_section", profile=profile, seed=seed, directory=tables_out,
                    title="Claims per paper section: counts per status")
-display(by_section)
+show(by_section)
 
 # %% [markdown]
 # ## Deviations, grouped by their reason
@@ -73,7 +75,7 @@ display(by_section)
 dev = claims.deviations(table)
 outputs.save_table(dev, "claims_deviations", profile=profile, seed=seed, directory=tables_out,
                    title="Numbers outside their tolerance and failing conclusions, by reason")
-display(dev)
+show(dev)
 
 # %% [markdown]
 # ## Paper vs reproduced, one point per number in [0, 1] (scores, rho, MAE), with our 95% CI or ±2 std
@@ -104,4 +106,4 @@ outputs.save_figure(fig, "claims_scatter", profile=profile, seed=seed, directory
 # ## What we found
 
 # %%
-display(Markdown(claims.found_text(table)))
+show(Markdown(claims.found_text(table)))

@@ -71,7 +71,9 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import Markdown
+
+from lcl.display import show
 
 from lcl import dataset, findings, outputs, profiles, scoring, training
 from lcl import sparse_tests as X
@@ -106,7 +108,7 @@ costs = pd.concat([X.cost(tab).assign(dataset="LoCaL"), X.cost(tab_all).assign(d
 outputs.save_table(costs, "x1_cost", profile=profile, seed=seed, directory=tables_out,
                    title=f"Fuzzing cost of run 0 per pair (wall seconds when it was fuzzed, {jobs} pairs at a time; cached reruns cost ~0)",
                    notes=[f"This execution took {elapsed:.1f} s for both tables (cache hits included)."])
-display(repro, costs)
+show(repro, costs)
 off = pd.concat([tab, tab_all]).drop_duplicates("id")
 off = off[~off.reproduces.astype(bool)]
 off = off.assign(time_dependent=X.time_dependent(off))[
@@ -114,7 +116,7 @@ off = off.assign(time_dependent=X.time_dependent(off))[
      "time_dependent"]]
 print(f"pairs whose run 0 did not reproduce run_scores[0]: {len(off)}, "
       f"{int(off.time_dependent.sum())} of them with a timeout, invalid input or excluded run on one side")
-display(off)
+show(off)
 outputs.save_table(tab, "x1_pairs", profile=profile, seed=seed, directory=tables_out,
                    title="Per pair: archived df_score (c), run 0 again, (a) own tests, (b) first 100 inputs, df(N)")
 
@@ -133,7 +135,7 @@ outputs.save_table(fe, "x1_sparse_equivalence", profile=profile, seed=seed, dire
                           "inputs of run 0 (seed inputs first); (b'): the first 100 generated inputs after the seeds "
                           "(sensitivity); (c): archived df_score over N x R inputs.",
                           "Intervals: Wilson 95%. LoCaL-all: every labelled candidate before curation (sample)."])
-display(fe)
+show(fe)
 
 # %%
 fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), sharey=True)
@@ -168,7 +170,7 @@ outputs.save_table(npb, "x1_near_perfect", profile=profile, seed=seed, directory
                    title="Near-perfect pairs (0.98 <= df_score < 1): how many, and how often (a) / (b) call them equivalent",
                    notes=["band_*: share of pairs in the band; a_* / b_*: among the band's pairs, share that (a) / (b) "
                           "scores 1. Wilson 95% intervals."])
-display(npb)
+show(npb)
 
 # %% [markdown]
 # ## Per-pair uncertainty of the archived df_score
@@ -181,7 +183,7 @@ widths = pd.concat([X.width_distribution(tab).assign(dataset="LoCaL"),
                     X.width_distribution(tab_all).assign(dataset="LoCaL-all (sensitivity)")], ignore_index=True)
 outputs.save_table(widths, "x1_interval_widths", profile=profile, seed=seed, directory=tables_out,
                    title="Width of the Wilson 95% interval of each pair's df_score (over its inputs)")
-display(widths)
+show(widths)
 
 # %% [markdown]
 # ## Convergence of df(N) to df(full)
@@ -205,7 +207,7 @@ outputs.save_table(summ, "x1_convergence", profile=profile, seed=seed, directory
                           f"paper's: {paper_n['function']} / {paper_n['program']}.",
                           f"enough_N: smallest grid N with >= {X.COVERAGE:.0%} of pairs within {X.TOLERANCE} at "
                           "that N and every larger one."])
-display(summ)
+show(summ)
 
 # %%
 fig, ax = plt.subplots(figsize=(6, 3.6))
@@ -249,7 +251,7 @@ outputs.save_table(mae, "x1_mae", profile=profile, seed=seed, directory=tables_o
                    notes=["CodeBERTScore[MiniLM] and CodeScore-style (retrained) are substitutes for the paper's models.",
                           f"95% CIs: percentile bootstrap over pairs ({n_boot} resamples, seed {seed}); the change "
                           "is paired (same resampled pairs)."])
-display(mae)
+show(mae)
 
 # %% [markdown]
 # ## What we found
@@ -312,7 +314,7 @@ if len(pivot) and "(a) own tests" in pivot:
     lines.append("- MAE on the same pairs, ground truth (c) -> (b) -> (a): " + "; ".join(
         f"{c} {pivot.loc[c, '(c) full']:.3f} -> {pivot.loc[c, '(b) first 100']:.3f} -> {pivot.loc[c, '(a) own tests']:.3f}"
         for c in pivot.index) + ".")
-display(Markdown("\n".join(lines)))
+show(Markdown("\n".join(lines)))
 
 # %%
 def finding(fid: str, quantity: str, r: pd.Series, what: str) -> Finding:

@@ -87,7 +87,9 @@ import re
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import Markdown
+
+from lcl.display import show
 
 from lcl import dataset, findings, outputs, profiles, red_herrings as rh, robustness as rb, scoring, training
 from lcl.findings import Finding
@@ -124,7 +126,7 @@ outputs.save_table(rejected, "x2_rejected", profile=profile, seed=seed, director
                           "unverifiable: neither check gives a result. Both are dropped.",
                           "A perturbation that does not apply to a program (nothing to rename, no docstring to "
                           "copy, ...) gives no row."])
-display(rejected)
+show(rejected)
 
 # %% [markdown]
 # A few rejected perturbations (if any), with the fuzzer's df_score and the edit:
@@ -134,7 +136,7 @@ bad = verified[~verified["outcome"].isin(rb.USABLE)]
 for _, r in bad.head(3).iterrows():
     diff = "\n".join(list(difflib.unified_diff(r["original"].splitlines(), r["perturbed"].splitlines(),
                                                "before", "after", lineterm=""))[:30])
-    display(Markdown(f"**{r['id']}** ({r['outcome']}, df_score = {r['df_score']})\n\n```diff\n{diff}\n```"))
+    show(Markdown(f"**{r['id']}** ({r['outcome']}, df_score = {r['df_score']})\n\n```diff\n{diff}\n```"))
 if bad.empty:
     print("no perturbed program was rejected")
 
@@ -157,9 +159,9 @@ outputs.save_table(shifts, "x2_robustness", profile=profile, seed=seed, director
                           f"Rows named '...{rb.STORED}' (sensitivity): the same verified programs scored against "
                           "LoCaL's stored reference, which has no prose; they are left out of the largest shifts.",
                           "share_moved: share of pairs whose score changed at all."])
-display(shifts)
+show(shifts)
 most = rb.largest_shift(shifts[shifts.metric != scoring.label(scoring.SURFACE)])
-display(most)
+show(most)
 
 # %%
 metrics_shown = list(dict.fromkeys(shifts["metric"]))
@@ -213,7 +215,7 @@ outputs.save_table(counts, "x3_groups", profile=profile, seed=seed, directory=ta
                    title="X3. Mutants of LoCaL-all by label, and the matched groups used")
 outputs.save_table(gaps, "x3_score_gaps", profile=profile, seed=seed, directory=tables_out, notes=x3_notes[:2],
                    title="X3. Mean score of equivalent minus killed mutants in the matched groups")
-display(counts, auc, gaps)
+show(counts, auc, gaps)
 
 # %%
 matched = rh.matched_groups(mutants)
@@ -279,7 +281,7 @@ for _, r in auc[auc.benchmark == rh.ALL].iterrows():
         lo, hi, int(r["n_groups"])))
 notebook_id = "10"  # this notebook's findings part: tables/findings_10.csv
 fnd = findings.save(items, notebook_id, profile=profile, seed=seed, directory=tables_out)
-display(fnd)
+show(fnd)
 
 # %% [markdown]
 # ## What we found
@@ -317,4 +319,4 @@ lines.append(f"- X3 with {n_groups} matched groups"
              f"CI includes 0.5 for {', '.join(level) or 'none'}; above 0.5 for {', '.join(above) or 'none'}; "
              f"below 0.5 (equivalent mutants scored *lower* than killed ones) for {', '.join(below) or 'none'}. "
              "The pooled AUROC and the per-benchmark rows of `x3_auroc` are the sensitivity rows.")
-display(Markdown("\n".join(lines)))
+show(Markdown("\n".join(lines)))

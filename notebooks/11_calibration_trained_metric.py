@@ -70,7 +70,9 @@ import time
 import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
-from IPython.display import Markdown, display
+from IPython.display import Markdown
+
+from lcl.display import show
 
 from lcl import calibration as cal
 from lcl import dataset, effectiveness as eff, findings, label_sensitivity, loaders, metrics, outputs, paths
@@ -102,7 +104,7 @@ th, th_source = cal.rq3_thresholds(local, cst if len(cst) else local.iloc[:0], P
 local = cal.with_regions(local, th)
 cst = cal.with_regions(cst, th) if len(cst) else cst.assign(region=pd.Series(dtype=object))
 print(f"Thresholds: x_lo = {th.x_lo}, x_hi = {th.x_hi}, y_lo = {th.y_lo}, y_hi = {th.y_hi} ({th_source})")
-display(pd.crosstab(local.benchmark, local.region, margins=True))
+show(pd.crosstab(local.benchmark, local.region, margins=True))
 
 # %% [markdown]
 # ## X4 · Reliability diagrams
@@ -151,7 +153,7 @@ outputs.save_table(ece_t, "x4_ece", profile=profile, seed=seed, directory=tables
                           "the reference line.",
                           f"CodeScore_test: capped at {P.eval_pairs_cap} pairs (seed {seed}) as in Table 5."
                           if P.eval_pairs_cap else "CodeScore_test: all pairs, as in Table 5."])
-display(ece_t[ece_t.grouping != "benchmark"])
+show(ece_t[ece_t.grouping != "benchmark"])
 
 # %% [markdown]
 # ## X4 · Isotonic recalibration: fitted on HumanEval + MBPP, tested on APPS + PIE
@@ -187,7 +189,7 @@ outputs.save_table(recal, "x4_recalibration", profile=profile, seed=seed, direct
                           "mae_train_mean: MAE of the constant prediction 'mean df_score of the fitting pairs' (the "
                           "flattest increasing map); a recalibrated MAE near it means the map flattened the metric.",
                           *recal_notes])
-display(recal)
+show(recal)
 
 # %% [markdown]
 # ## X5 · The released metric `local_trained`: train (or reuse notebook 07's model), export, load
@@ -242,7 +244,7 @@ outputs.save_table(x5, "x5_evaluation", profile=profile, seed=seed, directory=ta
                           f"{P.bootstrap} resamples, seed {seed}.",
                           f"Regions: thresholds of notebook 05 ({th_source}).",
                           *ev_notes] + ([] if released is not None else ["No released model in this profile."]))
-display(x5[x5.grouping.isin(["all", "region"])])
+show(x5[x5.grouping.isin(["all", "region"])])
 
 # %%
 cost = {}
@@ -261,7 +263,7 @@ outputs.save_table(cost_t, "x5_cost", profile=profile, seed=seed, directory=tabl
                           "score_s_per_pair: timed cold (no score cache, no memoised encoder states) on up to "
                           f"{timed_pairs} pairs (seed {seed}), "
                           "model loading excluded."])
-display(cost_t)
+show(cost_t)
 
 # %% [markdown]
 # ## X5 · Model card (written from the numbers above)
@@ -271,8 +273,8 @@ card = (tm.model_card(released, profile, x5, cost, HELD) if released is not None
         f"# Model card: `local_trained`, profile `{profile}`\n\nNot trained in this profile: too few pairs.\n")
 write_text(tables_out / "x5_model_card.md", card)
 if released is not None:
-    write_text(paths.local_trained_model(profile).with_suffix(".md"), card)
-display(Markdown(card))
+    write_text(outputs.build_path(paths.local_trained_model(profile).with_suffix(".md")), card)
+show(Markdown(card))
 
 # %% [markdown]
 # ## X5 · Which task traits go with each metric's largest errors?
@@ -301,7 +303,7 @@ outputs.save_table(tt, "x5_task_traits", profile=profile, seed=seed, directory=t
                           f"95% CI: percentile bootstrap over tasks, {P.bootstrap} resamples, seed {seed}; NaN where "
                           "a trait is constant over the tasks (e.g. stdin program within a benchmark)."])
 strong = tm.strongest_traits(tt)
-display(strong)
+show(strong)
 
 # %% [markdown]
 # ## Findings and what we found
@@ -446,4 +448,4 @@ findings.save(found, "11", seed=seed, profile=profile, directory=tables_out)  # 
 lines.append(f"- Run time of this notebook: {time.time() - T0:.0f} s (profile {profile}).")
 if profile != "full":
     lines.append(f"- Profile {profile}: small samples ({len(local)} LoCaL pairs); read the numbers as a smoke test.")
-display(Markdown("\n".join(lines)))
+show(Markdown("\n".join(lines)))

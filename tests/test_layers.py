@@ -37,7 +37,7 @@ LAYER_OF = {
     "lcl.calibration": "rq", "lcl.trained_metric": "rq",
     "lcl.claims": "report", "lcl.conclusions": "report", "lcl.reasons": "report",
     "lcl.findings": "report", "lcl.outputs": "report", "lcl.runner": "report", "lcl.report": "report",
-    "lcl.verify": "report", "lcl.pipeline": "report",
+    "lcl.verify": "report", "lcl.pipeline": "report", "lcl.display": "report",
     "lcl.cli": "cli",
 }
 

@@ -75,6 +75,14 @@ def test_notebooks_quick_without_mirror(tmp_root: Path, monkeypatch):
     _check_outputs(tmp_root)
     t1 = (tmp_root / "tables" / "table1_datasets.csv").read_text()
     assert "skipped" in t1 and "HumanEval,164" in t1
+    # the report says what was skipped and what it costs; claims that need those sources are "not run"
+    import pandas as pd
+
+    from lcl import claims
+    table = pd.read_csv(tmp_root / "tables" / "claims.csv")
+    assert (table.status == claims.NOT_RUN).sum() > 0
+    page = report.build_index("smoke").read_text()
+    assert "id='skipped-banner'" in page and "mbpp" in page.split("id='skipped-banner'")[1].split("</div>")[0]
 
 
 @pytest.mark.mirror
@@ -92,8 +100,39 @@ def test_notebooks_quick_with_mirror_and_report_in_browser(tmp_root: Path, tmp_p
     links = report.linked_files(index)
     assert links and all(p.exists() for p in links), [p for p in links if not p.exists()]
     assert any(p.suffix == ".png" for p in links) and any(p.suffix == ".html" for p in links)
-    dom = _render_in_chromium(index, tmp_path)
+    # self-contained: every link stays inside the report folder, so a copy elsewhere still works
+    assert all(index.parent in p.parents for p in links), [p for p in links if index.parent not in p.parents]
+    copy = tmp_path / "copied-report"
+    shutil.copytree(index.parent, copy)
+    assert all(p.exists() for p in report.linked_files(copy / "index.html"))
+    dom = _render_in_chromium(copy / "index.html", tmp_path)
     assert _summary_in(dom) == _summary_expected(tmp_root / "tables" / "claims.csv")
+    # every claim's status as the browser shows it on claims.html is the one in tables/claims.csv
+    shown = _claims_in(_render_in_chromium(copy / "claims.html", tmp_path, check_index=False))
+    import pandas as pd
+    expected = pd.read_csv(tmp_root / "tables" / "claims.csv")
+    assert shown == dict(zip(expected.claim_id, expected.status, strict=True))
+    # executed notebooks show their figures and keep stderr out (it is in NAME.stderr.log)
+    executed = sorted((tmp_root / "build" / "notebooks" / "smoke").glob("[0-9][0-9]_*.ipynb"))
+    images = {nb.stem: _outputs(nb, "image/png") for nb in executed}
+    assert images["03_rq1_correlation"] >= 1 and images["06_rq4_effectiveness"] >= 1, images
+    assert sum(_outputs(nb, "stderr") for nb in executed) == 0
+
+
+def _outputs(notebook: Path, kind: str) -> int:
+    cells = json.loads(notebook.read_text())["cells"]
+    outs = [o for c in cells for o in c.get("outputs", [])]
+    if kind == "stderr":
+        return sum(o.get("name") == "stderr" for o in outs)
+    return sum(kind in o.get("data", {}) for o in outs)
+
+
+def _claims_in(page: str) -> dict[str, str]:
+    """claim id -> status as claims.html shows them."""
+    import html
+
+    rows = re.findall(r"<tr data-claim=\"([^\"]+)\">.*?<span class=\"status\"[^>]*>([^<]+)</span>", page, re.S)
+    return {html.unescape(c): html.unescape(s) for c, s in rows}
 
 
 def _summary_in(page: str) -> dict[str, int]:
@@ -128,7 +167,7 @@ def test_front_page_verdict_matches_the_claims_table(tmp_path: Path, monkeypatch
     assert page.index("claims-summary") < page.index("claims-by-section")
 
 
-def _render_in_chromium(index: Path, tmp_path: Path) -> str:
+def _render_in_chromium(index: Path, tmp_path: Path, check_index: bool = True) -> str:
     chromium = shutil.which("chromium") or shutil.which("chromium-browser")
     if chromium is None:
         pytest.skip("chromium not installed (.ci/run installs Debian's chromium)")
@@ -136,6 +175,8 @@ def _render_in_chromium(index: Path, tmp_path: Path) -> str:
              "--disable-component-update", "--disable-sync", f"--user-data-dir={tmp_path / 'chrome'}"]
     dom = subprocess.run([chromium, *flags, "--dump-dom", index.as_uri()], capture_output=True, text=True, timeout=120)
     assert dom.returncode == 0, dom.stderr[-2000:]
+    if not check_index:
+        return dom.stdout
     assert "LoCaL compendium" in dom.stdout and "00_data" in dom.stdout
     shot = tmp_path / "index.png"
     subprocess.run([chromium, *flags, f"--screenshot={shot}", "--window-size=1200,1600", index.as_uri()],

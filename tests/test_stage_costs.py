@@ -49,3 +49,17 @@ def test_cell_costs_sum_papermill_durations_and_name_each_cell(tmp_path: Path):
 def test_bar_seconds_joins_a_bars_updates_across_outputs_and_counts_each_bar_once(tmp_path: Path):
     bars = _module().bar_seconds(_notebook(tmp_path))
     assert bars == {"CodeBERTScore[MiniLM]": 62 + 7 + 5, "fuzz pairs": 3}
+
+
+def test_bar_seconds_reads_the_bars_the_runner_moved_to_the_stderr_log(tmp_path: Path):
+    """The runner moves stderr (progress bars) out of executed notebooks into NAME.stderr.log;
+    the bars read back from there are the same."""
+    from lcl import runner
+
+    nb = _notebook(tmp_path)
+    nb.write_text(json.dumps({**json.loads(nb.read_text()), "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))
+    before = _module().bar_seconds(nb)
+    moved = runner.move_stderr_to_log(nb, tmp_path / "06_x.stderr.log")
+    assert moved == 7
+    assert not any(o.get("name") == "stderr" for c in json.loads(nb.read_text())["cells"] for o in c.get("outputs", []))
+    assert _module().bar_seconds(nb) == before

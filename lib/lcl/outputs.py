@@ -5,6 +5,7 @@ Each writer is atomic (see :mod:`lcl.io`) and leaves a provenance sidecar next t
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -15,8 +16,37 @@ from .io import atomic_path, write_text
 
 
 def output_dirs(tables_dir: str = "", figures_dir: str = "") -> tuple[Path, Path]:
-    """Where a notebook writes: its ``tables_dir``/``figures_dir`` parameters, else the defaults."""
+    """Where a notebook writes: its ``tables_dir``/``figures_dir`` parameters, else the defaults.
+
+    Only a run by :mod:`lcl.runner` (``make all``, ``lcl notebook run``, which set ``LCL_NOTEBOOK``)
+    writes there. A notebook run by hand, e.g. "Run All" in JupyterLab on an executed notebook whose
+    injected parameters name the build's folders, writes to :func:`lcl.paths.interactive_outputs`
+    instead, so a reader's run never overwrites what a build made."""
+    if not os.environ.get("LCL_NOTEBOOK"):
+        scratch = paths.interactive_outputs(os.environ.get("LCL_PROFILE", "by-hand"))
+        print(f"Run by hand: tables and figures go to {scratch} (make all writes tables/ and figures/).")
+        return scratch / "tables", scratch / "figures"
     return (Path(tables_dir) if tables_dir else paths.tables(), Path(figures_dir) if figures_dir else paths.figures())
+
+
+class Written(list[Path]):
+    """The files an output writer wrote; shown in a notebook as one short line, not a list of paths."""
+
+    def __repr__(self) -> str:
+        shown = [str(p.relative_to(paths.root())) if p.is_relative_to(paths.root()) else str(p) for p in self]
+        return "wrote " + ", ".join(shown)
+
+    def _repr_pretty_(self, printer: Any, cycle: bool) -> None:
+        printer.text(repr(self))
+
+
+def build_path(path: Path) -> Path:
+    """Where a notebook writes a build output other than a table or figure (a pair file): ``path``
+    under :mod:`lcl.runner`, else the same name under :func:`lcl.paths.interactive_outputs`, for the
+    reason :func:`output_dirs` gives."""
+    if os.environ.get("LCL_NOTEBOOK"):
+        return path
+    return paths.interactive_outputs(os.environ.get("LCL_PROFILE", "by-hand")) / Path(path).parent.name / Path(path).name
 
 
 def save_table(df: pd.DataFrame, name: str, *, profile: str, seed: int | None, title: str = "",
@@ -34,13 +64,15 @@ def save_table(df: pd.DataFrame, name: str, *, profile: str, seed: int | None, t
     write_text(md_path, "\n".join(md))
     for p in (csv_path, md_path):
         provenance.record(p, profile=profile, seed=seed, inputs=inputs)
-    return [csv_path, md_path]
+    return Written([csv_path, md_path])
 
 
 def save_figure(fig: Any, name: str, *, profile: str, seed: int | None,
                 inputs: dict[str, str] | None = None, directory: Path | None = None) -> list[Path]:
-    """Write ``figures/<name>.png`` (200 dpi) and ``.pdf`` + sidecars; returns the paths."""
+    """Write ``figures/<name>.png`` (200 dpi) and ``.pdf`` + sidecars; returns the paths. A panel
+    with nothing drawn in it says so on the figure (see :func:`mark_empty_axes`)."""
     directory = directory or paths.figures()
+    mark_empty_axes(fig)
     out = []
     for ext, kw in (("png", {"dpi": 200}), ("pdf", {})):
         path = directory / f"{name}.{ext}"
@@ -48,7 +80,39 @@ def save_figure(fig: Any, name: str, *, profile: str, seed: int | None,
             fig.savefig(tmp, format=ext, bbox_inches="tight", metadata=_fig_metadata(ext), **kw)
         provenance.record(path, profile=profile, seed=seed, inputs=inputs)
         out.append(path)
-    return out
+    return Written(out)
+
+
+def _has_data(ax: Any) -> bool:
+    """Whether a panel shows anything: finite points in a line or collection, a bar or other patch,
+    an image or a text placed in it (titles and axis labels do not count)."""
+    import numpy as np
+
+    for line in ax.lines:
+        xy = np.asarray(line.get_xydata(), dtype=float)
+        if xy.size and np.isfinite(xy).all(axis=1).any():
+            return True
+    for coll in ax.collections:
+        offsets = np.asarray(coll.get_offsets(), dtype=float)
+        if (offsets.size and np.isfinite(offsets).all(axis=1).any()) or (not offsets.size and coll.get_paths()):
+            return True
+    return bool(ax.patches or ax.images or ax.texts or ax.tables)
+
+
+def mark_empty_axes(fig: Any) -> int:
+    """Write "no data in this run" (with the data sources that were skipped) across every panel of
+    ``fig`` that shows nothing, so an empty figure is never mistaken for a result; returns how many."""
+    empty = [ax for ax in fig.axes if ax.get_visible() and ax.axison and not _has_data(ax)]
+    if not empty:
+        return 0
+    from . import sources
+
+    skipped = sorted(sources.status().get("skipped", {}))
+    note = "no data in this run" + (f"\n(skipped: {', '.join(skipped)})" if skipped else "")
+    for ax in empty:
+        ax.text(0.5, 0.5, note, transform=ax.transAxes, ha="center", va="center", fontsize=8, color="#a40",
+                wrap=True)
+    return len(empty)
 
 
 def _fig_metadata(ext: str) -> dict[str, Any]:

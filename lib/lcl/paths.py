@@ -217,6 +217,18 @@ def notebook_timings(profile: str) -> Path:
     return executed_notebooks() / profile / "timings.json"
 
 
+def notebook_log(profile: str, name: str) -> Path:
+    """What notebook ``name`` printed to stderr when executed for ``profile`` (progress bars,
+    warnings), moved out of the rendered notebook so that red blocks there mean errors."""
+    return executed_notebooks() / profile / f"{name}.stderr.log"
+
+
+def interactive_outputs(profile: str) -> Path:
+    """Where a notebook run by hand (JupyterLab's "Run All") writes its tables and figures, so that
+    it never overwrites a build's outputs; ``make all`` runs write to :func:`tables`/:func:`figures`."""
+    return build() / "interactive" / profile
+
+
 def report() -> Path:
     return build() / "report"
 

@@ -6,6 +6,12 @@ injects the parameters ``profile``, ``seed``, ``jobs``, ``tables_dir`` and ``fig
 into the cell tagged ``parameters`` and writes the executed notebook atomically to
 ``build/notebooks/<profile>/NN_name.ipynb``: an interrupted run leaves no half-written
 notebook, so Make reruns it. Wall times are appended to ``build/notebooks/<profile>/timings.json``.
+
+The kernel draws figures with matplotlib's inline backend, so each figure a notebook makes is
+shown in the executed notebook (its files are written by :func:`lcl.outputs.save_figure` as
+before). What a notebook prints to stderr (progress bars, warnings) is moved from the executed
+notebook to ``NN_name.stderr.log`` beside it, cell by cell: a red block in a rendered notebook then
+means an error, and nothing printed is lost.
 """
 
 from __future__ import annotations
@@ -19,7 +25,12 @@ from pathlib import Path
 
 from . import paths, profiles
 from .errors import UserError
-from .io import atomic_path, temporary_environ, write_json
+from .io import atomic_path, temporary_environ, write_json, write_text
+
+#: the kernel's matplotlib backend: inline, so figures appear in the executed notebooks
+INLINE_BACKEND = "module://matplotlib_inline.backend_inline"
+#: how each cell's stderr starts in the log (benchmarks/stage_costs.py reads it back)
+LOG_CELL_HEADER = "----- cell {index} (execution count {count}) -----"
 
 
 def available_notebooks() -> list[str]:
@@ -58,7 +69,7 @@ def run(name: str, *, profile: str = "full", seed: int = 20250101, jobs: int = 2
     start = time.perf_counter()
     failed = output.with_name(f"{output.stem}.failed.ipynb")
     failed.unlink(missing_ok=True)
-    with temporary_environ({"LCL_NOTEBOOK": name, "MPLBACKEND": "Agg", "PYTHONHASHSEED": "0"}):
+    with temporary_environ({"LCL_NOTEBOOK": name, "MPLBACKEND": INLINE_BACKEND, "PYTHONHASHSEED": "0"}):
         try:
             with atomic_path(output) as tmp:
                 try:
@@ -68,11 +79,39 @@ def run(name: str, *, profile: str = "full", seed: int = 20250101, jobs: int = 2
                     if Path(tmp).exists():  # papermill saved it with the traceback: keep it to read
                         shutil.copyfile(tmp, failed)
                     raise
+                move_stderr_to_log(Path(tmp), output.with_name(f"{output.stem}.stderr.log"))
         except pm.PapermillExecutionError as exc:
             where = f"; executed up to the error, with its traceback: {failed}" if failed.exists() else ""
             raise UserError(f"notebook {name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}{where}") from exc
     _record_timing(output.parent / "timings.json", name, time.perf_counter() - start)
     return output
+
+
+def move_stderr_to_log(notebook: Path, log: Path) -> int:
+    """Move every stderr stream output of ``notebook`` to ``log`` (rewritten), one section per cell;
+    return how many outputs moved. stdout, results, figures and errors stay in the notebook."""
+    import nbformat
+
+    nb = nbformat.read(notebook, as_version=4)
+    sections, moved = [], 0
+    for index, cell in enumerate(nb.cells):
+        if cell.cell_type != "code":
+            continue
+        kept, text = [], []
+        for out in cell.get("outputs", []):
+            if out.get("output_type") == "stream" and out.get("name") == "stderr":
+                text.append(out.get("text", ""))
+                moved += 1
+            else:
+                kept.append(out)
+        if text:
+            cell.outputs = kept
+            sections.append(LOG_CELL_HEADER.format(index=index, count=cell.get("execution_count")))
+            sections.append("".join(text).rstrip("\n"))
+    write_text(log, "\n".join(sections) + ("\n" if sections else ""))
+    if moved:
+        nbformat.write(nb, notebook)
+    return moved
 
 
 def _record_timing(path: Path, name: str, seconds: float) -> None:

@@ -32,8 +32,10 @@ class Mismatch:
     got: object
 
 
-def expected_dir(profile: str) -> Path:
-    return paths.expected_outputs(profile)
+def expected_dir(profile: str, *, registry_only: bool = False) -> Path:
+    """The recorded outputs of ``profile``: with every source (the mirror present), or, for a run
+    whose mirror-only sources were skipped, those recorded by such a run (``registry-only/``)."""
+    return paths.expected_outputs("registry-only") / profile if registry_only else paths.expected_outputs(profile)
 
 
 def tolerances() -> dict[str, dict]:
@@ -77,9 +79,9 @@ def compare_table(name: str, expected: pd.DataFrame, got: pd.DataFrame, atol: fl
     return out
 
 
-def verify(profile: str) -> tuple[list[str], list[Mismatch], list[str]]:
+def verify(profile: str, *, registry_only: bool = False) -> tuple[list[str], list[Mismatch], list[str]]:
     """Compare every expected table; returns (checked, mismatches, missing outputs)."""
-    exp = expected_dir(profile)
+    exp = expected_dir(profile, registry_only=registry_only)
     if not exp.is_dir():
         raise UserError(f"no reference outputs for profile {profile!r} in {exp}; record them with "
                         f"`lcl verify --record --profile {profile}`")
@@ -104,9 +106,9 @@ def _columns(frame: pd.DataFrame, tol: dict) -> pd.DataFrame:
     return frame if not cols else frame[[c for c in cols if c in frame.columns]]
 
 
-def record(profile: str, only: list[str] | None = None) -> list[Path]:
+def record(profile: str, only: list[str] | None = None, *, registry_only: bool = False) -> list[Path]:
     """Copy the current tables (or those named in ``only``) to the profile's expected outputs."""
-    exp = expected_dir(profile)
+    exp = expected_dir(profile, registry_only=registry_only)
     exp.mkdir(parents=True, exist_ok=True)
     out = []
     for table in sorted(paths.tables().glob("*.csv")):

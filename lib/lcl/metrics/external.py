@@ -12,6 +12,8 @@ import hashlib
 import importlib
 import inspect
 import math
+import os
+import sys
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -76,10 +78,17 @@ class FunctionMetric(Metric):
 
     def __init__(self, spec: str):
         mod_name, _, fn_name = spec.partition(":")
+        # the current folder is searched as `python -m` would: `lcl` is a console script, whose
+        # sys.path starts at its own folder, yet a metric usually sits beside the user's data
+        here = os.getcwd()
+        if here not in sys.path:
+            sys.path.insert(0, here)
         try:
             module = importlib.import_module(mod_name)
         except ImportError as exc:
-            raise UserError(f"metric {spec!r}: cannot import module {mod_name!r} ({exc})") from exc
+            raise UserError(f"metric {spec!r}: cannot import module {mod_name!r} ({exc}); it is looked up in the "
+                            f"current folder ({here}) and on PYTHONPATH: run lcl from the folder above the module, "
+                            "or add that folder to PYTHONPATH") from exc
         fn = getattr(module, fn_name, None)
         if not callable(fn):
             raise UserError(f"metric {spec!r}: {mod_name} has no function {fn_name!r}")

@@ -1,6 +1,7 @@
 """Scoring a file of code pairs, the work of ``lcl score``: the code and ids of each row
-(:func:`pair_code`; our pair format ``id, reference, candidate[, lang]`` or the published LoCaL
-format ``id, golden_code, generated_code``) and every row scored with one or more metrics, each
+(:func:`pair_code`; our pair format ``id, reference, candidate[, lang]``, the compendium's LoCaL
+pair files ``id, reference, variant`` (``data/processed/local_pairs_<profile>.jsonl``) or the
+published LoCaL format ``id, golden_code, generated_code``) and every row scored with one or more metrics, each
 called once per language (:func:`score_rows`)."""
 
 from __future__ import annotations
@@ -28,11 +29,12 @@ def pair_code(rows: list[dict[str, Any]], path: Path,
         if not isinstance(row, dict):
             raise UserError(f"{path}: row {i} is not a JSON object (got {json.dumps(row)[:60]})")
         ref = row.get("reference", row.get("golden_code"))
-        cand = row.get("candidate", row.get("generated_code"))
+        cand = row.get("candidate", row.get("variant", row.get("generated_code")))
         if not isinstance(ref, str) or not isinstance(cand, str):
             raise UserError(
-                f"{path}: row {i} has no reference/candidate code (expected 'reference' and 'candidate', "
-                "or LoCaL's 'golden_code' and 'generated_code')"
+                f"{path}: row {i} has no reference/candidate code (expected 'reference' and 'candidate' "
+                "(or 'variant', as in the compendium's LoCaL pair files), or LoCaL's 'golden_code' and "
+                "'generated_code')"
             )
         refs.append(ref)
         cands.append(cand)

@@ -1,0 +1,1 @@
+"""Worked examples for the README (a toy metric to put through `lcl score`)."""
