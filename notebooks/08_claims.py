@@ -57,7 +57,7 @@ show(table[table.status != claims.MISSING])
 # ## What each status means
 
 # %%
-display(claims.vocabulary())
+show(claims.vocabulary())
 
 # %% [markdown]
 # ## Per section: how many claims hold
