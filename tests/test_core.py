@@ -107,7 +107,7 @@ def test_verify_columns_and_record_only(tmp_path, monkeypatch):
     a.to_csv(tmp_path / "tables" / "claims.csv", index=False)
     a.to_csv(tmp_path / "tables" / "other.csv", index=False)
     monkeypatch.setattr(paths, "tables", lambda: tmp_path / "tables")
-    monkeypatch.setattr(verify, "expected_dir", lambda profile: tmp_path / "expected" / profile)
+    monkeypatch.setattr(verify, "expected_dir", lambda profile, **_: tmp_path / "expected" / profile)
     assert [p.name for p in verify.record("full", ["claims"])] == ["claims.csv"]
 
 
