@@ -266,3 +266,13 @@ def test_a_drop_without_a_paper_std_gets_one_propagated_from_table_4():
     t = claims.compare({"RQ2.drop.CodeBLEU": Reading(82.0, std=1.5, n=10)})
     row = _row(t, "RQ2.drop.CodeBLEU")
     assert row.status == claims.WITHIN and "delta method" in row.judged_by and pd.isna(row.paper_std)
+
+
+def test_a_table5_comparison_a_constant_score_passes_too_is_flagged():
+    v = {"T5.LoCaL_opt.CodeBLEU": Reading(0.6, 0.58, 0.61), "T5.CodeScore_test.CodeBLEU": Reading(0.26, 0.25, 0.28),
+         "aux.T5.constant.LoCaL_opt": Reading(0.55, 0.53, 0.57),  # labels near 1, the constant near 0.45
+         "aux.T5.constant.CodeScore_test": Reading(0.45, 0.44, 0.46)}
+    row = _row(claims.compare(v), "C.RQ4.opt.CodeBLEU")
+    assert row.status == claims.TRIVIAL and "a constant score" in row.reason
+    v["aux.T5.constant.LoCaL_opt"] = Reading(0.30, 0.28, 0.32)
+    assert _row(claims.compare(v), "C.RQ4.opt.CodeBLEU").status == claims.HOLDS
