@@ -25,7 +25,8 @@
 # otherwise it says `unexplained` and how much of the gap the evidence covers. A substitute CEM is
 # comparable, in every RQ alike, only when it reproduces the authors' scores on their published
 # pairs. Then every conclusion of Sections 3.3-4.7 as a test on our numbers, also run on the
-# trivial model where one exists (the mean predictor in RQ5). Computation: `lib/lcl/claim_links.py`
+# trivial model where one exists (the mean predictor in RQ5, a constant score in RQ4's Table 5
+# comparisons): one it passes too is reported as such. Computation: `lib/lcl/claim_links.py`
 # (where each claim lives, declared by its research-question module), `lib/lcl/conclusions.py`,
 # `lib/lcl/reasons.py`, `lib/lcl/claims.py` (`build`, `judge`).
 
