@@ -276,3 +276,12 @@ def test_a_table5_comparison_a_constant_score_passes_too_is_flagged():
     assert row.status == claims.TRIVIAL and "a constant score" in row.reason
     v["aux.T5.constant.LoCaL_opt"] = Reading(0.30, 0.28, 0.32)
     assert _row(claims.compare(v), "C.RQ4.opt.CodeBLEU").status == claims.HOLDS
+
+
+def test_rq3_comparisons_need_their_intervals_apart():
+    v = {"aux.RQ3.local.sfd_share": Reading(32.1, 27.8, 37.0), "aux.RQ3.base.sfd_share": Reading(30.0, 29.0, 31.0)}
+    assert _row(claims.compare(v), "C.RQ3.sfd").status == claims.FAILS  # higher mean, overlapping intervals
+    v["aux.RQ3.base.sfd_share"] = Reading(0.0, 0.0, 0.0)
+    assert _row(claims.compare(v), "C.RQ3.sfd").status == claims.HOLDS
+    near = claims.compare({"RQ3.mut_in_sfd": Reading(51.0, 48.0, 54.0)})
+    assert _row(near, "C.RQ3.mut_in_sfd").status == claims.FAILS  # 51 % with a CI reaching below half

@@ -275,7 +275,8 @@ def explain(claim_id: str, paper: float, paper_std: float, got: Reading, decl: D
     covered = (got.value - r.value) / gap * 100 if gap else math.nan
     named = f"{ev.what} = {r.value:.4g}"
     if j.within:
-        return f"{stated}; evidence: {named}, within the paper's {paper:g} ({j.judged_by}) [evidence: {', '.join(tables)}]"
+        return (f"{stated}; evidence: {named}, within the paper's {paper:g} ({j.judged_by}) "
+                f"[evidence: {', '.join(tables)}]")
     return (f"{UNEXPLAINED}: {stated}; evidence: {named} covers {covered:.0f}% of the gap (ours {got.value:.4g}, "
             f"paper {paper:g}) and does not close it [evidence: {', '.join(tables)}]")
 
@@ -330,7 +331,7 @@ def _mark_cancelling(rows: list[dict[str, object]]) -> list[dict[str, object]]:
         got = [by.get(p) for p in parts]
         if not all(g is not None and g.get("status") == OUTSIDE for g in got):
             continue
-        gaps = [float(g["reproduced_value"]) - float(g["paper_value"]) for g in got if g is not None]  # type: ignore[arg-type]
+        gaps = [float(str(g["reproduced_value"])) - float(str(g["paper_value"])) for g in got if g is not None]
         if gaps[0] * gaps[1] < 0:
             row["reason"] = (f"{CANCELLING}: within only because its parts miss on opposite sides, both outside: "
                              + ", ".join(f"{p} {d:+.3f}" for p, d in zip(parts, gaps, strict=True)))

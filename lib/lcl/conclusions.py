@@ -185,18 +185,31 @@ def _codebertscore_inflated(v: Values) -> Verdict:
 
 
 # ----------------------------------------------------------------------------- Section 4.5 (RQ3)
+def _higher(v: Values, a: str, b: str) -> bool:
+    """``a`` above ``b``: with both intervals (spread over draws, Wilson), only when they do not overlap."""
+    ra, rb = v[a], v[b]
+    if not (math.isnan(ra.low) or math.isnan(rb.high)):
+        return ra.low > rb.high
+    return ra.value > rb.value
+
+
+def _with_cis(v: Values, *cids: str) -> str:
+    return ", ".join(f"{c} = {_v(v, c):.3g}" + _ci(v, c) for c in cids)
+
+
 def _share_higher(region: str) -> Callable[[Values], Verdict]:
     a, b = f"aux.RQ3.local.{region}_share", f"aux.RQ3.base.{region}_share"
-    return lambda v: _test(v, [a, b], lambda: _v(v, a) > _v(v, b), _fmt(v, a, b))
+    return lambda v: _test(v, [a, b], lambda: _higher(v, a, b), _with_cis(v, a, b))
 
 
 def _ctrl_closer(v: Values) -> Verdict:
     a, b = "RQ3.local.ctrl_dist", "RQ3.base.ctrl_dist"
-    return _test(v, [a, b], lambda: _v(v, a) < _v(v, b), _fmt(v, a, b))
+    return _test(v, [a, b], lambda: _higher(v, b, a), _with_cis(v, a, b))
 
 
 def _mut_in_sfd(v: Values) -> Verdict:
-    return _test(v, ["RQ3.mut_in_sfd"], lambda: _v(v, "RQ3.mut_in_sfd") > 50, _fmt(v, "RQ3.mut_in_sfd"))
+    cid = "RQ3.mut_in_sfd"
+    return _test(v, [cid], lambda: _significant_above(v, cid, 50), _with_cis(v, cid))
 
 
 #: the rewriter (lcl.variants.rewrite, ``optimise(target_similarity=0.65)``) stops once SurfaceSim <= 0.65 and
@@ -230,7 +243,7 @@ def _opt_in_dfs(v: Values) -> Verdict:
     if rule_applies and built > total / 2:
         why = (f"the rewriter stops at SurfaceSim <= {REWRITER_MAX_SIM} < x_lo with semantics-preserving rewrites "
                "(df = 1 > y_hi), so its variants, over half of the optimised ones, are in DFS by their construction")
-    return _test(v, ids, lambda: _v(v, ids[0]) > 50, shown, construction=why)
+    return _test(v, ids, lambda: _significant_above(v, ids[0], 50), shown, construction=why)
 
 
 # ----------------------------------------------------------------------------- Section 4.6 (RQ4)
@@ -385,7 +398,8 @@ CONCLUSIONS: list[Conclusion] = [
     Conclusion("C.RQ1.strongest", "Section 4.3", "CodeBLEU and CodeBERTScore correlate most strongly", _rho_strongest),
     Conclusion("C.RQ1.codescore_weakest", "Section 4.3", "CodeScore's correlation is the weakest",
                _rho_codescore_weakest),
-    Conclusion("C.RQ1.crystal_zeros", "Section 4.3", "CrystalBLEU often returns 0 on equivalent pairs (a share of at least one in ten)", _crystal_zeros),
+    Conclusion("C.RQ1.crystal_zeros", "Section 4.3",
+               "CrystalBLEU often returns 0 on equivalent pairs (a share of at least one in ten)", _crystal_zeros),
     *_per_cem("C.RQ2.d_orig", "Section 4.4", "{cem}: d > 1 on ds_orig", _d_orig),
     *_per_cem("C.RQ2.d_repl", "Section 4.4", "{cem}: d < 1 on ds_replaced", _d_repl),
     Conclusion("C.RQ2.drop_order", "Section 4.4",
@@ -399,14 +413,20 @@ CONCLUSIONS: list[Conclusion] = [
     Conclusion("C.RQ2.codebertscore_high", "Section 4.4",
                "CodeBERTScore gives the highest score to dissimilar non-equivalent pairs (NEQ ds_orig)",
                _codebertscore_inflated),
-    Conclusion("C.RQ3.sfd", "Section 4.5", "LoCaL_balanced has a larger share in SFD than CodeScore_test",
+    Conclusion("C.RQ3.sfd", "Section 4.5",
+               "LoCaL_balanced has a larger share in SFD than CodeScore_test (intervals over draws apart)",
                _share_higher("sfd")),
-    Conclusion("C.RQ3.dfs", "Section 4.5", "LoCaL_balanced has a larger share in DFS than CodeScore_test",
+    Conclusion("C.RQ3.dfs", "Section 4.5",
+               "LoCaL_balanced has a larger share in DFS than CodeScore_test (intervals over draws apart)",
                _share_higher("dfs")),
-    Conclusion("C.RQ3.ctrl", "Section 4.5", "LoCaL's control points lie closer to SFD/DFS than the baseline's",
+    Conclusion("C.RQ3.ctrl", "Section 4.5",
+               "LoCaL's control points lie closer to SFD/DFS than the baseline's (intervals over draws apart)",
                _ctrl_closer),
-    Conclusion("C.RQ3.mut_in_sfd", "Section 4.5", "more than half of the mutants fall in SFD", _mut_in_sfd),
-    Conclusion("C.RQ3.opt_in_dfs", "Section 4.5", "more than half of the optimised variants fall in DFS", _opt_in_dfs),
+    Conclusion("C.RQ3.mut_in_sfd", "Section 4.5",
+               "more than half of the mutants fall in SFD (Wilson 95% CI above 50%)", _mut_in_sfd),
+    Conclusion("C.RQ3.opt_in_dfs", "Section 4.5",
+               "more than half of the optimised variants fall in DFS (Wilson 95% CI above 50%)",
+               _opt_in_dfs),
     *_per_cem_t5("C.RQ4.local", "{cem}: MAE on LoCaL above MAE on CodeScore_test (CIs apart)", "LoCaL"),
     *_per_cem_t5("C.RQ4.sharecode", "{cem}: MAE on LoCaL above MAE on ShareCode_java (CIs apart)", "LoCaL",
                  CEMS[:3], "ShareCode_java"),

@@ -113,8 +113,9 @@ def _evidence() -> dict[str, Evidence]:
             d = _published_t2(kind, column)
             out.append(Evidence(f"T2.{tag}.{q}", d, f"{column} of the published release's {kind} pairs "
                                                      "(published_table2)"))
-    out.append(Evidence("T3.CrystalBLEU.rho", Link("", "table3_crystalbleu_sensitivity", "Metric", "CrystalBLEU[corpus]",
-                                                   "rho", low="CI low", high="CI high", paper=False),
+    corpus = Link("", "table3_crystalbleu_sensitivity", "Metric", "CrystalBLEU[corpus]", "rho", low="CI low",
+                  high="CI high", paper=False)
+    out.append(Evidence("T3.CrystalBLEU.rho", corpus,
                         "rho with the corpus ignore set (table3_crystalbleu_sensitivity, CrystalBLEU[corpus])"))
     for k in ("x_lo", "x_hi", "y_lo", "y_hi"):
         out.append(Evidence(f"RQ3.{k}", Link("", "rq3_sensitivity", "Set", "LoCaL-all", k, paper=False, grid=0.05),
