@@ -96,7 +96,7 @@ def test_rq3_draws_give_the_spread() -> None:
 
 
 def test_table6_links() -> None:
-    runs = pd.DataFrame([{"p": p, "model": k, "set": s, "MAE": 0.3 + k / 10}
+    runs = pd.DataFrame([{"p": p, "model": k, "set": s, "MAE": 0.3 + k / 10, "MAE (mean baseline)": 0.35}
                          for p in range(0, 101, 10) for k in (0, 1) for s in training.RQ5_SETS])
     t = training.table6(runs)
     _assert_linked(t, training.TABLE6)
@@ -117,3 +117,32 @@ def test_read_uses_declarations(tmp_path) -> None:
         tmp_path / "table3_correlation.csv", index=False)
     got = claim_links.read(str(tmp_path), claims.declarations())
     assert got["T3.CodeBERTScore.rho"] == claim_links.Reading(0.8, 0.7, 0.9)
+
+
+def test_rq3_source_names_follow_the_dataset_module() -> None:
+    from lcl import dataset as ds
+
+    assert coverage._OPT_SOURCES == ds.OPT_SOURCES
+
+
+def test_evidence_rows_are_read_from_the_tables_their_builders_write(tmp_path) -> None:
+    from lcl import reasons
+
+    pairs = [{"variant_type": k, "level": "function", "surface_sim": s, "df_score": d, "published_kind": k}
+             for k, s, d in (("OPT", 0.6, 1.0), ("MUT", 0.9, 0.0))]
+    dataset.table2_sources(pairs[:1], [], pairs, "full").to_csv(tmp_path / "published_table2.csv", index=False)
+    th = regions.Thresholds(0.65, 0.9, 0.1, 0.9, 0.0, 0.05, "squared")
+    cov = pd.DataFrame([{"Dataset": "LoCaL_balanced", "SFD %": 30.0, "DFS %": 40.0}])
+    hits = pd.DataFrame([{"Variants": "MUT", "%": 60.0}, {"Variants": "OPT", "%": 50.0}])
+    pd.DataFrame([coverage.headline("LoCaL-all", th, cov, hits)]).to_csv(tmp_path / "rq3_sensitivity.csv", index=False)
+    got = claim_links.read(str(tmp_path), reasons.evidence_declarations())
+    assert got[reasons.evidence_id("T2.opt.surfacesim")].value == 0.6
+    assert got[reasons.evidence_id("T2.mut.df")].value == 0.0
+    assert got[reasons.evidence_id("RQ3.x_lo")].value == 0.65
+    assert got[reasons.evidence_id("RQ3.opt_in_dfs")].value == 50.0
+
+
+def test_an_empty_table_reads_as_no_values(tmp_path) -> None:
+    (tmp_path / "rq4_author_scores.csv").write_text("")  # written by a notebook whose source was skipped
+    (tmp_path / "table3_correlation.csv").write_text("\n")
+    assert claim_links.read(str(tmp_path), [*claims.declarations()]) == {}

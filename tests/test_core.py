@@ -80,6 +80,20 @@ def test_cli_unknown_benchmark_is_a_clean_error(capsys):
     assert "unknown benchmark" in capsys.readouterr().err
 
 
+def test_verify_compares_claim_values_and_reasons():
+    """The claims table is compared by value (within tolerance) and by reason (numbers masked)."""
+    a = pd.DataFrame({"claim_id": ["x"], "status": ["outside tolerance"], "reproduced_value": [0.50],
+                      "reason": ["unexplained: evidence = 0.61 covers 40% of the gap"]})
+    moved = a.assign(reproduced_value=0.53, reason="unexplained: evidence = 0.62 covers 41% of the gap")
+    assert verify.compare_table("claims", a, moved, 0.05, 0, masked=True) == []
+    far = a.assign(reproduced_value=0.60)
+    assert [m.column for m in verify.compare_table("claims", a, far, 0.05, 0, masked=True)] == ["reproduced_value"]
+    explained = a.assign(reason="the cause; evidence = 0.61, within the paper's 0.6")
+    assert [m.column for m in verify.compare_table("claims", a, explained, 0.05, 0, masked=True)] == ["reason"]
+    tol = verify.tolerances()["claims"]
+    assert {"status", "reproduced_value", "reason"} <= set(tol["columns"]) and tol["mask_numbers"]
+
+
 def test_verify_columns_and_record_only(tmp_path, monkeypatch):
     """A table's ``columns`` restricts the comparison; ``record(only=...)`` copies just those tables."""
     from lcl import paths
@@ -93,7 +107,7 @@ def test_verify_columns_and_record_only(tmp_path, monkeypatch):
     a.to_csv(tmp_path / "tables" / "claims.csv", index=False)
     a.to_csv(tmp_path / "tables" / "other.csv", index=False)
     monkeypatch.setattr(paths, "tables", lambda: tmp_path / "tables")
-    monkeypatch.setattr(verify, "expected_dir", lambda profile, registry_only=False: tmp_path / "expected" / profile)
+    monkeypatch.setattr(verify, "expected_dir", lambda profile, **_: tmp_path / "expected" / profile)
     assert [p.name for p in verify.record("full", ["claims"])] == ["claims.csv"]
 
 

@@ -157,3 +157,13 @@ def test_claims_read_the_rq_tables(tmp_path):
     assert table.loc["RQ2.drop.CodeBLEU", "status"] == claims.NOT_JUDGED  # no std column in this table
     by = claims.by_section(table.reset_index()).set_index("section")
     assert by.loc["Table 5", "claims"] == 19
+
+
+def test_table5_carries_the_constant_score_trivial_model():
+    base = _scored("b", 0.1).assign(df_score=[1.0, 0.5])  # mean label 0.75
+    t = eff.table5({"CodeScore_test": base, "LoCaL": _scored("l", 0.7)}, ["CodeBLEU"]).set_index("Dataset")
+    assert eff.constant_score({"CodeScore_test": base}) == pytest.approx(0.75)
+    assert t.loc["CodeScore_test", eff.CONSTANT] == pytest.approx(0.25)  # |0.75 - 1|, |0.75 - 0.5|
+    assert t.loc["LoCaL", eff.CONSTANT] == pytest.approx(0.5)  # |0.75 - 1|, |0.75 - 0|
+    alone = eff.table5({"LoCaL": _scored("l", 0.7)}, ["CodeBLEU"])
+    assert pd.isna(alone.loc[0, eff.CONSTANT])  # no CodeScore_test: no constant to take

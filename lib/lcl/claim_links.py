@@ -60,6 +60,9 @@ class Link:
     tolerance_reason: str = ""  # why that tolerance (written next to the claim)
     paper: bool = True  # False: an auxiliary value read for a conclusion, no paper column
     ci_table: str = ""  # companion table (rows keyed by claim_id) holding the CI/std instead
+    n: str = ""  # column of our replicate count (repetitions, models) behind a mean +/- std
+    paper_n: int = 0  # the paper's replicate count for the same mean +/- std (0: not a mean of replicates)
+    grid: float = math.nan  # the value lives on a grid of this step (Algorithm 2): judged by equality on it
 
 
 @dataclass(frozen=True)
@@ -71,6 +74,11 @@ class Derived:
     compute: Callable[[dict[str, pd.DataFrame]], float]
     tolerance: float = math.nan
     tolerance_reason: str = ""
+    #: a 95 % interval for the value (bootstrap over models or pairs, or a stated propagation),
+    #: from ``interval_tables`` (None when they are absent or too small); ``interval_reason`` says how
+    interval: Callable[[dict[str, pd.DataFrame]], tuple[float, float]] | None = None
+    interval_tables: tuple[str, ...] = ()
+    interval_reason: str = ""
 
 
 @dataclass(frozen=True)
@@ -81,6 +89,8 @@ class Reading:
     low: float = math.nan
     high: float = math.nan
     std: float = math.nan
+    n: float = math.nan  # replicate count behind ``std`` (NaN when not a mean of replicates)
+    how: str = ""  # how the interval was computed, when the declaration says
 
 
 Declaration = Link | Derived
@@ -160,7 +170,7 @@ def read_link(frame: pd.DataFrame, link: Link) -> Reading | None:
     def get(c: str | None) -> float:
         return _float(row[c]) if c and c in frame.columns else math.nan
 
-    return Reading(value, get(link.low), get(link.high), get(link.std))
+    return Reading(value, get(link.low), get(link.high), get(link.std), get(link.n))
 
 
 def _with_companion(reading: Reading | None, link: Link, tables: dict[str, pd.DataFrame]) -> Reading | None:
@@ -172,7 +182,8 @@ def _with_companion(reading: Reading | None, link: Link, tables: dict[str, pd.Da
     if not len(rows):
         return reading
     r = rows.iloc[0]
-    return Reading(reading.value, _float(r.get("CI low")), _float(r.get("CI high")), _float(r.get("std")))
+    return Reading(reading.value, _float(r.get("CI low")), _float(r.get("CI high")), _float(r.get("std")),
+                   _float(r.get("draws")))
 
 
 def _load_tables(tables_dir: str, names: Iterable[str]) -> dict[str, pd.DataFrame]:
@@ -180,13 +191,17 @@ def _load_tables(tables_dir: str, names: Iterable[str]) -> dict[str, pd.DataFram
     for name in set(names):
         path = os.path.join(tables_dir, f"{name}.csv")
         if os.path.exists(path):
-            out[name] = pd.read_csv(path)
+            try:
+                out[name] = pd.read_csv(path)
+            except pd.errors.EmptyDataError:  # a notebook that had nothing to write (a skipped source)
+                out[name] = pd.DataFrame()
     return out
 
 
 def read(tables_dir: str, decls: Sequence[Declaration]) -> dict[str, Reading]:
     """Our value of every claim of ``decls`` found in ``tables_dir`` (absent claims left out)."""
-    names = [t for d in decls for t in ((d.table, d.ci_table) if isinstance(d, Link) else d.tables) if t]
+    names = [t for d in decls for t in ((d.table, d.ci_table) if isinstance(d, Link) else d.tables + d.interval_tables)
+             if t]
     tables = _load_tables(tables_dir, names)
     out: dict[str, Reading] = {}
     for d in decls:
@@ -206,7 +221,17 @@ def _derive(d: Derived, tables: dict[str, pd.DataFrame]) -> Reading | None:
         value = float(d.compute(tables))
     except (KeyError, IndexError, ValueError, ZeroDivisionError):
         return None
-    return None if math.isnan(value) else Reading(value)
+    if math.isnan(value):
+        return None
+    if d.interval is None:
+        return Reading(value)
+    if absent := [t for t in d.interval_tables if t not in tables]:
+        return Reading(value, how=f"its interval's table {', '.join(absent)} is absent")
+    try:
+        low, high = d.interval(tables)
+    except (KeyError, IndexError, ValueError, ZeroDivisionError):
+        return Reading(value)
+    return Reading(value, float(low), float(high), how=d.interval_reason)
 
 
 def tables_of(claim_id: str, decls: Sequence[Declaration]) -> tuple[str, ...]:

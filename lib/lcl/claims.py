@@ -44,7 +44,8 @@ def links_for(table: str) -> list[claim_links.Link]:
 
 # ----------------------------------------------------------------------------- comparison
 COLUMNS = ["claim_id", "kind", "section", "quantity", "paper_value", "paper_std", "reproduced_value", "ci_low",
-           "ci_high", "reproduced_std", "judged_by", "tolerance", "within_tolerance", "status", "reason"]
+           "ci_high", "reproduced_std", "replicates", "paper_replicates", "judged_by", "tolerance", "within_tolerance",
+           "status", "reason"]
 
 WITHIN, OUTSIDE = "within tolerance", "outside tolerance"
 HOLDS, FAILS, BY_CONSTRUCTION, NOT_COMPARABLE, MISSING = (
@@ -117,28 +118,106 @@ def _finite(x: float) -> bool:
     return not math.isnan(x)
 
 
+#: a paper std printed as 0.00 is taken as its rounding bound (half the last printed digit)
+PAPER_STD_FLOOR = 0.005
+#: the significance level of the replicate-means test
+ALPHA = 0.05
+
+
 def judge(paper: float, paper_std: float, got: Reading, decl: Declaration) -> Judgement:
-    """Within from evidence: the paper's value strictly inside our 95 % CI; else, where a std exists,
-    the means differ by less than twice the combined std; a fixed tolerance only where no
-    uncertainty exists (declared next to the claim). A value on a boundary is not a pass."""
+    """Within from evidence, by the first rule that applies:
+
+    1. a value on a grid (Algorithm 2's thresholds): equality at the grid's resolution, the
+       paper's grid point among those our draws chose (a zero-width interval on it passes);
+    2. a 95 % interval (bootstrap over pairs or models, Wilson, a stated propagation): the paper's
+       value strictly inside it (a value on a boundary is not a pass);
+    3. a mean of replicates with its std (Tables 4 and 6, RQ2 drops): Welch's two-sample t test
+       of the two means from their standard errors (ours over our replicates, the paper's over
+       its stated count), within when p >= 0.05; a one-sample t test where the paper gives no std;
+    4. a fixed tolerance, only where no uncertainty exists (declared next to the claim)."""
+    grid = decl.grid if isinstance(decl, claim_links.Link) else math.nan
+    if _finite(grid):
+        return _on_grid(paper, got, grid)
     if _finite(got.low) and _finite(got.high):
-        return Judgement(got.low < paper < got.high, "paper value inside our 95% CI")
-    if _finite(got.std) or _finite(paper_std):
-        combined = math.hypot(got.std if _finite(got.std) else 0.0, paper_std if _finite(paper_std) else 0.0)
-        return Judgement(abs(got.value - paper) < 2 * combined,
-                         "means differ by less than 2 x combined std (ours and the paper's)")
+        how = f"paper value inside our 95% CI ({got.how})" if got.how else "paper value inside our 95% CI"
+        return Judgement(got.low < paper < got.high, how)
+    paper_n = decl.paper_n if isinstance(decl, claim_links.Link) else 0
+    if _finite(got.std) and _finite(got.n) and paper_n:
+        return _welch(paper, paper_std, paper_n, got)
+    if _finite(got.std):
+        return Judgement(None, "a std without its replicate count: no test of the means")
     if _finite(decl.tolerance):
         return Judgement(abs(got.value - paper) < decl.tolerance, f"fixed tolerance: {decl.tolerance_reason}",
                          decl.tolerance)
-    return Judgement(None, decl.tolerance_reason or "no uncertainty computed")
+    return Judgement(None, decl.tolerance_reason or (f"no uncertainty: {got.how}" if got.how else
+                                                     "no uncertainty computed"))
+
+
+def _on_grid(paper: float, got: Reading, step: float) -> Judgement:
+    def point(x: float) -> int:
+        return round(x / step)
+    if _finite(got.low) and _finite(got.high):
+        return Judgement(point(got.low) <= point(paper) <= point(got.high),
+                         f"equality on Algorithm 2's {step:g} grid: the paper's grid point among those our draws "
+                         f"chose ({got.low:g}-{got.high:g})")
+    return Judgement(point(got.value) == point(paper), f"equality on Algorithm 2's {step:g} grid")
+
+
+def welch(m1: float, s1: float, n1: float, m2: float, s2: float, n2: float) -> tuple[float, float, float]:
+    """Welch's t test of two means from their stds and replicate counts (``s2`` NaN: a one-sample
+    t test of the first mean against ``m2``): (t, degrees of freedom, two-sided p)."""
+    from scipy import stats as st
+
+    v1 = s1 * s1 / n1
+    v2 = 0.0 if math.isnan(s2) else s2 * s2 / n2
+    if v1 + v2 == 0:
+        return (0.0 if m1 == m2 else math.inf), math.inf, (1.0 if m1 == m2 else 0.0)
+    t = (m1 - m2) / math.sqrt(v1 + v2)
+    df = (v1 + v2) ** 2 / ((v1 * v1 / (n1 - 1) if n1 > 1 else 0.0) + (v2 * v2 / (n2 - 1) if v2 else 0.0) or math.inf)
+    df = n1 - 1 if not v2 else df
+    return t, df, float(2 * st.t.sf(abs(t), df))
+
+
+def paper_drop_std(claim_id: str) -> float:
+    """The paper's std of an RQ2 drop in d (100 (1 - d_repl / d_orig)), which it prints without one,
+    propagated from its Table 4 stds of the two d by the delta method (NaN for other claims)."""
+    if not claim_id.startswith("RQ2.drop."):
+        return math.nan
+    cem = claim_id.split(".")[-1]
+    try:
+        ref = load()
+        o, so = float(ref.loc[f"T4.{cem}.d_orig", "paper_value"]), float(ref.loc[f"T4.{cem}.d_orig", "paper_std"])
+        r, sr = float(ref.loc[f"T4.{cem}.d_repl", "paper_value"]), float(ref.loc[f"T4.{cem}.d_repl", "paper_std"])
+    except KeyError:
+        return math.nan
+    return 100 * math.hypot(sr / o, r * so / (o * o))
+
+
+def _welch(paper: float, paper_std: float, paper_n: int, got: Reading) -> Judgement:
+    if got.n < 2:
+        return Judgement(None, "a single replicate: no standard error")
+    floor = f"; the paper's printed std 0 taken as {PAPER_STD_FLOOR}" if paper_std == 0 else ""
+    s2 = max(paper_std, PAPER_STD_FLOOR) if _finite(paper_std) else math.nan
+    t, df, p = welch(got.value, got.std, got.n, paper, s2, paper_n)
+    test = (f"Welch t test of the means (ours n = {got.n:.0f}, paper n = {paper_n}{floor})" if _finite(s2) else
+            f"one-sample t test of our mean (n = {got.n:.0f}) against the paper's value (no paper std)")
+    return Judgement(p >= ALPHA, f"{test}: t = {t:.2f}, df = {df:.1f}, p = {p:.3g}; within when p >= {ALPHA}")
+
+
+def _metric_of(claim_id: str) -> str:
+    """The CEM a Table 3/4/5 or RQ2 number is about ('' for other claims)."""
+    parts = claim_id.split(".")
+    if parts[0] in ("T3", "T4"):
+        return parts[1]
+    if parts[0] == "T5" or claim_id.startswith("RQ2.drop."):
+        return parts[-1]
+    return ""
 
 
 def _broken_cem(claim_id: str, values: dict[str, Reading]) -> str:
-    """Why a Table 3/4 or RQ2 number is not comparable (its CEM does not score PIE pairs)."""
-    parts = claim_id.split(".")
-    if parts[0] in ("T3", "T4") or claim_id.startswith("RQ2.drop."):
-        return conclusions.broken(values, parts[1] if parts[0] != "RQ2" else parts[2])
-    return ""
+    """Why a number about a substitute CEM is not comparable (the same rule in every RQ)."""
+    cem = _metric_of(claim_id)
+    return conclusions.broken(values, cem) if cem else ""
 
 
 def _number_row(claim_id: str, ref: pd.Series, got: Reading | None, values: dict[str, Reading],
@@ -153,17 +232,53 @@ def _number_row(claim_id: str, ref: pd.Series, got: Reading | None, values: dict
             return {**row, "status": NOT_RUN, "reason": why}
         where = ", ".join(claim_links.tables_of(claim_id, declarations())) or "no declaration"
         return {**row, "status": MISSING, "reason": f"not reproduced: no value in {where}"}
-    j = judge(paper, paper_std, got, decl)
+    propagated = paper_drop_std(claim_id) if math.isnan(paper_std) else math.nan
+    j = judge(paper, paper_std if math.isnan(propagated) else propagated, got, decl)
+    if _finite(propagated):
+        j = Judgement(j.within, f"{j.judged_by} (the paper prints no std here: {propagated:.2f}, propagated from its "
+                                "Table 4 stds of d by the delta method)", j.tolerance)
+    paper_n = decl.paper_n if isinstance(decl, claim_links.Link) else 0
     row.update({"reproduced_value": got.value, "ci_low": _opt(got.low), "ci_high": _opt(got.high),
-                "reproduced_std": _opt(got.std), "judged_by": j.judged_by, "tolerance": _opt(j.tolerance),
-                "within_tolerance": j.within})
+                "reproduced_std": _opt(got.std), "replicates": _opt(got.n), "paper_replicates": paper_n or None,
+                "judged_by": j.judged_by, "tolerance": _opt(j.tolerance), "within_tolerance": j.within})
     if why := _broken_cem(claim_id, values):
         return {**row, "within_tolerance": None, "status": NOT_COMPARABLE, "reason": why}
     if j.within is None:
         return {**row, "status": NOT_COMPARABLE if decl.tolerance_reason else NOT_JUDGED, "reason": j.judged_by}
     if j.within:
         return {**row, "status": WITHIN, "reason": ""}
-    return {**row, "status": OUTSIDE, "reason": reasons.explain(claim_id, available)}
+    return {**row, "status": OUTSIDE, "reason": explain(claim_id, paper, paper_std, got, decl, values, available)}
+
+
+def explain(claim_id: str, paper: float, paper_std: float, got: Reading, decl: Declaration,
+            values: dict[str, Reading], available: set[str] | None) -> str:
+    """The reason for a number outside its tolerance: an explanation only when its evidence row
+    (the same quantity under the stated cause) is computed and brings the value within the paper's
+    by the claim's own rule; otherwise "unexplained", with how much of the gap the evidence covers."""
+    stated = reasons.text(claim_id)
+    if not stated:
+        return f"{UNEXPLAINED}: no reason stated"
+    ev = reasons.EVIDENCE.get(claim_id)
+    if ev is None:
+        return f"{UNEXPLAINED}: {stated} (no evidence row computes this quantity under that cause)"
+    r = values.get(reasons.evidence_id(claim_id))
+    tables = claim_links.tables_of(reasons.evidence_id(claim_id), reasons.evidence_declarations())
+    if r is None:
+        absent = [t for t in tables if available is not None and t not in available]
+        return (f"{UNEXPLAINED}: {stated}; its evidence, {ev.what}, is not computed"
+                + (f" ({', '.join(absent)} absent)" if absent else ""))
+    if not (_finite(r.low) or _finite(r.std)):  # the evidence row has no uncertainty of its own: ours, moved to it
+        shift = r.value - got.value
+        r = Reading(r.value, got.low + shift, got.high + shift, got.std, got.n, got.how)
+    j = judge(paper, paper_std, r, decl)
+    gap = got.value - paper
+    covered = (got.value - r.value) / gap * 100 if gap else math.nan
+    named = f"{ev.what} = {r.value:.4g}"
+    if j.within:
+        return (f"{stated}; evidence: {named}, within the paper's {paper:g} ({j.judged_by}) "
+                f"[evidence: {', '.join(tables)}]")
+    return (f"{UNEXPLAINED}: {stated}; evidence: {named} covers {covered:.0f}% of the gap (ours {got.value:.4g}, "
+            f"paper {paper:g}) and does not close it [evidence: {', '.join(tables)}]")
 
 
 def _opt(x: float) -> float | None:
@@ -178,8 +293,9 @@ def _conclusion_rows(values: dict[str, Reading], available: set[str] | None,
         if v.status == MISSING and (why := absence.why(v.missing)):
             v = conclusions.Verdict(NOT_RUN, why, v.missing)
             reason = why
-        if v.status == FAILS:
-            reason = f"{v.evidence}{REASON_SEP}{reasons.explain(c.claim_id, available)}"
+        if v.status == FAILS:  # a conclusion has no gap an evidence row could close
+            stated = reasons.text(c.claim_id)
+            reason = f"{v.evidence}{REASON_SEP}{UNEXPLAINED}: " + (stated or "no reason stated")
         rows.append({"claim_id": c.claim_id, "kind": "conclusion", "section": c.section, "quantity": c.statement,
                      "status": v.status, "reason": reason})
     return rows
@@ -193,9 +309,33 @@ def compare(values: dict[str, Reading] | dict[str, float], available: set[str] |
     exists). ``skipped``: data sources the last fetch skipped, each with its benchmarks."""
     values = {k: v if isinstance(v, Reading) else Reading(float(v)) for k, v in values.items()}
     absence = Absence(available, skipped or {})
-    rows = [_number_row(cid, r, values.get(cid), values, available, absence) for cid, r in load().iterrows()]
+    rows = _mark_cancelling([_number_row(cid, r, values.get(cid), values, available, absence)
+                             for cid, r in load().iterrows()])
     rows += _conclusion_rows(values, available, absence)
     return pd.DataFrame(rows, columns=COLUMNS)
+
+
+#: a number that is the mix of two others (Table 6: Combined = Baseline and LoCaL_test, one evaluation set)
+COMPOSITES = {f"T6.Combined.{p}": (f"T6.Baseline.{p}", f"T6.LoCaL_test.{p}") for p in range(0, 101, 10)}
+CANCELLING = "cancelling errors"
+
+
+def _mark_cancelling(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    """A composite within tolerance only because its parts miss on opposite sides keeps its status
+    (the number is within) but says so, so that it is not read as support."""
+    by = {str(r["claim_id"]): r for r in rows}
+    for cid, parts in COMPOSITES.items():
+        row = by.get(cid)
+        if row is None or row.get("status") != WITHIN:
+            continue
+        got = [by.get(p) for p in parts]
+        if not all(g is not None and g.get("status") == OUTSIDE for g in got):
+            continue
+        gaps = [float(str(g["reproduced_value"])) - float(str(g["paper_value"])) for g in got if g is not None]
+        if gaps[0] * gaps[1] < 0:
+            row["reason"] = (f"{CANCELLING}: within only because its parts miss on opposite sides, both outside: "
+                             + ", ".join(f"{p} {d:+.3f}" for p, d in zip(parts, gaps, strict=True)))
+    return rows
 
 
 @dataclass(frozen=True)
@@ -275,7 +415,8 @@ def build(tables_dir: str, skipped: dict[str, tuple[str, ...]] | None = None) ->
     import os
 
     available = {f[:-4] for f in os.listdir(tables_dir) if f.endswith(".csv")} if os.path.isdir(tables_dir) else set()
-    return compare(claim_links.read(tables_dir, declarations()), available=available,
+    decls = [*declarations(), *reasons.evidence_declarations()]
+    return compare(claim_links.read(tables_dir, decls), available=available,
                    skipped=skipped_sources() if skipped is None else skipped)
 
 
@@ -285,7 +426,8 @@ def reproduced_values(tables_dir: str) -> dict[str, float]:
 
 
 def _unexplained(g: pd.DataFrame) -> int:
-    return int((g.status.isin([OUTSIDE, FAILS]) & g.reason.fillna("").str.endswith(UNEXPLAINED)).sum())
+    r = g.reason.fillna("").map(_explanation)
+    return int((g.status.isin([OUTSIDE, FAILS]) & r.str.startswith(UNEXPLAINED)).sum())
 
 
 def summary(table: pd.DataFrame) -> dict[str, int]:
@@ -336,7 +478,9 @@ def found_text(table: pd.DataFrame) -> str:
         f"are passed by the trivial model too, {s[BY_CONSTRUCTION]} hold by construction, "
         f"{int((concl.status == NOT_COMPARABLE).sum())} not comparable, "
         f"{int((concl.status == MISSING).sum())} not reproduced, {int((concl.status == NOT_RUN).sum())} not run.",
-        f"- {s[UNEXPLAINED]} deviations have no reason whose evidence closes the gap (unexplained).",
+        f"- {s[UNEXPLAINED]} deviations have no reason whose evidence closes the gap (unexplained); "
+        f"{int(table.reason.fillna('').str.startswith(CANCELLING).sum())} numbers within tolerance are so only "
+        "by cancelling errors of their parts.",
     ]
     if len(worst) and int(worst.iloc[0][FAILS]):
         lines.append(f"- Most failing conclusions: {worst.iloc[0]['section']} ({int(worst.iloc[0][FAILS])}).")

@@ -16,33 +16,70 @@ import numpy as np
 import pandas as pd
 
 from . import claim_links, regions, stats
-from .claim_links import Link
+from .claim_links import Derived, Link
 
 X, Y = "SurfaceSim", "df_score"
 
 THRESHOLDS, COVERAGE, HITS, DRAWS = "rq3_thresholds", "rq3_coverage", "rq3_hit_rates", "rq3_draws_summary"
 _CTRL = "Control: mean distance to SFD/DFS"
+#: Algorithm 2's grid step (paper: 0.05): the thresholds live on it, so they are judged by equality on it
+GRID_STEP = 0.05
+#: the paper's LoCaL_balanced and CodeScore_test both have 854 pairs (Section 4.5)
+PAPER_SAMPLE = 854
 _N = ("a count of pairs in our LoCaL_balanced / CodeScore_test sample, whose size differs from the paper's "
-      "854: reported, not judged (the shares are compared by the conclusions)")
+      f"{PAPER_SAMPLE}: not comparable (the shares are compared by the conclusions)")
+_N_CI = ("the share's 95% interval over repeated draws of LoCaL_balanced (rq3_draws_summary) times the sample "
+         f"size, when the sample has the paper's {PAPER_SAMPLE} pairs")
 _SETS = (("local", "LoCaL_balanced"), ("base", "CodeScore_test"))
 
 
-def _rq3_links() -> list[Link]:
-    out = [Link(f"RQ3.{k}", THRESHOLDS, "used", "True", k, paper=False, ci_table=DRAWS)
-           for k in ("x_lo", "x_hi", "y_lo", "y_hi")]
+def _count(ds: str, region: str) -> Any:
+    def compute(t: dict[str, pd.DataFrame]) -> float:
+        c = t[COVERAGE].set_index("Dataset")
+        return float(c.loc[ds, region])
+    return compute
+
+
+def _count_interval(tag: str, ds: str, region: str) -> Any:
+    """The count's interval from the share's spread over draws, only at the paper's sample size."""
+    def interval(t: dict[str, pd.DataFrame]) -> tuple[float, float]:
+        n = float(t[COVERAGE].set_index("Dataset").loc[ds, "n"])
+        d = t[DRAWS].set_index("claim_id")
+        cid = f"aux.RQ3.{tag}.{region.lower()}_share"
+        if n != PAPER_SAMPLE or cid not in d.index:
+            return float("nan"), float("nan")
+        return float(d.loc[cid, "CI low"]) * n / 100, float(d.loc[cid, "CI high"]) * n / 100
+    return interval
+
+
+def _rq3_links() -> list[Link | Derived]:
+    out: list[Link | Derived] = [Link(f"RQ3.{k}", THRESHOLDS, "used", "True", k, paper=False, ci_table=DRAWS,
+                                      grid=GRID_STEP) for k in ("x_lo", "x_hi", "y_lo", "y_hi")]
     for tag, ds in _SETS:
-        out += [Link(f"RQ3.{tag}.{r.lower()}", COVERAGE, "Dataset", ds, r, tolerance_reason=_N) for r in ("SFD", "DFS")]
+        out += [Derived(f"RQ3.{tag}.{r.lower()}", (COVERAGE,), _count(ds, r), tolerance_reason=_N,
+                        interval=_count_interval(tag, ds, r), interval_tables=(COVERAGE, DRAWS), interval_reason=_N_CI)
+                for r in ("SFD", "DFS")]
         out.append(Link(f"RQ3.{tag}.ctrl_dist", COVERAGE, "Dataset", ds, _CTRL, ci_table=DRAWS))
         out += [Link(f"aux.RQ3.{tag}.{r.lower()}_share", COVERAGE, "Dataset", ds, f"{r} %", paper=False, ci_table=DRAWS)
                 for r in ("SFD", "DFS")]
     out += [Link(cid, HITS, "Variants", kind, "%", low="CI low", high="CI high")
             for cid, kind in (("RQ3.mut_in_sfd", "MUT"), ("RQ3.opt_in_dfs", "OPT"))]
+    # how each optimised variant was made (rq3_hit_rates_by_source): the by-construction test reads it
+    for i, source in enumerate(_OPT_SOURCES):
+        out += [Link(f"aux.RQ3.opt_source.{i}.{col}", BY_SOURCE, "Source", source, column, paper=False)
+                for col, column in (("n", "n"), ("inside", "inside DFS"), ("sim", "mean SurfaceSim"))]
     return out
+
+
+BY_SOURCE = "rq3_hit_rates_by_source"
+#: dataset.OPT_SOURCES, in its order (0, 1: the rewriter; 2: PIE's fast programs; 3: human-written clones)
+_OPT_SOURCES = ("rewriter (surface only)", "rewriter (algorithmic strategies)", "PIE fast programs",
+                "human-written clones")
 
 
 #: Section 4.5's claims: thresholds and control distances with their spread over repeated draws
 #: of LoCaL_balanced (rq3_draws_summary), hit rates with a Wilson 95 % CI
-CLAIMS: list[Link] = _rq3_links()
+CLAIMS: list[Link | Derived] = _rq3_links()
 
 
 def with_paper(table: pd.DataFrame, name: str) -> pd.DataFrame:

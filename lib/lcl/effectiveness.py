@@ -17,8 +17,34 @@ from .claim_links import Derived, Link
 SURFACE = "SurfaceSim"
 TABLE5, INCREASE, WORST, BY_BENCH = "table5_mae", "rq4_increase", "rq4_worst_cases", "rq4_mae_by_benchmark"
 T5_SETS = ("CodeScore_test", "LoCaL", "LoCaL_opt", "LoCaL_mut", "ShareCode_java")
-_DERIVED = ("a mean over the four CEMs of values with their own bootstrap CIs (table5_mae); no CI is "
-            "propagated to it, so a fixed 0.05")
+#: the trivial model of RQ4's comparisons: a "metric" that gives every pair the same score, the mean
+#: label of CodeScore_test (the existing data a metric is calibrated on); MAE per set, bootstrap CI
+CONSTANT, CONSTANT_BASE = "constant score (trivial)", "CodeScore_test"
+_INCREASE_CI = ("normal approximation from Table 5's bootstrap CIs over pairs (half-width / 1.96 per MAE, LoCaL "
+                "and CodeScore_test independent), the four CEMs taken as perfectly correlated (they score the same "
+                "pairs; an upper bound on the spread); the per-pair scores are not in the tables, so no joint "
+                "bootstrap over pairs")
+_WORST_CI = ("percentile bootstrap over the four CEMs' worst-100 means (rq4_worst_cases; 2000 resamples, seed 0): "
+             "the per-pair gaps are not in the tables, so the spread between CEMs is the uncertainty used")
+#: the published LoCaL pairs: our implementations' MAE (table5_mae) and the authors' own scores' MAE
+#: (rq4_author_scores) on the same pairs; the substitutes' agreement with the authors is measured here
+PUBLISHED, AUTHORS, AUTHOR_ROW = "LoCaL_published", "rq4_author_scores", "LoCaL_published (authors' scores)"
+
+
+def _z_se(t: pd.DataFrame, ds: str, col: str) -> float:
+    row = t.set_index("Dataset").loc[ds]
+    return (float(row[f"{col} CI high"]) - float(row[f"{col} CI low"])) / 2 / 1.959964
+
+
+def _increase_interval(t: dict[str, pd.DataFrame]) -> tuple[float, float]:
+    inc, t5 = t[INCREASE], t[TABLE5]
+    ses = [float(np.hypot(_z_se(t5, "LoCaL", c), _z_se(t5, "CodeScore_test", c))) for c in inc["Metric"]]
+    value, se = float(inc["increase"].mean()), float(np.mean(ses))
+    return value - 1.959964 * se, value + 1.959964 * se
+
+
+def _worst_interval(t: dict[str, pd.DataFrame]) -> tuple[float, float]:
+    return stats.bootstrap_ci(t[WORST]["mean |SurfaceSim - df_score|"].to_numpy(float), n_boot=2000, seed=0)
 
 
 def _t5_links() -> list[Link | Derived]:
@@ -30,10 +56,16 @@ def _t5_links() -> list[Link | Derived]:
             for lb in labels]
     out += [Link(f"aux.RQ4.bench.{b}.{scoring.paper_name(lb)}", BY_BENCH, "benchmark", b, lb, paper=False)
             for b in ("HumanEval", "MBPP", "APPS", "PIE") for lb in labels]
+    out += [Link(f"aux.T5.published.{scoring.paper_name(lb)}", TABLE5, "Dataset", PUBLISHED, lb, low=f"{lb} CI low",
+                 high=f"{lb} CI high", paper=False) for lb in labels]
+    out += [Link(f"aux.T5.constant.{ds}", TABLE5, "Dataset", ds, CONSTANT, low=f"{CONSTANT} CI low",
+                 high=f"{CONSTANT} CI high", paper=False) for ds in T5_SETS]
+    out += [Link(f"aux.RQ4.author.{scoring.paper_name(lb)}", AUTHORS, "Dataset", AUTHOR_ROW, scoring.paper_name(lb),
+                 paper=False) for lb in labels]
     out += [Derived("RQ4.mean_mae_increase", (INCREASE,), lambda t: float(t[INCREASE]["increase"].mean()),
-                    tolerance=0.05, tolerance_reason=_DERIVED),
+                    interval=_increase_interval, interval_tables=(INCREASE, TABLE5), interval_reason=_INCREASE_CI),
             Derived("RQ4.worst100_gap", (WORST,), lambda t: float(t[WORST]["mean |SurfaceSim - df_score|"].mean()),
-                    tolerance=0.05, tolerance_reason=_DERIVED)]
+                    interval=_worst_interval, interval_tables=(WORST,), interval_reason=_WORST_CI)]
     return out
 
 
@@ -119,7 +151,29 @@ def table5(scored: dict[str, pd.DataFrame], metric_columns: list[str], seed: int
                 mae_ci(f.loc[ok, col], f.loc[ok, "df_score"], seed) if ok.any() else (np.nan, np.nan))
         row["mean score (all CEMs)"] = round(float(np.nanmean([f[c].mean() for c in metric_columns if c in f])), 3)
         rows.append({**row, **cis})
-    return pd.DataFrame(rows)
+    return _with_constant(pd.DataFrame(rows), scored, seed)
+
+
+def constant_score(scored: dict[str, pd.DataFrame]) -> float:
+    """The trivial model's score: the mean df_score of CodeScore_test (NaN without it)."""
+    base = scored.get(CONSTANT_BASE)
+    labels = base["df_score"].dropna() if base is not None and "df_score" in base else pd.Series(dtype=float)
+    return float(labels.mean()) if len(labels) else float("nan")
+
+
+def _with_constant(table: pd.DataFrame, scored: dict[str, pd.DataFrame], seed: int) -> pd.DataFrame:
+    """``table`` with the trivial model's MAE and its CI per set (NaN without CodeScore_test)."""
+    c = constant_score(scored)
+    cells: list[tuple[float, float, float]] = []
+    for name in table["Dataset"] if len(table) else []:
+        y = scored[name]["df_score"].dropna().to_numpy(float) if "df_score" in scored[name] else np.array([])
+        if np.isnan(c) or not len(y):
+            cells.append((np.nan, np.nan, np.nan))
+            continue
+        lo, hi = mae_ci(np.full(len(y), c), y, seed)
+        cells.append((round(stats.mae(np.full(len(y), c), y), 3), lo, hi))
+    mae, low, high = ([cell[i] for cell in cells] for i in range(3))
+    return table.assign(**{CONSTANT: mae, f"{CONSTANT} CI low": low, f"{CONSTANT} CI high": high})
 
 
 def increase(table: pd.DataFrame, metric_columns: list[str], hard: str = "LoCaL",

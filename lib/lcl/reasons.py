@@ -1,14 +1,22 @@
 """Why one of our numbers deviates from the paper's, each reason with the evidence that shows it.
 
 A :class:`Reason` lists the claims it explains by id and the output tables (written by a
-notebook) where the evidence can be read: a sensitivity table, a substitute comparison, a
-count. A deviation whose reason has none of its evidence tables among the regenerated outputs,
-or that has no reason at all, is ``unexplained``.
+notebook) where the evidence can be read. A reason counts as an explanation only when its
+*evidence row* closes the gap: the same quantity computed under the stated cause (on the
+authors' released pairs, before curation, with the corpus ignore set...), declared in
+:data:`EVIDENCE`, read from the regenerated tables, named in the reason with its value, and
+within the paper's value by the claim's own rule (:func:`lcl.claims.judge`). Otherwise the
+deviation is ``unexplained`` and the reason says how much of the gap the evidence covers, or
+that no evidence row computes the quantity.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+
+import pandas as pd
+
+from .claim_links import Declaration, Derived, Link
 
 CEMS = ("CodeBLEU", "CrystalBLEU", "CodeBERTScore", "CodeScore")
 UNEXPLAINED = "unexplained"
@@ -16,6 +24,9 @@ UNEXPLAINED = "unexplained"
 
 @dataclass(frozen=True)
 class Reason:
+    """A stated cause of some claims' deviations; ``evidence`` names the tables where a reader can
+    look further. It explains a claim only through that claim's evidence row (:data:`EVIDENCE`)."""
+
     claims: tuple[str, ...]
     text: str
     evidence: tuple[str, ...]
@@ -77,21 +88,83 @@ REASONS: tuple[Reason, ...] = (
 )
 
 
+@dataclass(frozen=True)
+class Evidence:
+    """The evidence row of one claim's reason: ``declaration`` reads the same quantity under the
+    stated cause (its claim id is ``ev.<claim id>``); ``what`` names it in the reason."""
+
+    claim_id: str
+    declaration: Declaration
+    what: str
+
+
+def _published_t2(kind: str, column: str) -> Derived:
+    def compute(t: dict[str, pd.DataFrame]) -> float:
+        f = t["published_table2"]
+        row = f[(f["Source"] == "published release") & (f["Variant Type"] == kind)]
+        return float(row.iloc[0][column])
+    return Derived("", ("published_table2",), compute)
+
+
+def _evidence() -> dict[str, Evidence]:
+    out: list[Evidence] = []
+    for tag, kind in (("opt", "Optimized"), ("mut", "Mutated")):
+        for q, column in (("surfacesim", "Avg. SurfaceSim"), ("df", "Avg. df_score")):
+            d = _published_t2(kind, column)
+            out.append(Evidence(f"T2.{tag}.{q}", d, f"{column} of the published release's {kind} pairs "
+                                                     "(published_table2)"))
+    corpus = Link("", "table3_crystalbleu_sensitivity", "Metric", "CrystalBLEU[corpus]", "rho", low="CI low",
+                  high="CI high", paper=False)
+    out.append(Evidence("T3.CrystalBLEU.rho", corpus,
+                        "rho with the corpus ignore set (table3_crystalbleu_sensitivity, CrystalBLEU[corpus])"))
+    for k in ("x_lo", "x_hi", "y_lo", "y_hi"):
+        out.append(Evidence(f"RQ3.{k}", Link("", "rq3_sensitivity", "Set", "LoCaL-all", k, paper=False, grid=0.05),
+                            f"{k} fitted on LoCaL-all, before curation (rq3_sensitivity)"))
+    for cid, column in (("RQ3.mut_in_sfd", "MUT in SFD %"), ("RQ3.opt_in_dfs", "OPT in DFS %")):
+        out.append(Evidence(cid, Link("", "rq3_sensitivity", "Set", "LoCaL-all", column, paper=False),
+                            f"{column} on LoCaL-all, before curation (rq3_sensitivity)"))
+    for cem, label in (("CodeBLEU", "CodeBLEU"), ("CrystalBLEU", "CrystalBLEU")):
+        out.append(Evidence(f"T5.LoCaL.{cem}", Link("", "table5_mae", "Dataset", "LoCaL_published", label,
+                                                    low=f"{label} CI low", high=f"{label} CI high", paper=False),
+                            f"{cem}'s MAE on the authors' published LoCaL pairs (table5_mae, LoCaL_published)"))
+    for cem in ("CodeBERTScore", "CodeScore"):
+        out.append(Evidence(f"T5.LoCaL.{cem}", Link("", "rq4_author_scores", "Dataset",
+                                                    "LoCaL_published (authors' scores)", cem, paper=False),
+                            f"the authors' own {cem} MAE on their published LoCaL pairs (rq4_author_scores)"))
+    for ds, kind in (("LoCaL_opt", "opt"), ("LoCaL_mut", "mut")):
+        for cem in CEMS:
+            out.append(Evidence(f"T5.{ds}.{cem}", Link("", "rq4_author_scores", "Dataset",
+                                                       f"LoCaL_published_{kind} (authors' scores)", cem, paper=False),
+                                f"the authors' own {cem} MAE on their published {kind.upper()} pairs "
+                                "(rq4_author_scores)"))
+    return {e.claim_id: e for e in out}
+
+
+#: each claim's evidence row (claims without one cannot be explained, only described)
+EVIDENCE: dict[str, Evidence] = _evidence()
+
+
+def evidence_id(claim_id: str) -> str:
+    """The id under which the evidence row of ``claim_id`` is read."""
+    return f"ev.{claim_id}"
+
+
+def evidence_declarations() -> list[Declaration]:
+    """Every evidence row as a declaration with its ``ev.`` id, for :func:`lcl.claim_links.read`."""
+    from dataclasses import replace
+
+    return [replace(e.declaration, claim_id=evidence_id(cid)) for cid, e in EVIDENCE.items()]
+
+
+def text(claim_id: str) -> str:
+    """The stated reason for ``claim_id``'s deviation ('' when none is stated)."""
+    r = _index().get(claim_id)
+    return r.text if r is not None else ""
+
+
 def _index() -> dict[str, Reason]:
     out: dict[str, Reason] = {}
     for r in REASONS:
         for cid in r.claims:
             out.setdefault(cid, r)
     return out
-
-
-def explain(claim_id: str, available: set[str] | None) -> str:
-    """The reason for ``claim_id``'s deviation with its evidence, or ``unexplained`` when none
-    is stated or none of its evidence tables was regenerated (``available=None``: all were)."""
-    r = _index().get(claim_id)
-    if r is None:
-        return UNEXPLAINED
-    shown = [t for t in r.evidence if available is None or t in available]
-    if not shown:
-        return UNEXPLAINED
-    return f"{r.text} [evidence: {', '.join(shown)}]"

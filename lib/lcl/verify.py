@@ -2,14 +2,16 @@
 
 Reference outputs live in ``data/reference/expected/<profile>/<table>.csv``; tolerances in
 ``data/reference/expected/tolerances.toml`` (``[default]`` and per-table ``atol``/``rtol``, and
-``columns``: compare only these, e.g. the claims table's ids and statuses; non-numeric cells must
-match exactly). ``lcl verify --record`` copies the current tables there, ``--only`` a subset of
+``columns``: compare only these; non-numeric cells must match exactly, or, with ``mask_numbers``,
+match once every number in them is masked: the claims table's reasons quote numbers that move within
+the value columns' tolerance, while their words, evidence rows and "unexplained" must not move). ``lcl verify --record`` copies the current tables there, ``--only`` a subset of
 them (review the diff before committing it).
 """
 
 from __future__ import annotations
 
 import math
+import re
 import shutil
 import tomllib
 from dataclasses import dataclass
@@ -44,18 +46,27 @@ def tolerances() -> dict[str, dict]:
         return tomllib.load(fh)
 
 
-def _close(a: object, b: object, atol: float, rtol: float) -> bool:
+_NUMBER = re.compile(r"[-+]?(?:\d+\.?\d*|\.\d+)(?:[eE][-+]?\d+)?")
+
+
+def mask_numbers(text: str) -> str:
+    """``text`` with every number replaced by ``#`` (reasons compared by their words)."""
+    return _NUMBER.sub("#", text)
+
+
+def _close(a: object, b: object, atol: float, rtol: float, masked: bool = False) -> bool:
     na, nb = pd.isna(a), pd.isna(b)
     if na or nb:
         return bool(na and nb)
     try:
         fa, fb = float(a), float(b)  # type: ignore[arg-type]
     except (TypeError, ValueError):
-        return str(a) == str(b)
+        return mask_numbers(str(a)) == mask_numbers(str(b)) if masked else str(a) == str(b)
     return math.isclose(fa, fb, abs_tol=atol, rel_tol=rtol)
 
 
-def compare_table(name: str, expected: pd.DataFrame, got: pd.DataFrame, atol: float, rtol: float) -> list[Mismatch]:
+def compare_table(name: str, expected: pd.DataFrame, got: pd.DataFrame, atol: float, rtol: float,
+                  masked: bool = False) -> list[Mismatch]:
     out: list[Mismatch] = []
     if list(expected.columns) != list(got.columns):
         return [Mismatch(name, -1, "<columns>", list(expected.columns), list(got.columns))]
@@ -63,7 +74,7 @@ def compare_table(name: str, expected: pd.DataFrame, got: pd.DataFrame, atol: fl
         return [Mismatch(name, -1, "<rows>", len(expected), len(got))]
     for i in range(len(expected)):
         for col in expected.columns:
-            if not _close(expected.iloc[i][col], got.iloc[i][col], atol, rtol):
+            if not _close(expected.iloc[i][col], got.iloc[i][col], atol, rtol, masked):
                 out.append(Mismatch(name, i, col, expected.iloc[i][col], got.iloc[i][col]))
     return out
 
@@ -83,7 +94,8 @@ def verify(profile: str, *, registry_only: bool = False) -> tuple[list[str], lis
             continue
         t = {**tol.get("default", {}), **tol.get(ref.stem, {})}
         expected, got = _columns(pd.read_csv(ref), t), _columns(pd.read_csv(got_path), t)
-        mismatches += compare_table(ref.stem, expected, got, t.get("atol", 1e-9), t.get("rtol", 1e-6))
+        mismatches += compare_table(ref.stem, expected, got, t.get("atol", 1e-9), t.get("rtol", 1e-6),
+                                    bool(t.get("mask_numbers", False)))
         checked.append(ref.name)
     return checked, mismatches, missing
 
