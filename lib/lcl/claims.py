@@ -368,10 +368,24 @@ class Absence:
 
     def _skipped_for(self, d: Declaration) -> list[str]:
         """Skipped sources whose benchmark is the row ``d`` reads (a skipped source takes its rows
-        out of every table)."""
+        out of every table), or that the whole table ``d`` reads is built from."""
+        tables = (d.table,) if isinstance(d, claim_links.Link) else d.tables
+        whole = [s for t in tables for s in TABLE_SOURCES.get(t, ()) if s in self.skipped]
         if not isinstance(d, claim_links.Link):
-            return []
-        return [s for s, benches in self.skipped.items() if d.key in benches or d.claim_id.split(".")[1] in benches]
+            return list(dict.fromkeys(whole))
+        rows = [s for s, benches in self.skipped.items() if d.key in benches or d.claim_id.split(".")[1] in benches]
+        return list(dict.fromkeys(rows + whole))
+
+
+#: tables whose rows are keyed by metric, not benchmark, yet are computed from one mirror-only
+#: source: without it every value is empty, so their claims are "not run", not "not reproduced"
+#: (Table 3 and 4: PIE's equivalent pairs and their mutants, Section 4.3-4.4; the RQ4 increase and
+#: Table 6: the CodeScore_test baseline, Sections 4.6 and 4.7)
+TABLE_SOURCES: dict[str, tuple[str, ...]] = {
+    "table3_correlation": ("pie",), "table3_crystalbleu_sensitivity": ("pie",),
+    "table4_distinguishability": ("pie",), "rq2_repetitions": ("pie",), "rq2_populations": ("pie",),
+    "rq4_increase": ("codescore_test",), "table6_training": ("codescore_test",), "rq5_runs": ("codescore_test",),
+}
 
 
 @lru_cache(maxsize=1)
