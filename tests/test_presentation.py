@@ -216,3 +216,15 @@ def test_a_pair_file_written_by_hand_goes_to_the_scratch_folder(tmp_root: Path, 
     assert moved.name == dataset.local_path("quick").name and paths.interactive_outputs("quick") in moved.parents
     monkeypatch.setenv("LCL_NOTEBOOK", "02_variants")
     assert outputs.build_path(dataset.local_path("quick")) == dataset.local_path("quick")
+
+
+def test_a_claim_whose_whole_table_needs_a_skipped_source_is_not_run():
+    """Table 3's rows are metrics, not benchmarks, yet every value comes from PIE: without PIE its
+    claims were not run; with PIE present and a value missing, the claim is not reproduced."""
+    from lcl import claims
+
+    without = claims.compare({}, available={"table3_correlation"}, skipped={"pie": ("PIE",)}).set_index("claim_id")
+    assert without.loc["T3.CodeBLEU.rho", "status"] == claims.NOT_RUN
+    assert "pie" in without.loc["T3.CodeBLEU.rho", "reason"]
+    present = claims.compare({}, available={"table3_correlation"}, skipped={}).set_index("claim_id")
+    assert present.loc["T3.CodeBLEU.rho", "status"] == claims.MISSING
