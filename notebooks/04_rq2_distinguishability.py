@@ -250,7 +250,7 @@ if surf is not None:
                  f"{distinguish.fmt(surf['NEQ repl'], surf['NEQ repl std'])} "
                  f"({surf['NEQ repl (paper)']}): the replaced non-equivalents look "
                  f"{'more' if surf['NEQ repl'] > surf['EQ'] else 'less'} alike than the equivalent pairs.")
-lines += [
+lines += [] if not have_pie else [  # no sentence about d on empty tables
     f"- d > 1 on ds_orig: {', '.join(above) or 'none'} of {len(cem)} CEMs (paper: all four).",
     f"- d < 1 on ds_replaced: {', '.join(below) or 'none'} of {len(cem)} (paper: all four).",
     "- Drop in d: " + ", ".join(f"{scoring.paper_name(m)} {d:.1f}% (paper {p})" for m, d, p in

@@ -429,7 +429,8 @@ for pop in [p for p in x5.population.unique() if p != HELD] if len(x5) else []:
                  f"{a.loc[tm.MEAN, 'mae']:.3f}, best CEM {best_o} {a.loc[best_o, 'mae']:.3f}.")
 if cost:
     lines.append(f"- Cost: training {cost['train_s']:.1f} s ({cost['train_s_per_pair'] * 1000:.1f} ms per pair); "
-                 f"scoring {cost['score_s_per_pair'] * 1000:.1f} ms per pair on CPU.")
+                 + (f"scoring {cost['score_s_per_pair'] * 1000:.1f} ms per pair on CPU." if cost.get("timed_pairs")
+                    else "scoring not timed (no held-out pairs in this run)."))
 for r in strong.itertuples():
     if r.population != "LoCaL (all tasks)" and r.predictor != RELEASED:
         continue

@@ -309,9 +309,10 @@ def model_card(released: Released, profile: str, evaluation: pd.DataFrame, cost:
         lines.append(f"- region {level} (n = {g.n.iloc[0]}): {LABEL} {mae.get(LABEL, float('nan')):.3f}, "
                      f"mean predictor {mae.get(MEAN, float('nan')):.3f}")
     lines += ["", f"**Cost.** Training {cost.get('train_s', float('nan')):.1f} s on CPU "
-              f"({cost.get('train_s_per_pair', float('nan')) * 1000:.1f} ms per training pair); scoring "
-              f"{cost.get('score_s_per_pair', float('nan')) * 1000:.1f} ms per pair on CPU "
-              f"(timed on {int(cost.get('timed_pairs', 0))} pairs, no cache).", "",
+              f"({cost.get('train_s_per_pair', float('nan')) * 1000:.1f} ms per training pair); "
+              + (f"scoring {cost.get('score_s_per_pair', float('nan')) * 1000:.1f} ms per pair on CPU "
+                 f"(timed on {int(cost.get('timed_pairs', 0))} pairs, no cache)." if cost.get("timed_pairs")
+                 else "scoring not timed (no held-out pairs in this run)."), "",
               "**Intended use.** A research instrument for Python function- or program-level pairs like "
               "LoCaL's, where surface similarity misleads reference-based metrics; compare its score with "
               "SurfaceSim to spot look-alike mutants. Always report it beside the mean predictor.", "",
