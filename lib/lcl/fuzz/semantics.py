@@ -100,6 +100,7 @@ from __future__ import annotations
 import hashlib
 import marshal
 import math
+import sys
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
@@ -343,8 +344,33 @@ def _typename(t: type) -> bytes:
     return f"{mod}.{getattr(t, '__qualname__', t.__name__)}".encode("utf-8", "surrogatepass")
 
 
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement or type()
+
+
+def _impostor(t: type) -> bool:
+    """Whether ``t`` names itself after another type: a class (not the code's own) whose
+    module and qualified name lead to a different object, e.g. a list subclass calling itself
+    ``builtins.tuple``. Types are tagged by name, so such a class is tagged as what it is."""
+    if not getattr(t, "__flags__", 0) & _HEAPTYPE:
+        return False  # built-in types cannot be made by the code under test
+    mod, qual = getattr(t, "__module__", None), getattr(t, "__qualname__", None)
+    if type(mod) is not str or type(qual) is not str or mod in (FUNCTION_NAME, "__main__"):
+        return False
+    obj: Any = sys.modules.get(mod)
+    if obj is None:
+        return False
+    for part in qual.split("."):
+        try:
+            obj = vars(obj)[part]
+        except Exception:  # noqa: BLE001 - a name that leads nowhere impersonates nothing
+            return False
+    return obj is not t
+
+
 def _encode_container(v: Any, t: type, out: list[bytes], path: set[int]) -> None:
     name = _typename(t)
+    if _impostor(t):
+        name = b"~" + name
     out += (b"(", _len(len(name)), name)
     if isinstance(v, (list, tuple)) or (t.__name__ == "deque" and hasattr(v, "maxlen")):
         items = list(v)

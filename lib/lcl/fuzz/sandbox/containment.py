@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import shutil
 import signal
 import sys
 import tempfile
@@ -240,11 +239,68 @@ def dir_size(path: str, limit_entries: int = 100_000) -> int:
     return total
 
 
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _empty_dir(top: int) -> None:
+    """Remove everything in the directory open as ``top``, at any depth, without recursion
+    and without long paths: each pass empties the directories directly below ``top`` by
+    moving their subdirectories up into ``top`` (renames between two open descriptors) and
+    unlinking their other entries; a chain of D nested directories takes D passes. Stops when
+    a pass removes nothing (what cannot be removed stays)."""
+    moved = 0
+    while True:
+        with os.scandir(top) as it:
+            entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
+        if not entries:
+            return
+        progress = False
+        for name, is_dir in entries:
+            try:
+                if not is_dir:
+                    os.unlink(name, dir_fd=top)
+                    progress = True
+                    continue
+                sub = os.open(name, _DIR_FLAGS, dir_fd=top)
+                try:
+                    with os.scandir(sub) as it:
+                        inner = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
+                    for iname, idir in inner:
+                        with contextlib.suppress(OSError):
+                            if idir:
+                                moved += 1
+                                os.rename(iname, f".lcl-rm-{moved}", src_dir_fd=sub, dst_dir_fd=top)
+                            else:
+                                os.unlink(iname, dir_fd=sub)
+                            progress = True
+                finally:
+                    os.close(sub)
+                os.rmdir(name, dir_fd=top)
+                progress = True
+            except OSError:
+                pass
+        if not progress:
+            return
+
+
 def wipe_dir(path: str) -> None:
-    with os.scandir(path) as it:
-        for e in list(it):
-            if e.is_dir(follow_symlinks=False):
-                shutil.rmtree(e.path, ignore_errors=True)
-            else:
-                with contextlib.suppress(OSError):
-                    os.unlink(e.path)
+    """Empty ``path`` (see :func:`_empty_dir`); it stays."""
+    try:
+        top = os.open(path, _DIR_FLAGS)
+    except OSError:
+        return
+    try:
+        _empty_dir(top)
+    finally:
+        os.close(top)
+
+
+def remove_tree(path: str) -> None:
+    """Remove ``path`` and all below it, whatever its depth (``shutil.rmtree`` recurses once
+    per level and fails on a few thousand nested directories); never raises."""
+    try:
+        wipe_dir(path)
+        os.rmdir(path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(path)
