@@ -237,3 +237,47 @@ def test_batch_jobs_retry_a_failed_sandbox_and_never_score_it() -> None:
 
     with pytest.raises(SB.Aborted):
         FJ._sandboxed(aborted)
+
+
+# ---------------------------------------------------------------- kernel objects and limits
+#: each returns True when the kernel let the worker do what it must not
+KERNEL_OBJECTS = {
+    "sysv_shared_memory": "import ctypes\n    libc = ctypes.CDLL(None, use_errno=True)\n"
+                          "    sid = libc.shmget(0, 4096, 0o1600)\n"
+                          "    if sid >= 0:\n        libc.shmctl(sid, 0, None)\n    return sid >= 0",
+    "sysv_semaphore": "import ctypes\n    libc = ctypes.CDLL(None, use_errno=True)\n"
+                      "    sid = libc.semget(0, 1, 0o1600)\n"
+                      "    if sid >= 0:\n        libc.semctl(sid, 0, 0)\n    return sid >= 0",
+    "memfd": "import os\n    os.close(os.memfd_create('m'))\n    return True",
+    "inotify": "import ctypes, os\n    fd = ctypes.CDLL(None).inotify_init1(0)\n"
+               "    if fd >= 0:\n        os.close(fd)\n    return fd >= 0",
+    "mknod_fifo": "import os, stat\n    os.mknod('fifo', 0o600 | stat.S_IFIFO)\n    return True",
+    "netlink_socket": "import socket\n    socket.socket(socket.AF_NETLINK, socket.SOCK_RAW, 0).close()\n    return True",
+    "vsock_socket": "import socket\n    socket.socket(socket.AF_VSOCK, socket.SOCK_STREAM).close()\n    return True",
+    "packet_socket": "import socket\n    socket.socket(socket.AF_PACKET, socket.SOCK_RAW, 0).close()\n    return True",
+    "runs_as_root": "import os\n    return os.getuid() == 0 or os.geteuid() == 0",
+    "no_thread_limit": "import threading\n    threading.stack_size(1 << 16)\n    ev = threading.Event()\n"
+                       "    ts = []\n    try:\n        for _ in range(80):\n"
+                       "            t = threading.Thread(target=ev.wait)\n            t.start()\n            ts.append(t)\n"
+                       "    except RuntimeError:\n        pass\n    ev.set()\n"
+                       "    for t in ts:\n        t.join()\n    return len(ts) >= 80",
+    "files_beyond_the_limit_via_libc": "import ctypes, os\n    libc = ctypes.CDLL(None)\n    n = 0\n"
+                                       "    for i in range(1500):\n        fd = libc.creat(f'f{i}'.encode(), 0o600)\n"
+                                       "        if fd < 0:\n            break\n        os.close(fd)\n        n += 1\n"
+                                       "    return n > 1000",
+    "bytes_beyond_the_limit_via_libc": "import ctypes\n    libc = ctypes.CDLL(None)\n    buf = b'x' * (1 << 20)\n"
+                                       "    n = 0\n    for i in range(5):\n"
+                                       "        fd = libc.creat(f'b{i}'.encode(), 0o600)\n        if fd < 0:\n            break\n"
+                                       "        for _ in range(15):\n"
+                                       "            if libc.write(fd, buf, len(buf)) != len(buf):\n                break\n"
+                                       "            n += 1\n        libc.close(fd)\n    return n > 64",
+}
+
+
+@pytest.mark.parametrize("name", sorted(KERNEL_OBJECTS))
+def test_kernel_objects_and_limits(name: str, sandbox_tmp: Path) -> None:
+    var = (f"def probe():\n    {KERNEL_OBJECTS[name]}\ndef f(x):\n    try:\n        return bool(probe())\n"
+           "    except BaseException:\n        return False\n")
+    res = fuzz_pair("def f(x):\n    return False\n", var, entry="f", inputs=[[1]], settings=FAST)
+    assert _verdicts(res) == "M", f"{name}: the worker could"
+    assert list(sandbox_tmp.iterdir()) == []

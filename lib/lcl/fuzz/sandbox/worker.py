@@ -151,6 +151,7 @@ class _Worker:
         self.creates = self.mv[0:8].cast("q")
         self.creates_seen = 0
         self.base = 0
+        self.loaded = False
         # the per-input backstop: a setting, the largest timeout an input of this side can have
         self.cap_ticks = float(cfg["cap"]) / TICK
         _ST.hdr = self.mv[0:64].cast("q")
@@ -185,6 +186,11 @@ class _Worker:
 
     def load(self, msg: dict[str, Any]) -> dict[str, Any]:
         code_text, entry = msg["code"], msg.get("entry")
+        if self.loaded:  # the next run of this worker starts with an empty directory, as a fresh
+            # worker does (the directory may be a tmpfs only this process sees)
+            with contextlib.suppress(OSError):
+                wipe_dir(self.tmpdir)
+        self.loaded = True
         try:
             code = compile(code_text, msg.get("filename", "<code>"), "exec")
         except (SyntaxError, ValueError) as exc:
