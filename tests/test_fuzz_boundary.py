@@ -154,7 +154,7 @@ def test_deeply_nested_directories_are_removed(sandbox_tmp: Path) -> None:
 def test_remove_tree_without_recursion(tmp_path: Path) -> None:
     from lcl.fuzz.sandbox.containment import remove_tree
 
-    root = tmp_path / "deep"
+    root = tmp_path / "lcl-fuzz-deep"
     root.mkdir()
     fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
     try:
@@ -168,6 +168,11 @@ def test_remove_tree_without_recursion(tmp_path: Path) -> None:
         os.close(fd)
     remove_tree(str(root))
     assert not root.exists()
+    keep = tmp_path / "not-ours"
+    keep.mkdir()
+    with pytest.raises(ValueError):
+        remove_tree(str(keep))
+    assert keep.exists()
 
 
 @pytest.mark.parametrize("phase", ["load", "inputs"])

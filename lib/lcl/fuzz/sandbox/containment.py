@@ -299,8 +299,19 @@ def _empty_dir(top: int) -> None:
             return
 
 
+#: only the sandbox's own temporary directories are ever emptied or removed, whatever path a
+#: caller passes (a mistaken path must not empty someone else's directory)
+TMP_PREFIX = "lcl-fuzz-"
+
+
+def _ours(path: str) -> bool:
+    return os.path.basename(os.path.normpath(path)).startswith(TMP_PREFIX)
+
+
 def wipe_dir(path: str) -> None:
-    """Empty ``path`` (see :func:`_empty_dir`); it stays."""
+    """Empty ``path``, a sandbox temporary directory (see :func:`_empty_dir`); it stays."""
+    if not _ours(path):
+        raise ValueError(f"not a sandbox temporary directory: {path}")
     try:
         top = os.open(path, _DIR_FLAGS)
     except OSError:
@@ -312,8 +323,10 @@ def wipe_dir(path: str) -> None:
 
 
 def remove_tree(path: str) -> None:
-    """Remove ``path`` and all below it, whatever its depth (``shutil.rmtree`` recurses once
+    """Remove ``path`` (a sandbox temporary directory) and all below it, whatever its depth (``shutil.rmtree`` recurses once
     per level and fails on a few thousand nested directories); never raises."""
+    if not _ours(path):
+        raise ValueError(f"not a sandbox temporary directory: {path}")
     try:
         wipe_dir(path)
         os.rmdir(path)
