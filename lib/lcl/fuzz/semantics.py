@@ -107,19 +107,34 @@ from typing import Any
 #: bump when a change alters any outcome, verdict or score (it invalidates stored results)
 # the kernel isolation kept version 5: no archived candidate uses what it changes (docs/FUZZING.md,
 # "Kernel isolation and the engine version"; a full-profile --recheck of 40 pairs was identical)
-ENGINE_VERSION = "5"  # 5: the run budget T is charged in the variant workers' CPU time (a wall-clock cap of watchdog_factor x T + grace stops variants that sleep), so whether a run is kept no longer depends on the machine's load; a run whose reference alone needs more than T is excluded without running the variant; 4: every generated run starts in fresh workers (runs independent; a batch may run them in parallel), random seeded per load, lean fork-server for stdlib-only code; 3: T never below 2 x the reference's CPU (slow references gave -1), scipy preloaded; 2: numpy preloaded (PIE numpy programs were all-invalid), adaptive run budget
+ENGINE_VERSION = "6"  # 6: workers in their own IPC and mount namespaces as a uid of their own, the temporary directory a tmpfs whose size and file count the kernel keeps (over it: ENOSPC, no longer CRASH; its files do not survive a worker's replacement), memfd, inotify, mknod, System V IPC and non-IP sockets refused, per-input timeouts applied by the harness; 5: the run budget T is charged in the variant workers' CPU time (a wall-clock cap of watchdog_factor x T + grace stops variants that sleep), so whether a run is kept no longer depends on the machine's load; a run whose reference alone needs more than T is excluded without running the variant; 4: every generated run starts in fresh workers (runs independent; a batch may run them in parallel), random seeded per load, lean fork-server for stdlib-only code; 3: T never below 2 x the reference's CPU (slow references gave -1), scipy preloaded; 2: numpy preloaded (PIE numpy programs were all-invalid), adaptive run budget
 
 #: older engine versions whose stored results carry over when :func:`carries_over` says so
-CARRY_OVER = ("4",)
+CARRY_OVER = ("5", "4")
 
 
 def carries_over(result: dict[str, Any]) -> bool:
-    """Whether a version-4 result is what version 5 computes: it is unless a run was excluded for
-    time. Verdicts are the same (per-input timeouts were CPU time already), and a run kept under
-    the wall-clock budget (wall <= T) is kept under the CPU one, since a single-threaded worker's
-    CPU time is at most its wall time; a run excluded for wall time might not be."""
-    return not any(isinstance(r, dict) and r.get("reason") == "time budget exceeded"
-                   for r in result.get("runs") or [])
+    """Whether a stored result of an older version is what this version computes.
+
+    4 -> 5: unless a run was excluded for time. Verdicts are the same (per-input timeouts were
+    CPU time already), and a run kept under the wall-clock budget (wall <= T) is kept under the
+    CPU one, since a single-threaded worker's CPU time is at most its wall time; a run excluded
+    for wall time might not be.
+
+    5 -> 6: unless the variant crashed or timed out (at load or on an input of a kept run): only
+    there do the changes reach a result (a crash may have been the disk limit, now ENOSPC; a
+    replaced worker now loses its files; a timeout is now applied by the harness). What else
+    changed (memfd, inotify, System V IPC, mknod, non-IP sockets refused; a uid of its own; at
+    most 64 threads) no archived candidate uses (docs/FUZZING.md)."""
+    runs = [r for r in result.get("runs") or [] if isinstance(r, dict)]
+    if result.get("engine_version") == "4" and any(r.get("reason") == "time budget exceeded" for r in runs):
+        return False
+    if result.get("variant_load", "ok") != "ok":
+        return False
+    for counts in [result.get("counts"), *(r.get("counts") for r in runs)]:
+        if isinstance(counts, dict) and (counts.get("timeouts") or counts.get("crashes")):
+            return False
+    return True
 
 # ---------------------------------------------------------------------------- outcome kinds
 NOTRUN, OK, EXC, TIMEOUT, CRASH = 0, 1, 2, 3, 4
