@@ -477,22 +477,48 @@ def test_pool_splits_references_into_runs_and_reuses_them_across_r(tmp_path: Pat
 
 def test_results_of_engine_4_carry_over_unless_a_run_was_excluded_for_time(tmp_path: Path) -> None:
     """Version 5 charges T in CPU time: a version-4 result without a run excluded for time is
-    what version 5 computes (stored under the new key, not fuzzed again); one with such a run is
-    fuzzed again."""
+    what version 5 (and 6) computes (stored under the new key, not fuzzed again); one with such
+    a run is fuzzed again."""
     from lcl.fuzz import semantics as S
 
     rows = [{"id": "a", "reference": REF, "variant": VARIANTS[2], "entry": "f", "inputs": [[1, 2], [3, 0]]},
             {"id": "b", "reference": REF, "variant": VARIANTS[1], "entry": "f", "inputs": [[1, 2], [3, 0]]}]
     s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
     jobs = batch.load_jobs(rows, tmp_path, s, 0)
-    assert S.CARRY_OVER == ("4",) and all(len(j.legacy_keys) == 1 and j.legacy_keys[0] != j.key for j in jobs)
+    assert S.CARRY_OVER == ("5", "4") and all(len(j.legacy_keys) == 2 and j.key not in j.legacy_keys for j in jobs)
     fake = {"df_score": 0.25, "runs": [{"run": 0, "excluded": False, "reason": None}], "engine_version": "4"}
     timed = {"df_score": 1.0, "runs": [{"run": 0, "excluded": True, "reason": "time budget exceeded"}],
              "engine_version": "4"}
     with ResultStore(tmp_path / "s.sqlite") as st:
-        st.put(jobs[0].legacy_keys[0], "a", fake)
-        st.put(jobs[1].legacy_keys[0], "b", timed)
+        st.put(jobs[0].legacy_keys[1], "a", fake)
+        st.put(jobs[1].legacy_keys[1], "b", timed)
         assert batch.batch_status(rows, settings=s, store=st, base=tmp_path) == {"a": True, "b": False}
         res = {r["id"]: r for r in batch.run_batch(rows, settings=s, store=st, progress=False, jobs=1, base=tmp_path)}
-    assert res["a"]["df_score"] == 0.25 and res["a"]["engine_version"] == S.ENGINE_VERSION == "5"  # carried over
+    assert res["a"]["df_score"] == 0.25 and res["a"]["engine_version"] == S.ENGINE_VERSION == "6"  # carried over
     assert res["b"]["df_score"] == 1.0 and len(res["b"]["runs"]) == 2  # fuzzed anew (the fake had one run)
+
+
+def test_results_of_engine_5_carry_over_unless_the_variant_crashed_or_timed_out(tmp_path: Path) -> None:
+    """Version 6 changes what a crash or a timeout can be (the disk limit, a replaced worker's
+    files, timeouts applied by the harness): only results without either carry over."""
+    from lcl.fuzz import semantics as S
+
+    rows = [{"id": k, "reference": REF, "variant": VARIANTS[2], "entry": "f", "inputs": [[1, 2], [3, i]]}
+            for i, k in enumerate(("clean", "crashed", "timed", "load"))]
+    s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
+    jobs = batch.load_jobs(rows, tmp_path, s, 0)
+    zero = {"matches": 1, "mismatches": 1, "timeouts": 0, "crashes": 0, "invalid": 0, "skipped": 0}
+
+    def result(**counts: int) -> dict:
+        c = {**zero, **counts}
+        return {"df_score": 0.25, "counts": c, "engine_version": "5", "variant_load": "ok",
+                "runs": [{"run": 0, "excluded": False, "reason": None, "counts": c}]}
+
+    stored = {"clean": result(), "crashed": result(crashes=1), "timed": result(timeouts=2),
+              "load": {**result(), "variant_load": "crash"}}
+    with ResultStore(tmp_path / "s.sqlite") as st:
+        for j in jobs:
+            st.put(j.legacy_keys[0], j.id, stored[j.id])
+        assert batch.batch_status(rows, settings=s, store=st, base=tmp_path) == {
+            "clean": True, "crashed": False, "timed": False, "load": False}
+    assert S.carries_over(stored["clean"]) and not S.carries_over(stored["crashed"])

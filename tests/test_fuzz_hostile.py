@@ -100,7 +100,7 @@ HOSTILE = {
     "huge_file": ("def f(x):\n    with open('big', 'wb') as fh:\n"
                   "        for _ in range(10**4): fh.write(b'x' * 10**6)\n    return x * 2\n", "X"),
     "disk_fill_many_big_files": ("def f(x):\n    for i in range(12):\n        with open(f'big{x}_{i}', 'wb') as fh:\n"
-                                 "            fh.write(b'x' * (10 << 20))\n    return x * 2\n", "CT"),
+                                 "            fh.write(b'x' * (10 << 20))\n    return x * 2\n", "CTX"),
     "thousands_of_files": ("def f(x):\n    for i in range(5000):\n        open(f'f{x}_{i}', 'w').write('hi')\n"
                            "    return x * 2\n", "XT"),
     "garbage_to_every_fd": ("import os\ndef f(x):\n    for fd in range(0, 64):\n        try: os.write(fd, b'\\xff' * 1000)\n"

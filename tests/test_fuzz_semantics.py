@@ -150,3 +150,29 @@ def test_run_verdicts_agree_with_the_per_input_rule(n: int) -> None:
     got = run_verdicts(ReferenceOutcomes(rk, rd, [0.0] * n), vk, vd)
     want = "".join(S.verdict(rk[i], rd[i * ds:(i + 1) * ds], vk[i], vd[i * ds:(i + 1) * ds]) for i in range(n))
     assert got == want and len(set(got)) >= 5
+
+
+def test_inlined_marshal_digests_are_marshal_digests() -> None:
+    """output_digest builds marshal v2's bytes itself for int32s, strs and short lists/tuples of
+    scalars (marshal.dumps raises an audit event); the digests must be those of marshal's bytes,
+    or stored reference outcomes would stop matching."""
+    import marshal
+    import random
+
+    from lcl.fuzz import semantics as S
+
+    rnd = random.Random(7)
+
+    def scalar():
+        return rnd.choice([rnd.randint(-2**40, 2**40), rnd.randint(-300, 300), 2**31 * rnd.choice([-1, 1]), None,
+                           rnd.random() < 0.5, bytes(rnd.randrange(256) for _ in range(rnd.randint(0, 5))),
+                           "".join(chr(rnd.choice([rnd.randint(32, 126), rnd.randint(0x80, 0xD7FF),
+                                                   rnd.randint(0xDC80, 0xDCFF), rnd.randint(0x10000, 0x10FFFF)]))
+                                   for _ in range(rnd.randint(0, 20)))])
+
+    values = [0, -1, 2**31 - 1, -2**31, 2**31, -2**31 - 1, "", [], (), [1] * 16, [1] * 17, [True, None, "a", 5]]
+    values += [scalar() for _ in range(3000)]
+    values += [rnd.choice([list, tuple])(scalar() for _ in range(rnd.randint(0, 20))) for _ in range(3000)]
+    for v in values:
+        want = S._D_TRUE if v is True else S._D_FALSE if v is False else S._d(S._TAG_MARSHAL, marshal.dumps(v, 2))
+        assert S.output_digest(v) == want, repr(v)

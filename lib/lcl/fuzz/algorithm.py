@@ -53,6 +53,8 @@ def check_code(code: str, *, level: str, entry: str | None, side: str, label: st
         raise LoadError(f"{where}: unparsable code (line {exc.lineno}: {exc.msg})") from None
     except ValueError as exc:
         raise LoadError(f"{where}: unparsable code ({exc})") from None
+    except (RecursionError, MemoryError) as exc:  # nesting deeper than the compiler's stack
+        raise LoadError(f"{where}: unparsable code ({type(exc).__name__}: nested too deeply)") from None
     if level == "program" and side == "reference" and never_runs(tree):
         raise LoadError(f"{where}: the program never runs: at top level it calls none of its own functions and "
                         "does no I/O, so it prints nothing on any input (the code probably lost its entry call, "

@@ -21,6 +21,14 @@ starts later:
 * ``capabilities``: the worker drops every capability (effective, permitted, inheritable
   and the bounding set), so a worker running as root cannot raise its rlimits or bypass
   file permissions.
+* ``namespaces`` (needs the fork-server to run as root): a private IPC namespace (System V
+  objects and POSIX message queues of its own, gone with it) and a private mount namespace
+  in which its temporary directory is a tmpfs of at most ``dir_bytes`` and ``max_files``
+  inodes: the kernel keeps the disk and file-count limits.
+* ``unprivileged`` (root only, too): the worker runs as a uid of its own (``UID_BASE`` + its
+  pid), so the kernel's per-user limits (``RLIMIT_NPROC``: threads) apply to it alone. It keeps
+  one capability, ``CAP_DAC_READ_SEARCH``, because the interpreter may live below a directory
+  only root may search (``/root/.pyenv``); Landlock still decides what it reads.
 
 The fork-server's private network namespace (``netns``) is set up in ``sandbox``. What a
 kernel lacks is reported by :func:`probe`, run once per fork-server in a throw-away child.
@@ -37,7 +45,8 @@ import sys
 from typing import Any
 
 #: every mechanism, in report order (``netns`` is the fork-server's, the rest each worker's)
-MECHANISMS = ("netns", "no_new_privs", "landlock_fs", "landlock_net", "landlock_scope", "seccomp", "capabilities")
+MECHANISMS = ("netns", "no_new_privs", "landlock_fs", "landlock_net", "landlock_scope", "seccomp", "capabilities",
+              "namespaces", "unprivileged")
 MODES = ("best", "strict")
 
 # ---------------------------------------------------------------- syscalls and constants
@@ -191,7 +200,19 @@ DENY_X86_64 = {
     "fchownat": 260, "utime": 132, "utimes": 235, "futimesat": 261, "utimensat": 280,
     "setxattr": 188, "lsetxattr": 189, "fsetxattr": 190, "removexattr": 197, "lremovexattr": 198,
     "fremovexattr": 199, "setxattrat": 463, "removexattrat": 466,
+    # memory outside RLIMIT_AS's reach, file watches (names in unlistable directories, a
+    # machine-wide quota), device nodes, System V IPC and POSIX message queues (also private
+    # to the worker's IPC namespace where it has one): a pure-Python candidate needs none
+    "memfd_create": 319, "memfd_secret": 447, "inotify_init": 253, "inotify_init1": 294,
+    "inotify_add_watch": 254, "fanotify_mark": 301, "mknod": 133, "mknodat": 259,
+    "shmget": 29, "shmat": 30, "shmctl": 31, "shmdt": 67, "semget": 64, "semop": 65, "semctl": 66,
+    "semtimedop": 220, "msgget": 68, "msgsnd": 69, "msgrcv": 70, "msgctl": 71,
+    "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243, "mq_notify": 244,
+    "mq_getsetattr": 245,
 }
+#: the only socket families a worker may create (an allowlist: AF_UNIX, netlink, vsock, packet
+#: and every other family is refused); they reach nothing inside the private network namespace
+SOCKET_FAMILIES = (2, 10)  # AF_INET, AF_INET6
 SYS_CLONE, SYS_CLONE3, SYS_SOCKET = 56, 435, 41
 
 
@@ -209,7 +230,7 @@ def _pid_args_x86_64(pid: int) -> dict[int, list[tuple[int, tuple[int, ...]]]]:
         141: [(0, (0,)), (1, own)],  # setpriority(PRIO_PROCESS, self)
         251: [(0, (1,)), (1, own)],  # ioprio_set(IOPRIO_WHO_PROCESS, self)
         203: [(0, own)], 144: [(0, own)], 142: [(0, own)], 314: [(0, own)],  # sched_set{affinity,scheduler,param,attr}
-        SYS_SOCKET: [(0, tuple(range(2, 64)))],  # anything but AF_UNIX (0 and 1)
+        SYS_SOCKET: [(0, SOCKET_FAMILIES)],
     }
 
 
@@ -248,9 +269,6 @@ def seccomp_program(pid: int) -> bytes:
     for nr, conds in _pid_args_x86_64(pid).items():
         body: list[bytes] = []
         for arg, values in conds:
-            if values == tuple(range(2, 64)):  # a range: one comparison
-                body += [_ins(_LD_ABS, _arg_low(arg)), _ins(_JGE, 2, 1, 0), _ins(_RET, eperm)]
-                continue
             body.append(_ins(_LD_ABS, _arg_low(arg)))
             body += [_ins(_JEQ, v, len(values) - j, 0) for j, v in enumerate(values)]
             body.append(_ins(_RET, eperm))
@@ -276,22 +294,56 @@ def seccomp(pid: int) -> None:
     _check(_libc().prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, pbuf, 0, 0), "seccomp")
 
 
+# ---------------------------------------------------------------- namespaces, uid
+CLONE_NEWNS, CLONE_NEWIPC = 0x00020000, 0x08000000
+MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 2, 4, 1 << 14, 1 << 18
+UID_BASE = 100_000  # a worker's uid is UID_BASE + its pid: no other process shares it
+PR_SET_KEEPCAPS = 8
+CAP_DAC_READ_SEARCH = 2
+
+
+def private_namespaces(tmpdir: str, size_bytes: int, max_files: int, uid: int) -> bool:
+    """New IPC and mount namespaces, and a tmpfs over ``tmpdir`` (in this process's view only)
+    of ``size_bytes`` and ``max_files`` inodes (its root included), owned by ``uid``. Needs
+    CAP_SYS_ADMIN; the caller's working directory moves into the tmpfs."""
+    libc = _libc()
+    _check(libc.unshare(CLONE_NEWNS | CLONE_NEWIPC), "unshare(CLONE_NEWNS | CLONE_NEWIPC)")
+    _check(libc.mount(None, b"/", None, MS_REC | MS_PRIVATE, None), "mount(/, MS_PRIVATE)")
+    opts = f"size={int(size_bytes)},nr_inodes={int(max_files) + 1},mode=0700,uid={uid},gid={uid}"
+    _check(libc.mount(b"tmpfs", os.fsencode(tmpdir), b"tmpfs", MS_NOSUID | MS_NODEV, opts.encode()),
+           f"mount(tmpfs, {tmpdir})")
+    os.chdir(tmpdir)
+    return True
+
+
+def become(uid: int) -> bool:
+    """Run as ``uid`` (and gid ``uid``, no groups) from now on, keeping the capabilities for
+    :func:`drop_capabilities` to reduce. Needs CAP_SETUID and CAP_SETGID."""
+    libc = _libc()
+    _check(libc.prctl(PR_SET_KEEPCAPS, 1, 0, 0, 0), "prctl(PR_SET_KEEPCAPS)")
+    os.setgroups([])
+    os.setresgid(uid, uid, uid)
+    os.setresuid(uid, uid, uid)
+    return os.getuid() == uid and os.geteuid() == uid
+
+
 # ---------------------------------------------------------------- capabilities, no_new_privs
 _CAP_VERSION_3 = 0x20080522
 
 
-def drop_capabilities() -> bool:
-    """Empty the bounding set (where permitted) and the effective, permitted and inheritable
-    sets; True when no capability is left."""
+def drop_capabilities(keep: int = 0) -> bool:
+    """Empty the bounding set (where permitted) and the inheritable set, and the effective and
+    permitted sets except the capabilities in the bit mask ``keep`` (< 2**32); True when nothing
+    else is left."""
     libc = _libc()
     for cap in range(64):
         if libc.prctl(PR_CAPBSET_DROP, cap, 0, 0, 0) != 0 and ctypes.get_errno() == errno.EINVAL:
             break
     hdr = ctypes.create_string_buffer(struct.pack("=Ii", _CAP_VERSION_3, 0), 8)
-    data = ctypes.create_string_buffer(24)
-    _check(libc.syscall(126, hdr, data), "capset")  # capset(hdr, all zero)
+    data = ctypes.create_string_buffer(struct.pack("=IIIIII", keep, keep, 0, 0, 0, 0), 24)
+    _check(libc.syscall(126, hdr, data), "capset")  # effective, permitted = keep; inheritable empty
     _check(libc.syscall(125, hdr, data), "capget")
-    return not any(data.raw)
+    return data.raw == struct.pack("=IIIIII", keep, keep, 0, 0, 0, 0)
 
 
 def no_new_privs() -> bool:
@@ -301,18 +353,27 @@ def no_new_privs() -> bool:
 
 
 # ---------------------------------------------------------------- the whole confinement
-def confine(tmpdir: str, readable: list[str], want: dict[str, bool]) -> dict[str, bool]:
-    """Apply every mechanism ``want`` names (as found by :func:`probe`) to this process.
-    Raises OSError when one of them fails: the caller must then not run untrusted code."""
+def confine(tmpdir: str, readable: list[str], want: dict[str, bool], limits: tuple[int, int] = (64 << 20, 1000)
+            ) -> dict[str, bool]:
+    """Apply every mechanism ``want`` names (as found by :func:`probe`) to this process;
+    ``limits``: the temporary directory's bytes and files. Raises OSError when one of them
+    fails: the caller must then not run untrusted code."""
     got = {m: False for m in MECHANISMS if m != "netns"}
     if not any(want.get(m) for m in got):
         return got
+    uid = UID_BASE + os.getpid()
+    if want.get("namespaces"):  # first: it needs CAP_SYS_ADMIN, and Landlock's rule names the tmpfs
+        got["namespaces"] = private_namespaces(tmpdir, limits[0], limits[1], uid)
     got["no_new_privs"] = no_new_privs()
     abi = int(want.get("landlock_abi", 0) or 0)
     if want.get("landlock_fs") and abi:
         got.update(landlock(tmpdir, readable, abi))
+    keep = 0
+    if want.get("unprivileged"):
+        got["unprivileged"] = become(uid)
+        keep = 1 << CAP_DAC_READ_SEARCH
     if want.get("capabilities"):
-        got["capabilities"] = drop_capabilities()
+        got["capabilities"] = drop_capabilities(keep)
     if want.get("seccomp"):  # last: it refuses calls the steps above make (capset is fine)
         seccomp(os.getpid())
         got["seccomp"] = True
@@ -323,10 +384,15 @@ def _try_all(tmpdir: str, readable: list[str]) -> dict[str, Any]:
     """In a throw-away child: each mechanism on its own, then all together."""
     abi = landlock_abi()
     out: dict[str, Any] = {"landlock_abi": abi, "errors": {}}
-    want = {"landlock_abi": abi, "landlock_fs": abi > 0, "capabilities": True, "seccomp": seccomp_supported()}
-    steps = [("no_new_privs", no_new_privs),
+    root = os.geteuid() == 0
+    uid = UID_BASE + os.getpid()
+    want = {"landlock_abi": abi, "landlock_fs": abi > 0, "capabilities": True, "seccomp": seccomp_supported(),
+            "namespaces": root, "unprivileged": root}
+    steps = [("namespaces", lambda: private_namespaces(tmpdir, 1 << 20, 16, uid) if root else None),
+             ("no_new_privs", no_new_privs),
              ("landlock", lambda: landlock(tmpdir, readable, abi) if abi else None),
-             ("capabilities", drop_capabilities),
+             ("unprivileged", lambda: become(uid) if root else None),
+             ("capabilities", lambda: drop_capabilities(1 << CAP_DAC_READ_SEARCH if want["unprivileged"] else 0)),
              ("seccomp", lambda: seccomp(os.getpid()) if want["seccomp"] else None)]
     for name, step in steps:
         try:

@@ -100,25 +100,41 @@ from __future__ import annotations
 import hashlib
 import marshal
 import math
+import sys
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
 #: bump when a change alters any outcome, verdict or score (it invalidates stored results)
 # the kernel isolation kept version 5: no archived candidate uses what it changes (docs/FUZZING.md,
 # "Kernel isolation and the engine version"; a full-profile --recheck of 40 pairs was identical)
-ENGINE_VERSION = "5"  # 5: the run budget T is charged in the variant workers' CPU time (a wall-clock cap of watchdog_factor x T + grace stops variants that sleep), so whether a run is kept no longer depends on the machine's load; a run whose reference alone needs more than T is excluded without running the variant; 4: every generated run starts in fresh workers (runs independent; a batch may run them in parallel), random seeded per load, lean fork-server for stdlib-only code; 3: T never below 2 x the reference's CPU (slow references gave -1), scipy preloaded; 2: numpy preloaded (PIE numpy programs were all-invalid), adaptive run budget
+ENGINE_VERSION = "6"  # 6: workers in their own IPC and mount namespaces as a uid of their own, the temporary directory a tmpfs whose size and file count the kernel keeps (over it: ENOSPC, no longer CRASH; its files do not survive a worker's replacement), memfd, inotify, mknod, System V IPC and non-IP sockets refused, per-input timeouts applied by the harness; 5: the run budget T is charged in the variant workers' CPU time (a wall-clock cap of watchdog_factor x T + grace stops variants that sleep), so whether a run is kept no longer depends on the machine's load; a run whose reference alone needs more than T is excluded without running the variant; 4: every generated run starts in fresh workers (runs independent; a batch may run them in parallel), random seeded per load, lean fork-server for stdlib-only code; 3: T never below 2 x the reference's CPU (slow references gave -1), scipy preloaded; 2: numpy preloaded (PIE numpy programs were all-invalid), adaptive run budget
 
 #: older engine versions whose stored results carry over when :func:`carries_over` says so
-CARRY_OVER = ("4",)
+CARRY_OVER = ("5", "4")
 
 
 def carries_over(result: dict[str, Any]) -> bool:
-    """Whether a version-4 result is what version 5 computes: it is unless a run was excluded for
-    time. Verdicts are the same (per-input timeouts were CPU time already), and a run kept under
-    the wall-clock budget (wall <= T) is kept under the CPU one, since a single-threaded worker's
-    CPU time is at most its wall time; a run excluded for wall time might not be."""
-    return not any(isinstance(r, dict) and r.get("reason") == "time budget exceeded"
-                   for r in result.get("runs") or [])
+    """Whether a stored result of an older version is what this version computes.
+
+    4 -> 5: unless a run was excluded for time. Verdicts are the same (per-input timeouts were
+    CPU time already), and a run kept under the wall-clock budget (wall <= T) is kept under the
+    CPU one, since a single-threaded worker's CPU time is at most its wall time; a run excluded
+    for wall time might not be.
+
+    5 -> 6: unless the variant crashed or timed out (at load or on an input of a kept run): only
+    there do the changes reach a result (a crash may have been the disk limit, now ENOSPC; a
+    replaced worker now loses its files; a timeout is now applied by the harness). What else
+    changed (memfd, inotify, System V IPC, mknod, non-IP sockets refused; a uid of its own; at
+    most 64 threads) no archived candidate uses (docs/FUZZING.md)."""
+    runs = [r for r in result.get("runs") or [] if isinstance(r, dict)]
+    if result.get("engine_version") == "4" and any(r.get("reason") == "time budget exceeded" for r in runs):
+        return False
+    if result.get("variant_load", "ok") != "ok":
+        return False
+    for counts in [result.get("counts"), *(r.get("counts") for r in runs)]:
+        if isinstance(counts, dict) and (counts.get("timeouts") or counts.get("crashes")):
+            return False
+    return True
 
 # ---------------------------------------------------------------------------- outcome kinds
 NOTRUN, OK, EXC, TIMEOUT, CRASH = 0, 1, 2, 3, 4
@@ -279,17 +295,63 @@ _D_TRUE = _d(_TAG_MARSHAL, marshal.dumps(True, 2))
 _D_FALSE = _d(_TAG_MARSHAL, marshal.dumps(False, 2))
 
 
+#: ``_d(_TAG_MARSHAL, data)`` for data of n <= 14 bytes is ``_M_HEAD[n] + data + _M_PAD[n]``
+_M_HEAD = [bytes((_TAG_MARSHAL, n)) for n in range(15)]
+_M_PAD = [bytes(14 - n) for n in range(15)]
+_M_LONG = bytes((_TAG_MARSHAL | 0x80,))
+_M_INT = _M_HEAD[5] + b"i"
+_dumps = marshal.dumps
+
+
+_M_SHORT = 16  # longer lists are cheaper through marshal, audit event and all
+
+
+def _m2_items(items: Any) -> bytes | None:
+    """marshal v2's bytes for the items of a short list or tuple of int32s, strs, None and
+    bools (exact types), or None for anything else."""
+    out = []
+    for v in items:
+        t = type(v)
+        if t is int and -0x80000000 <= v <= 0x7FFFFFFF:
+            out.append(b"i" + v.to_bytes(4, "little", signed=True))
+        elif t is str:
+            raw = v.encode("utf-8", "surrogatepass")
+            out.append(b"u" + len(raw).to_bytes(4, "little") + raw)
+        elif v is None:
+            out.append(b"N")
+        elif t is bool:
+            out.append(b"T" if v else b"F")
+        else:
+            return None
+    return b"".join(out)
+
+
 def output_digest(value: Any) -> bytes:
     """Digest of a function's return value under type-strict deep equality."""
     t = type(value)
     if t is bool:
         return _D_TRUE if value else _D_FALSE
-    if t in _SCALARS or ((t is list or t is tuple) and all(type(v) in _SCALARS for v in value)):
-        # fast path: marshal v2 (no back-references) is canonical for these exact types
-        return _d(_TAG_MARSHAL, marshal.dumps(value, 2))
-    parts: list[bytes] = []
-    _encode(value, parts, set())
-    return _d(_TAG_CANON, b"".join(parts))
+    # the bytes marshal v2 writes for an int32 and a str, built here: marshal.dumps raises an
+    # audit event, which costs a call of the worker's audit hook (about 0.5 us) on every input
+    if t is int and -0x80000000 <= value <= 0x7FFFFFFF:
+        return _M_INT + value.to_bytes(4, "little", signed=True) + _M_PAD[5]
+    if t is str:
+        raw = value.encode("utf-8", "surrogatepass")
+        data = b"u" + len(raw).to_bytes(4, "little") + raw
+    elif (t is list or t is tuple) and len(value) <= _M_SHORT and (items := _m2_items(value)) is not None:
+        data = (b"[" if t is list else b"(") + len(value).to_bytes(4, "little") + items
+    elif t in _SCALARS or ((t is list or t is tuple) and all(type(v) in _SCALARS for v in value)):
+        # marshal v2 (no back-references) is canonical for these exact types; the same bytes as
+        # _d(_TAG_MARSHAL, data), inlined (it runs once per input)
+        data = _dumps(value, 2)
+    else:
+        parts: list[bytes] = []
+        _encode(value, parts, set())
+        return _d(_TAG_CANON, b"".join(parts))
+    n = len(data)
+    if n <= 14:
+        return _M_HEAD[n] + data + _M_PAD[n]
+    return _M_LONG + _blake2b(data, digest_size=15).digest()
 
 
 def _len(n: int) -> bytes:
@@ -343,8 +405,33 @@ def _typename(t: type) -> bytes:
     return f"{mod}.{getattr(t, '__qualname__', t.__name__)}".encode("utf-8", "surrogatepass")
 
 
+_HEAPTYPE = 1 << 9  # Py_TPFLAGS_HEAPTYPE: a class made by a class statement or type()
+
+
+def _impostor(t: type) -> bool:
+    """Whether ``t`` names itself after another type: a class (not the code's own) whose
+    module and qualified name lead to a different object, e.g. a list subclass calling itself
+    ``builtins.tuple``. Types are tagged by name, so such a class is tagged as what it is."""
+    if not getattr(t, "__flags__", 0) & _HEAPTYPE:
+        return False  # built-in types cannot be made by the code under test
+    mod, qual = getattr(t, "__module__", None), getattr(t, "__qualname__", None)
+    if type(mod) is not str or type(qual) is not str or mod in (FUNCTION_NAME, "__main__"):
+        return False
+    obj: Any = sys.modules.get(mod)
+    if obj is None:
+        return False
+    for part in qual.split("."):
+        try:
+            obj = vars(obj)[part]
+        except Exception:  # noqa: BLE001 - a name that leads nowhere impersonates nothing
+            return False
+    return obj is not t
+
+
 def _encode_container(v: Any, t: type, out: list[bytes], path: set[int]) -> None:
     name = _typename(t)
+    if _impostor(t):
+        name = b"~" + name
     out += (b"(", _len(len(name)), name)
     if isinstance(v, (list, tuple)) or (t.__name__ == "deque" and hasattr(v, "maxlen")):
         items = list(v)

@@ -5,8 +5,8 @@ collector that merges a split pair's one-run parts.
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
-from typing import Any
+from collections.abc import Callable, MutableMapping
+from typing import Any, TypeVar
 
 from ...errors import UserError
 from .. import semantics as S
@@ -20,8 +20,28 @@ from ..algorithm import (
     merge_runs,
     reference_key,
 )
-from ..sandbox import CodeSpec
+from ..sandbox import Aborted, CodeSpec, SandboxError
 from .jobs import PairJob
+
+_T = TypeVar("_T")
+
+#: attempts of a job whose fork-server died under it (a fresh one starts on the next attempt)
+SANDBOX_ATTEMPTS = 3
+
+
+def _sandboxed(fn: Callable[[], _T]) -> _T:
+    """``fn()``, again in a fresh fork-server when the sandbox itself failed (its fork-server
+    died): such a failure says nothing about the code, so its outcome is never a score. After
+    :data:`SANDBOX_ATTEMPTS` it is a :class:`UserError`, which the job turns into an error row."""
+    for attempt in range(SANDBOX_ATTEMPTS):
+        try:
+            return fn()
+        except Aborted:
+            raise
+        except SandboxError as exc:
+            if attempt == SANDBOX_ATTEMPTS - 1:
+                raise UserError(f"the sandbox failed {SANDBOX_ATTEMPTS} times: {exc}") from None
+    raise AssertionError("unreachable")
 
 
 def _ref_job(job: PairJob, settings: dict[str, Any], network: str | None) -> tuple[str, dict[str, bytes] | str]:
@@ -33,8 +53,9 @@ def _ref_job(job: PairJob, settings: dict[str, Any], network: str | None) -> tup
     try:
         if job.inputs is not None:
             items = job.inputs if job.n is None else job.inputs[: job.n]
-            compute_reference(spec, items, s, network=network, ref_cache=cache_, label=f"pair {job.id}",
-                              inputs_hash=job.inputs_hash, stop_over_budget=True)
+            _sandboxed(lambda: compute_reference(spec, items, s, network=network, ref_cache=cache_,
+                                                 label=f"pair {job.id}", inputs_hash=job.inputs_hash,
+                                                 stop_over_budget=True))
         else:
             for r in range(s.runs):
                 key, blob = _reference_run(job, r, s, network, None)
@@ -56,9 +77,9 @@ def _reference_run(job: PairJob, run: int, s: S.Settings, network: str | None,
     key = reference_key(spec, items, s, digest)
     blob = refs.get(key) if refs is not None else None
     if blob is None:
-        blob = compute_reference(spec, items, s, network=network, label=f"pair {job.id}", inputs_hash=digest,
-                                 stop_over_budget=True,
-                                 blobs=known.blobs.get(job.level) if known is not None else None).to_blob()
+        blob = _sandboxed(lambda: compute_reference(
+            spec, items, s, network=network, label=f"pair {job.id}", inputs_hash=digest, stop_over_budget=True,
+            blobs=known.blobs.get(job.level) if known is not None else None)).to_blob()
         if refs is not None:
             refs[key] = blob
     return key, blob
@@ -86,10 +107,10 @@ def _pair_job(job: PairJob, settings: dict[str, Any], network: str | None,
     s = S.Settings.from_dict(settings)
     cache_: dict[str, bytes] = dict(ref_blobs or {})
     try:
-        res = fuzz_pair(job.reference, job.variant, entry=job.entry, stdin=job.stdin, inputs=job.inputs,
-                        generator=job.generator, n=job.n, seed=job.seed, settings=s, network=network,
-                        ref_cache=cache_, label=f"pair {job.id}",
-                        inputs_hash=job.inputs_hash if job.inputs is not None else None)
+        res = _sandboxed(lambda: fuzz_pair(
+            job.reference, job.variant, entry=job.entry, stdin=job.stdin, inputs=job.inputs,
+            generator=job.generator, n=job.n, seed=job.seed, settings=s, network=network,
+            ref_cache=cache_, label=f"pair {job.id}", inputs_hash=job.inputs_hash if job.inputs is not None else None))
         out = res.to_dict()
         out["error"] = None
     except UserError as exc:
@@ -107,9 +128,10 @@ def _run_part_job(job: PairJob, run: int, settings: dict[str, Any], network: str
     """Run ``run`` of a generator pair -> (key, run, its one-run result, or an error dict)."""
     s = S.Settings.from_dict(settings)
     try:
-        return job.key, run, fuzz_pair(job.reference, job.variant, entry=job.entry, stdin=job.stdin,
-                                       generator=job.generator, n=job.n, seed=job.seed, settings=s, network=network,
-                                       ref_cache=dict(ref_blobs or {}), label=f"pair {job.id}", only_runs=[run])
+        return job.key, run, _sandboxed(lambda: fuzz_pair(
+            job.reference, job.variant, entry=job.entry, stdin=job.stdin, generator=job.generator, n=job.n,
+            seed=job.seed, settings=s, network=network, ref_cache=dict(ref_blobs or {}), label=f"pair {job.id}",
+            only_runs=[run]))
     except UserError as exc:
         return job.key, run, _error_result(s, job, str(exc))
 

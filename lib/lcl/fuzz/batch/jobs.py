@@ -251,6 +251,11 @@ def load_jobs(rows: Iterable[dict[str, Any]], base: Path, settings: S.Settings, 
             # a published file is accepted as it is, and so is an explicit one under
             # keep_going: its broken rows become error rows
             job.error = str(exc).splitlines()[0]
+        except Exception as exc:  # noqa: BLE001 - any failure to check a row is that row's error
+            msg = f"pair {job.id}: the code cannot be checked ({type(exc).__name__})"
+            if not (published or keep_going):
+                raise UserError(msg) from None
+            job.error = msg
         if job.n is not None and job.inputs is not None and not (1 <= int(job.n) <= len(job.inputs)):
             raise UserError(f"pair {job.id}: n={job.n} must be between 1 and the number of inputs ({len(job.inputs)})")
         job_keys(job, settings)

@@ -13,7 +13,6 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
-import shutil
 import signal
 import sys
 import tempfile
@@ -23,6 +22,7 @@ from .. import isolation as ISO
 from .protocol import OBSERVED_MODULE, SandboxError
 
 PR_SET_PDEATHSIG = 1
+MAX_TASKS = 64  # RLIMIT_NPROC of an unprivileged worker: the process and its threads
 _CHDIR = [False]  # set by the audit hook on os.chdir (the worker returns to its temporary directory)
 
 _LIBC: list[Any] = []
@@ -61,8 +61,9 @@ _KERNEL_SPAWN_EVENTS = ("os.fork", "os.forkpty", "os.posix_spawn", "os.spawn", "
                         "subprocess.Popen", "pty.spawn")
 
 
-def _install_audit_hook(tmpdir: str, max_files: int, block_net: bool, shm: memoryview, kernel: bool = False) -> None:
-    """Count created files (over ``max_files``: refused) and refuse process creation; without
+def _install_audit_hook(tmpdir: str, max_files: int | None, block_net: bool, shm: memoryview,
+                        kernel: bool = False) -> None:
+    """Count created files (over ``max_files``: refused; None: not counted) and refuse process creation; without
     ``kernel`` confinement also confine writes to ``tmpdir``, forbid signals to others, rlimit
     changes, ctypes and fresh loads of dangerous extension modules; (optionally) sockets."""
     root = tmpdir.rstrip(os.sep) + os.sep
@@ -87,7 +88,7 @@ def _install_audit_hook(tmpdir: str, max_files: int, block_net: bool, shm: memor
 
     def created() -> None:
         creates[0] += 1
-        if creates[0] > max_files:
+        if max_files is not None and creates[0] > max_files:
             deny(f"creating more than {max_files} files")
 
     def on_open(a: tuple) -> None:
@@ -146,7 +147,9 @@ def _install_audit_hook(tmpdir: str, max_files: int, block_net: bool, shm: memor
         created()
 
     if kernel:
-        handlers: dict[str, Any] = {"open": count_open, "os.mkdir": count_mkdir, "os.chdir": on_chdir}
+        handlers: dict[str, Any] = {"os.chdir": on_chdir}
+        if max_files is not None:
+            handlers.update({"open": count_open, "os.mkdir": count_mkdir})
         for e in _KERNEL_SPAWN_EVENTS:
             handlers[e] = on_deny
     else:
@@ -177,6 +180,7 @@ def _contain(cfg: dict[str, Any], shm: memoryview) -> None:
     import resource
 
     os.setsid()
+    parent = os.getppid()
     with contextlib.suppress(Exception):
         _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     tmpdir = cfg["tmpdir"]
@@ -187,19 +191,22 @@ def _contain(cfg: dict[str, Any], shm: memoryview) -> None:
     s = cfg["settings"]
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
+    iso = cfg.get("isolation") or {}
+    kernel = bool(iso.get("kernel"))
+    want = iso.get("want") or {}
     limits = [
         (resource.RLIMIT_AS, s["memory_bytes"]),
         (resource.RLIMIT_CPU, int(cfg["cpu_seconds"])),
         (resource.RLIMIT_FSIZE, s["file_bytes"]),
-        (resource.RLIMIT_NPROC, 0),  # effective for non-root users; root: see the audit hook
+        # tasks of the worker's own uid (it has one when unprivileged): itself and its threads;
+        # ignored for root, where seccomp refuses processes and threads are not limited
+        (resource.RLIMIT_NPROC, MAX_TASKS if want.get("unprivileged") else 0),
         (resource.RLIMIT_CORE, 0),
         (resource.RLIMIT_NOFILE, 256),
     ]
     for res, val in limits:
         with contextlib.suppress(ValueError, OSError):
             resource.setrlimit(res, (val, val))
-    iso = cfg.get("isolation") or {}
-    kernel = bool(iso.get("kernel"))
     # refused by the kernel (seccomp) where it confines the worker, but os.system would only
     # return -1: the call raises instead, as every refused call does
     names = ("fork", "forkpty", "system") if kernel else (
@@ -208,12 +215,20 @@ def _contain(cfg: dict[str, Any], shm: memoryview) -> None:
         for name in names:
             if mod is not None and hasattr(mod, name):
                 setattr(mod, name, _blocked)
-    if iso.get("want"):  # irrevocable; raises (the worker then dies) if a promised mechanism fails
-        got = ISO.confine(tmpdir, iso["readable"], iso["want"])
+    if want:  # irrevocable; raises (the worker then dies) if a promised mechanism fails
+        got = ISO.confine(tmpdir, iso["readable"], want, (s["dir_bytes"], s["max_files"]))
         missing = [m for m, on in got.items() if iso["mechanisms"].get(m) and not on]
         if missing:
             raise SandboxError(f"isolation: {', '.join(missing)} could not be applied")
-    _install_audit_hook(tmpdir, s["max_files"], cfg["block_net"], shm, kernel=kernel)
+    # a change of uid cleared the parent-death signal: set it again, and go if the parent is
+    # already gone (it died before the signal was armed)
+    with contextlib.suppress(Exception):
+        _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+    if os.getppid() != parent:
+        raise SandboxError("the fork-server is gone")
+    # where the kernel keeps the directory's size and file count (a tmpfs), nothing is counted
+    max_files = None if want.get("namespaces") else s["max_files"]
+    _install_audit_hook(tmpdir, max_files, cfg["block_net"], shm, kernel=kernel)
 
 
 def dir_size(path: str, limit_entries: int = 100_000) -> int:
@@ -240,11 +255,81 @@ def dir_size(path: str, limit_entries: int = 100_000) -> int:
     return total
 
 
+_DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
+
+
+def _empty_dir(top: int) -> None:
+    """Remove everything in the directory open as ``top``, at any depth, without recursion
+    and without long paths: each pass empties the directories directly below ``top`` by
+    moving their subdirectories up into ``top`` (renames between two open descriptors) and
+    unlinking their other entries; a chain of D nested directories takes D passes. Stops when
+    a pass removes nothing (what cannot be removed stays)."""
+    moved = 0
+    while True:
+        with os.scandir(top) as it:
+            entries = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
+        if not entries:
+            return
+        progress = False
+        for name, is_dir in entries:
+            try:
+                if not is_dir:
+                    os.unlink(name, dir_fd=top)
+                    progress = True
+                    continue
+                sub = os.open(name, _DIR_FLAGS, dir_fd=top)
+                try:
+                    with os.scandir(sub) as it:
+                        inner = [(e.name, e.is_dir(follow_symlinks=False)) for e in it]
+                    for iname, idir in inner:
+                        with contextlib.suppress(OSError):
+                            if idir:
+                                moved += 1
+                                os.rename(iname, f".lcl-rm-{moved}", src_dir_fd=sub, dst_dir_fd=top)
+                            else:
+                                os.unlink(iname, dir_fd=sub)
+                            progress = True
+                finally:
+                    os.close(sub)
+                os.rmdir(name, dir_fd=top)
+                progress = True
+            except OSError:
+                pass
+        if not progress:
+            return
+
+
+#: only the sandbox's own temporary directories are ever emptied or removed, whatever path a
+#: caller passes (a mistaken path must not empty someone else's directory)
+TMP_PREFIX = "lcl-fuzz-"
+
+
+def _ours(path: str) -> bool:
+    return os.path.basename(os.path.normpath(path)).startswith(TMP_PREFIX)
+
+
 def wipe_dir(path: str) -> None:
-    with os.scandir(path) as it:
-        for e in list(it):
-            if e.is_dir(follow_symlinks=False):
-                shutil.rmtree(e.path, ignore_errors=True)
-            else:
-                with contextlib.suppress(OSError):
-                    os.unlink(e.path)
+    """Empty ``path``, a sandbox temporary directory (see :func:`_empty_dir`); it stays."""
+    if not _ours(path):
+        raise ValueError(f"not a sandbox temporary directory: {path}")
+    try:
+        top = os.open(path, _DIR_FLAGS)
+    except OSError:
+        return
+    try:
+        _empty_dir(top)
+    finally:
+        os.close(top)
+
+
+def remove_tree(path: str) -> None:
+    """Remove ``path`` (a sandbox temporary directory) and all below it, whatever its depth (``shutil.rmtree`` recurses once
+    per level and fails on a few thousand nested directories); never raises."""
+    if not _ours(path):
+        raise ValueError(f"not a sandbox temporary directory: {path}")
+    try:
+        wipe_dir(path)
+        os.rmdir(path)
+    except OSError:
+        with contextlib.suppress(OSError):
+            os.unlink(path)

@@ -16,7 +16,6 @@ import math
 import os
 import pickle
 import select
-import shutil
 import tempfile
 import threading
 import time
@@ -24,10 +23,17 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import semantics as S
-from .containment import dir_size, wipe_dir
+from .containment import dir_size, remove_tree, wipe_dir
 from .forkserver import get_forkserver, needs_heavy
-from .protocol import POLL, Aborted
+from .protocol import H_SLOT, H_STOP, H_TICKS, POLL, TICK, Aborted, SandboxError
 from .worker_handle import Worker
+
+#: statuses a worker may answer a load with; ``timeout`` only when the kernel agrees
+_LOAD_STATUSES = frozenset({"ok", "exc", "timeout", "syntax", "noentry"})
+
+
+class ForkServerDied(SandboxError):
+    """The fork-server died under a pass: its workers' deaths say nothing about the code."""
 
 _CLK_TCK = os.sysconf("SC_CLK_TCK") if hasattr(os, "sysconf") else 100
 
@@ -117,7 +123,7 @@ class Executor:
 
     def close(self) -> None:
         self.drop_workers()
-        shutil.rmtree(self.tmpdir, ignore_errors=True)
+        remove_tree(self.tmpdir)
 
     def __enter__(self) -> Executor:
         return self
@@ -140,8 +146,11 @@ class Executor:
     def _cfg(self) -> dict[str, Any]:
         s = self.s
         cpu = max(60.0, 2 * s.runs * s.run_budget + s.reference_timeout * 4)
+        # the worker's own per-input limit is a setting (no timeout of this side exceeds it);
+        # the timeouts themselves stay here
+        cap = s.reference_timeout if self.precise else s.timeout_cap
         return {"level": self.spec.level, "tmpdir": self.tmpdir, "settings": s.to_dict(), "cpu_seconds": cpu,
-                "slots": 2 * self.slots, "precise": self.precise}
+                "slots": 2 * self.slots, "precise": self.precise, "cap": cap}
 
     def _start(self, load_timeout: float, reuse: Worker | None = None, lo: int = 0,
                hi: int | None = None) -> tuple[Worker | None, LoadStatus]:
@@ -153,10 +162,10 @@ class Executor:
         """Send the load (and, pipelined behind it, the shard's inputs) without waiting, so the
         workers of a pass load in parallel; :meth:`_finish_start` collects the replies."""
         hi = len(self.blobs) if hi is None else hi
-        if reuse is not None and reuse.dead:
+        if reuse is not None and (reuse.dead or reuse.pending()):
             reuse.close()
             reuse = None
-        w = reuse if reuse is not None else self.fs.spawn(self._cfg(), 2 * self.slots)
+        w = reuse if reuse is not None else self._spawn()
         tag = (self._version, lo, hi)
         send_inputs = getattr(w, "inputs_version", None) != tag
         try:
@@ -170,22 +179,45 @@ class Executor:
             return w, load_timeout, tag, send_inputs, LoadStatus("crash")
         return w, load_timeout, tag, send_inputs, None
 
+    def _spawn(self) -> Worker:
+        try:
+            return self.fs.spawn(self._cfg(), 2 * self.slots)
+        except (OSError, EOFError, SandboxError) as exc:
+            raise ForkServerDied(f"fork-server: {exc}") from None
+
+    def _check_forkserver(self) -> None:
+        """A worker died: if its fork-server is gone, that (not the code) is why."""
+        if self.fs.proc.poll() is not None:
+            raise ForkServerDied("the fork-server died during a pass")
+
     def _finish_start(self, started: _Started) -> tuple[Worker | None, LoadStatus]:
         w, load_timeout, tag, send_inputs, failed = started
         if failed is not None:
+            self._check_forkserver()
             return None, failed
         try:
             reply = w.recv_blocking(S.wall_deadline(load_timeout, self.s) + 5)
             if reply is None:
                 st = "crash" if w.dead else "timeout"
                 w.close()
+                if st == "crash":
+                    self._check_forkserver()
                 return None, LoadStatus(st)
-            if reply.get("status") != "ok":
+            status = reply.get("status")
+            if status == "timeout":  # the worker's timer fired: only believed if the kernel saw the CPU
+                cpu = proc_cpu(w.pid)
+                if cpu is None or cpu < 0.9 * load_timeout:
+                    status = "crash"
+            if status != "ok" or status not in _LOAD_STATUSES:
                 w.close()
-                return None, LoadStatus(str(reply.get("status")), str(reply.get("detail", ""))[:500])
+                if status not in _LOAD_STATUSES:
+                    return None, LoadStatus("crash", "the worker broke the protocol")
+                return None, LoadStatus(str(status), str(reply.get("detail", ""))[:500])
             if send_inputs:
-                if w.recv_blocking(60) is None or not w.sent():
+                ack = w.recv_blocking(60)
+                if ack is None or ack != {"status": "ok"} or not w.sent():
                     w.close()
+                    self._check_forkserver()
                     return None, LoadStatus("crash", "worker died while receiving inputs")
                 w.inputs_version = tag
         except (OSError, EOFError):
@@ -227,6 +259,8 @@ class Executor:
         n = len(self.blobs)
         s = self.s
         self._load_timeout = load_timeout
+        self._limits = [t / TICK for t in timeouts]  # in the worker's CPU ticks
+        self._stopped: set[int] = set()  # inputs the watchdog stopped: TIMEOUT whatever they wrote
         res = PassResult(bytearray(n), bytearray(16 * n), array.array("d", bytes(8 * n)))
         bounds = self._bounds()
         shards: list[dict[str, Any]] = []
@@ -259,6 +293,7 @@ class Executor:
             sh["q"] = collections.deque()  # chunks sent, oldest first (at most 2: a pipeline)
             sh["half"] = 0
             sh["cpu_done"] = 0.0  # CPU of this shard's earlier workers in this run
+            sh["seq"] = 0
             self._cpu_start(sh)
         cpu_check = t0
         abort = getattr(_TLS, "abort", None)
@@ -286,7 +321,8 @@ class Executor:
                 if not active:
                     break
                 socks = {sh["w"].sock: sh for sh in shards if sh["q"]}
-                wait = min(POLL, max(0.0, self._deadline - time.monotonic()) + 0.001)
+                wake = min((sh.get("wake", POLL) for sh in shards if sh["q"]), default=POLL)
+                wait = min(wake, max(0.0, self._deadline - time.monotonic()) + 0.001, cpu_check - now + 0.001)
                 r, _, _ = select.select(list(socks), [], [], wait)
                 now = time.monotonic()
                 handled = set()
@@ -300,9 +336,11 @@ class Executor:
                             if frame is None:
                                 break
                             self._finish_chunk(sh, frame, res)
+                        if sh["w"] is w and not w.dead and not sh["q"] and w.buf:
+                            w.violation = True  # a frame nobody asked for: not reused
                         if not w.dead:
                             continue
-                    if sh["q"]:
+                    if sh["q"] and sh["w"] is w:
                         self._fail(sh, res, S.CRASH)
                 for sh in shards:
                     if not sh["q"] or id(sh) in handled:
@@ -312,7 +350,7 @@ class Executor:
             res.elapsed = time.monotonic() - t0
             for sh in shards:
                 w = sh["w"]
-                if not sh["q"] and not w.dead and isinstance(w, Worker):
+                if not sh["q"] and not w.dead and isinstance(w, Worker) and not w.violation and not w.pending():
                     self._live.append(w)  # reused (with a fresh module) by the next run
                 else:
                     w.close()  # includes workers still busy when the budget ran out
@@ -324,19 +362,18 @@ class Executor:
         base = sh["half"] * self.slots
         sh["half"] ^= 1
         w: Worker = sh["w"]
-        k0 = w.lay[0]
+        k0, _, c0, _ = w.lay
         w.shm[k0 + base:k0 + base + end - start] = bytes(end - start)
-        msg = {"op": "chunk", "start": start, "end": end, "base": base, "deadline": self._deadline}
-        if getattr(w, "timeouts", None) is not timeouts:
-            msg["timeouts"] = timeouts  # once per worker and pass
-            w.timeouts = timeouts
+        w.shm[c0 + 8 * base:c0 + 8 * (base + end - start)] = bytes(8 * (end - start))
+        sh["seq"] += 1
+        msg = {"op": "chunk", "start": start, "end": end, "base": base, "seq": sh["seq"]}
         try:
             w.send(msg)
         except OSError:
             w.dead = True
         first = not sh["q"]
         sh["q"].append({"start": start, "end": end, "base": base, "seen": 0, "seen_at": time.monotonic(),
-                        "started": first})
+                        "started": first, "seq": sh["seq"], "cpu_at": sh.get("cpu_now")})
         sh["next"] = end
         sh["creates"] = w.creates()
 
@@ -346,11 +383,31 @@ class Executor:
         if n <= 0:
             return
         kinds, digests, charges = sh["w"].records(n, c["base"])
-        res.kinds[start:upto] = kinds
-        res.digests[16 * start:16 * upto] = digests
         ch = array.array("d")
         ch.frombytes(charges)
+        if not self.precise:
+            kinds = self._timeouts_of(start, kinds, ch)
+        res.kinds[start:upto] = kinds
+        res.digests[16 * start:16 * upto] = digests
         res.charges[start:upto] = ch
+
+    def _timeouts_of(self, start: int, kinds: bytes, ticks: array.array) -> bytes:
+        """A variant's kinds with TIMEOUT wherever the input used more CPU ticks than its
+        timeout allows (the rule its in-worker timer applied when it knew the timeout) or
+        was stopped by the watchdog; ``ticks`` become seconds."""
+        stopped = self._stopped
+        if (not ticks or max(ticks) == 0) and not stopped:
+            return kinds
+        out = bytearray(kinds)
+        lim = self._limits
+        for k, used in enumerate(ticks):
+            if used and used > lim[start + k]:
+                out[k] = S.TIMEOUT
+            ticks[k] = used * TICK
+        for i in stopped:
+            if start <= i < start + len(out):
+                out[i - start] = S.TIMEOUT
+        return bytes(out)
 
     def _ok_cpu_so_far(self, shards: list[dict[str, Any]], res: PassResult) -> float:
         """CPU charged to the OK inputs finished so far, including the finished records of
@@ -371,16 +428,21 @@ class Executor:
             sh["q"][0]["seen_at"] = time.monotonic()
         start, end = c["start"], c["end"]
         w: Worker = sh["w"]
-        try:
-            done = int(frame.get("done", start))
-        except (TypeError, ValueError):
-            done = start
-        done = max(start, min(done, end, start + w.completed(end - start, 0, c["base"])))
-        self._collect(sh, res, c, done)
-        status = frame.get("status")
-        if status == "budget":
-            res.exceeded = True
+        done, status = frame.get("done"), frame.get("status")
+        complete = start + w.completed(end - start, 0, c["base"])
+        # the only true replies: every record up to ``done`` written and none after it; all of
+        # the chunk unless the worker asks to be replaced. Anything else is a lie about the
+        # input in flight, which then fails (CRASH) in a worker that is replaced.
+        if (frame.get("seq") != c["seq"] or type(done) is not int or done != complete
+                or status not in ("done", "restart") or (status == "done" and done != end)):
+            sh["q"].appendleft(c)
+            w.violation = True
+            self._fail(sh, res, S.CRASH)
             return
+        self._collect(sh, res, c, done)
+        for word in (H_STOP, H_SLOT):  # hints and requests about this chunk's slots are spent
+            if c["base"] <= w.header(word) - 1 < c["base"] + end - start:
+                w.set_header(word, 0)
         over = w.creates() > 0 and dir_size(self.tmpdir) > self.s.dir_bytes
         if over:
             wipe_dir(self.tmpdir)
@@ -414,6 +476,7 @@ class Executor:
             if isinstance(w, Worker) and c0 is None and not w.dead:
                 return elapsed
             now = proc_cpu(w.pid) if isinstance(w, Worker) and c0 is not None else None
+            sh["cpu_now"] = now
             total += sh.get("cpu_done", 0.0) + (max(0.0, now - c0) if now is not None and c0 is not None else 0.0)
         return total
 
@@ -443,14 +506,17 @@ class Executor:
         input in flight and continue with the next one in a fresh worker."""
         w: Worker = sh["w"]
         self._cpu_stop(sh)  # read before the kill: a reaped worker's /proc entry is gone
+        died = w.dead and not w.violation
         w.kill()
+        if died and kind == S.CRASH:
+            self._check_forkserver()
         nxt = sh["next"]
         for c in sh["q"]:
             start, end = c["start"], c["end"]
             done = start + w.completed(end - start, 0, c["base"])
             self._collect(sh, res, c, done)
             if done < end:
-                res.kinds[done] = kind
+                res.kinds[done] = S.TIMEOUT if done in self._stopped else kind
                 res.charges[done] = charge
                 nxt = done + 1
                 break
@@ -462,24 +528,53 @@ class Executor:
         self._respawn(sh, res)
 
     def _watch(self, sh: dict[str, Any], res: PassResult, timeouts: list[float], now: float) -> None:
-        """Watchdog, called on every poll for a worker with chunks in flight."""
+        """Watchdog, called on every poll for a worker with chunks in flight. The input in
+        flight is stopped once it has used more CPU than its timeout: by the ticks its timer
+        publishes (a hint, exact for honest code) or by what the kernel says the worker used
+        since the harness first saw the input in flight (a lower bound nothing in the worker
+        can lower); it is killed if it goes on regardless, or at the wall-clock deadline."""
         w: Worker = sh["w"]
+        sh["wake"] = POLL
         if w.dead:
             return self._fail(sh, res, S.CRASH)
         for c in sh["q"]:  # the input in flight is in the first chunk not yet complete
             n = c["end"] - c["start"]
             seen = w.completed(n, c["seen"], c["base"])
-            if seen != c["seen"]:
+            fresh = seen != c["seen"]
+            if fresh:
                 c["seen"] = seen
                 c["seen_at"] = now
+                c["cpu_at"] = None
             if seen >= n:
                 continue
             if not c.get("started"):
                 # a queued chunk's clock starts once the one before it is seen complete
                 c["started"] = True
                 c["seen_at"] = now
+                c["cpu_at"] = None
                 break
-            deadline = S.wall_deadline(timeouts[c["start"] + seen], self.s)
+            i, j = c["start"] + seen, c["base"] + seen
+            if i in self._stopped:
+                if now - c["stop_at"] > self.s.watchdog_grace:  # it ignores the request
+                    res.watchdog_kills += 1
+                    return self._fail(sh, res, S.TIMEOUT, now - c["seen_at"])
+            else:
+                lim = self._limits[i]
+                used = w.header(H_TICKS) if w.header(H_SLOT) == j + 1 else 0
+                over = used > lim
+                if not over and not fresh:
+                    cpu = proc_cpu(w.pid)
+                    if c.get("cpu_at") is None:
+                        c["cpu_at"] = cpu  # read after the input before it was seen complete
+                    elif cpu is not None:
+                        over = cpu - c["cpu_at"] > timeouts[i]
+                if over:
+                    self._stopped.add(i)
+                    c["stop_at"] = now
+                    w.request_stop(j)
+                elif used:  # wake when its ticks can first pass the timeout (CPU <= wall)
+                    sh["wake"] = max(0.002, (lim + 1 - used) * TICK)
+            deadline = S.wall_deadline(timeouts[i], self.s)
             if now - c["seen_at"] > deadline:
                 res.watchdog_kills += 1
                 return self._fail(sh, res, S.TIMEOUT, now - c["seen_at"])
@@ -496,6 +591,7 @@ class _DeadWorker:
     """Placeholder for a shard that can no longer be served."""
 
     dead = True
+    violation = False
     sock = None
 
     def close(self) -> None:

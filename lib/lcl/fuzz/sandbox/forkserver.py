@@ -15,7 +15,6 @@ import functools
 import mmap
 import os
 import pickle
-import shutil
 import signal
 import socket
 import sys
@@ -24,7 +23,7 @@ import time
 from typing import Any
 
 from .. import isolation as ISO
-from .containment import _libc
+from .containment import _libc, remove_tree
 from .protocol import SandboxError, layout
 from .worker import _worker_entry
 from .worker_handle import Worker
@@ -141,7 +140,7 @@ def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "b
     time.sleep(0.05)
     for d in tmpdirs:
         if os.path.basename(d).startswith("lcl-fuzz-"):
-            shutil.rmtree(d, ignore_errors=True)
+            remove_tree(d)
     os._exit(0)
 
 
@@ -263,7 +262,7 @@ def needs_heavy(code: str) -> bool:
         return True
     try:
         tree = ast.parse(code)
-    except (SyntaxError, ValueError):
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
         return True
     for node in ast.walk(tree):
         if isinstance(node, ast.Import):

@@ -16,7 +16,10 @@ from typing import Any
 
 from .. import semantics as S
 
-HDR = 64  # shared-memory header: [0:8] files created (counter), rest reserved
+HDR = 64  # shared-memory header: int64 words, see the H_* indices
+#: header words (int64): files created (worker), slot in flight + 1 and the CPU ticks it has used
+#: (worker, published at every tick: hints for the watchdog), slot + 1 the harness asks to stop
+H_CREATES, H_SLOT, H_TICKS, H_STOP = 0, 1, 2, 3
 
 
 def layout(slots: int) -> tuple[int, int, int, int]:
@@ -30,7 +33,7 @@ def layout(slots: int) -> tuple[int, int, int, int]:
 
 CHARGE = struct.Struct("<d")
 FRAME = struct.Struct("<I")
-MAX_FRAME = 1 << 16  # cap on anything a worker sends
+MAX_FRAME = 4096  # cap on any reply a worker sends (its replies are a few small fields)
 POLL = 0.05  # watchdog poll interval (s)
 TICK = 0.02  # in-worker CPU timer tick (s)
 
@@ -62,6 +65,40 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes:
 def _send_frame(sock: socket.socket, obj: dict[str, Any]) -> None:
     data = json.dumps(obj).encode()[:MAX_FRAME]
     sock.sendall(FRAME.pack(len(data)) + data)
+
+
+#: every field a worker's reply may have, and its type (exactly; no floats, lists or objects)
+REPLY_FIELDS: dict[str, type] = {"status": str, "detail": str, "message": str, "seq": int, "done": int}
+_MAX_TEXT = 1000
+_MAX_INT = 1 << 40
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"non-finite number {name}")
+
+
+def parse_reply(data: bytes) -> dict[str, Any] | None:
+    """A worker's reply frame as a flat dict of :data:`REPLY_FIELDS`, or None when it is anything
+    else: oversized, not UTF-8, not JSON, non-finite numbers, nesting, unknown fields, wrong
+    types, out-of-range values. The bytes come from the untrusted process, so this is the only
+    way they are read, and no input makes it raise."""
+    if len(data) > MAX_FRAME:
+        return None
+    try:
+        obj = json.loads(data.decode("utf-8"), parse_constant=_no_constant)
+    except (ValueError, RecursionError, TypeError):  # UnicodeDecodeError is a ValueError
+        return None
+    if type(obj) is not dict:
+        return None
+    for k, v in obj.items():
+        want = REPLY_FIELDS.get(k)
+        if want is None or type(v) is not want:
+            return None
+        if isinstance(v, int) and not 0 <= v < _MAX_INT:
+            return None
+        if isinstance(v, str) and len(v) > _MAX_TEXT:
+            return None
+    return obj
 
 
 # anything that is not a valid kind byte from an untrusted worker becomes CRASH

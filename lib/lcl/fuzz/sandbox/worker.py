@@ -2,9 +2,13 @@
 :func:`_worker_entry` contains the process (``containment``) and then serves the harness's
 requests (load the code, take a shard of inputs, run a chunk of them) until EOF.
 
-Each input runs under an in-worker CPU timer (ITIMER_PROF ticks); its outcome is written as a
-fixed-size record into the shared memory (``protocol.layout``), kind byte last, so the
-harness's watchdog can see which input is in flight. Between inputs the worker restores what
+Each input runs under an in-worker CPU timer (ITIMER_PROF ticks) whose only limit is a setting
+(the largest per-input timeout there is); its outcome is written as a fixed-size record into
+the shared memory (``protocol.layout``), kind byte last, with the CPU ticks it used, so the
+harness's watchdog can see which input is in flight. Nothing derived from the reference
+(per-input timeouts, the run's deadline) is ever sent here: the harness compares the ticks
+with the timeouts, and asks for an input to be stopped (``H_STOP`` and SIGUSR2) once the ticks
+the timer publishes (``H_SLOT``, ``H_TICKS``) pass its timeout. Between inputs the worker restores what
 an input may have changed (recursion limit, stdio, tracing, the SIGPROF handler, the working
 directory) and asks to be replaced when that is not enough (a thread still running).
 
@@ -30,7 +34,7 @@ from typing import Any
 
 from .. import semantics as S
 from .containment import _CHDIR, _contain, dir_size, wipe_dir
-from .protocol import CHARGE, FRAME, OBSERVED_MODULE, TICK, _recv_exact, _send_frame, layout
+from .protocol import CHARGE, FRAME, H_SLOT, H_STOP, H_TICKS, OBSERVED_MODULE, TICK, _recv_exact, _send_frame, layout
 
 
 class _Timeout(BaseException):
@@ -50,9 +54,11 @@ class _HardExit(BaseException):
 
 
 class _State:
-    """In-worker timer state. ``ticks`` counts ITIMER_PROF ticks (TICK seconds of CPU time)."""
+    """In-worker timer state. ``ticks`` counts ITIMER_PROF ticks (TICK seconds of CPU time);
+    ``limit`` is a setting in ticks (a backstop: the harness stops an input at its own timeout);
+    ``cur`` is the slot in flight + 1; ``hdr`` the shared header's words."""
 
-    __slots__ = ("active", "fired", "limit", "start", "ticks")
+    __slots__ = ("active", "cur", "fired", "hdr", "limit", "start", "ticks")
 
     def __init__(self) -> None:
         self.active = False
@@ -60,6 +66,8 @@ class _State:
         self.limit = 1.0
         self.fired = False
         self.ticks = 0
+        self.cur = 0
+        self.hdr: Any = None
 
 
 _ST = _State()
@@ -68,12 +76,30 @@ _ST = _State()
 def _on_tick(signum: int, frame: Any) -> None:
     st = _ST
     st.ticks += 1
-    if st.active and st.ticks - st.start > st.limit:
+    if st.active:
+        used = st.ticks - st.start
+        hdr = st.hdr
+        if hdr is not None:
+            hdr[H_SLOT] = st.cur
+            hdr[H_TICKS] = used
+            if st.cur and hdr[H_STOP] == st.cur:
+                st.fired = True
+                raise _Timeout()
+        if used > st.limit:
+            st.fired = True
+            raise _Timeout()
+
+
+def _on_stop(signum: int, frame: Any) -> None:
+    """SIGUSR2: the harness asked for the input in flight to end (see ``H_STOP``)."""
+    st = _ST
+    if st.active and st.cur and st.hdr is not None and st.hdr[H_STOP] == st.cur:
         st.fired = True
         raise _Timeout()
 
 
-_on_tick.__module__ = OBSERVED_MODULE  # the SIGPROF handler the code under test sees
+_on_tick.__module__ = OBSERVED_MODULE  # the signal handlers the code under test sees
+_on_stop.__module__ = OBSERVED_MODULE
 
 
 class _Sink(io.RawIOBase):
@@ -115,8 +141,6 @@ class _Worker:
         self.code: Any = None
         self.blobs: list[bytes] = []
         self.offset = 0
-        self._limits: list[float] = []
-        self._limits_of: Any = None
         self.rlimit = self.rlimit0 = sys.getrecursionlimit()
         self.int_digits = self.int_digits0 = sys.get_int_max_str_digits()
         self.null_out = open(os.devnull, "w", encoding="utf-8")  # noqa: SIM115
@@ -127,6 +151,10 @@ class _Worker:
         self.creates = self.mv[0:8].cast("q")
         self.creates_seen = 0
         self.base = 0
+        self.loaded = False
+        # the per-input backstop: a setting, the largest timeout an input of this side can have
+        self.cap_ticks = float(cfg["cap"]) / TICK
+        _ST.hdr = self.mv[0:64].cast("q")
 
     def disk_exceeded(self) -> bool:
         """Called after an input that created files: over the directory limit -> the input
@@ -158,6 +186,11 @@ class _Worker:
 
     def load(self, msg: dict[str, Any]) -> dict[str, Any]:
         code_text, entry = msg["code"], msg.get("entry")
+        if self.loaded:  # the next run of this worker starts with an empty directory, as a fresh
+            # worker does (the directory may be a tmpfs only this process sees)
+            with contextlib.suppress(OSError):
+                wipe_dir(self.tmpdir)
+        self.loaded = True
         try:
             code = compile(code_text, msg.get("filename", "<code>"), "exec")
         except (SyntaxError, ValueError) as exc:
@@ -178,6 +211,7 @@ class _Worker:
         mod.__file__ = msg.get("filename", "<code>")
         sys.modules[S.FUNCTION_NAME] = mod
         st = _ST
+        st.cur = 0  # no input in flight: no stop request applies to the module's import
         signal.setitimer(signal.ITIMER_PROF, TICK, TICK)
         try:
             st.fired = False
@@ -220,6 +254,8 @@ class _Worker:
             sys.setprofile(None)
         if _getsignal(signal.SIGPROF) is not _on_tick:
             signal.signal(signal.SIGPROF, _on_tick)
+        if _getsignal(signal.SIGUSR2) is not _on_stop:
+            signal.signal(signal.SIGUSR2, _on_stop)
         if sys.stdout is not self.null_out or sys.stderr is not self.null_out:
             sys.stdout = sys.__stdout__ = sys.stderr = sys.__stderr__ = self.null_out  # type: ignore[misc]
         if sys.stdin is not self.null_in:
@@ -230,43 +266,40 @@ class _Worker:
         return _thread_count() > 0
 
     # -- chunks ---------------------------------------------------------------------------------
-    def run_chunk(self, start: int, end: int, timeouts: list[float], deadline: float) -> dict[str, Any]:
-        """Inputs ``start..end``; records go to slots ``base + (i - start)``; stop after the
-        input during which ``time.monotonic()`` passes ``deadline`` (the run's budget)."""
+    def run_chunk(self, start: int, end: int) -> dict[str, Any]:
+        """Inputs ``start..end``; records go to slots ``base + (i - start)``. The harness ends
+        the run (it kills the worker) when its budget is spent."""
+        _ST.limit = self.cap_ticks
         signal.setitimer(signal.ITIMER_PROF, TICK, TICK)
         try:
             if self.level == "program":
-                done, status = self._chunk_program(start, end, timeouts, deadline)
+                done, status = self._chunk_program(start, end)
             else:
-                done, status = self._chunk_function(start, end, timeouts, deadline)
+                done, status = self._chunk_function(start, end)
         finally:
             signal.setitimer(signal.ITIMER_PROF, 0, 0)
         return {"done": done, "status": status}
 
-    def _chunk_function(self, start: int, end: int, timeouts: list[float], budget: float) -> tuple[int, str]:
+    def _chunk_function(self, start: int, end: int) -> tuple[int, str]:
         fn, blobs, loads, off = self.fn, self.blobs, pickle.loads, self.offset
         st, shm, Flat = _ST, self.shm, _Flat
         k0, d0, c0, _ = self.lay
         dmv = self.mv[d0:c0]  # digests
         cmv = self.mv[c0:c0 + 8 * self.cfg["slots"]].cast("d")  # charges (native double, as read)
-        wall = time.monotonic  # = perf_counter on Linux (CLOCK_MONOTONIC): one clock read per input
-        clock = time.process_time if self.precise else wall
+        # the reference's charge is its CPU time (its timeouts and T derive from it); a
+        # variant's is the CPU ticks its timer counted, with no clock read at all
+        precise = self.precise
+        clock = time.process_time
         out_digest, exc_name, exc_digest = S.output_digest, S.exception_name, S.exception_digest
         D_TRUE, D_FALSE = S.output_digest(True), S.output_digest(False)
         OK, EXC, TIMEOUT = S.OK, S.EXC, S.TIMEOUT
-        if self._limits_of is not timeouts:  # CPU-tick limits, once per list of timeouts
-            self._limits = [t / TICK for t in timeouts]
-            self._limits_of = timeouts
-        limits = self._limits
         hygiene = self._hygiene
         rl, getrl, tcount, chd = self.rlimit, _getrl, _thread_count, _CHDIR
         nout, nin, digits, SIGPROF = self.null_out, self.null_in, self.int_digits, signal.SIGPROF
         creates = self.creates
-        budget_clock = wall if self.precise else None
-        stop_at = budget
         status = "done"
         done = start
-        t_prev = clock()
+        t_prev = clock() if precise else 0.0
         base = self.base - start
         for i in range(start, end):
             j = i + base
@@ -284,7 +317,7 @@ class _Worker:
                         for k in idx:
                             args[k] = args[k].copy()
                 st.fired = False
-                st.limit = limits[i]
+                st.cur = j + 1
                 st.start = st.ticks
                 try:
                     st.active = True
@@ -313,41 +346,40 @@ class _Worker:
                 kind, digest = EXC, exc_digest("builtins.MemoryError")
             if creates[0] != self.creates_seen and self.disk_exceeded():
                 kind, digest = S.CRASH, None
-            t = clock()
             if digest is not None:
                 dmv[16 * j:16 * j + 16] = digest
-            cmv[j] = t - t_prev
+            if precise:
+                t = clock()
+                cmv[j] = t - t_prev
+                t_prev = t
+            elif st.ticks != st.start:  # the harness zeroed the slot's charge
+                cmv[j] = st.ticks - st.start
             shm[k0 + j] = kind  # last: a non-zero kind marks the record complete
-            t_prev = t
             done = i + 1
             if (getrl() != rl or chd[0] or tcount() or _gettrace() is not None or _getprofile() is not None
                     or sys.stdout is not nout or sys.stderr is not nout or sys.stdin is not nin
                     or _getdigits() != digits or _getsignal(SIGPROF) is not _on_tick) and hygiene():
                 status = "restart"
                 break
-            if (t if budget_clock is None else budget_clock()) > stop_at:
-                status = "budget"
-                break
         return done, status
 
-    def _chunk_program(self, start: int, end: int, timeouts: list[float], budget: float) -> tuple[int, str]:
+    def _chunk_program(self, start: int, end: int) -> tuple[int, str]:
         code, blobs, loads, off = self.code, self.blobs, pickle.loads, self.offset
         st, shm, pack = _ST, self.shm, CHARGE.pack_into
         k0, d0, c0, _ = self.lay
-        clock = time.process_time if self.precise else time.perf_counter
+        precise = self.precise
+        clock = time.process_time
         exc_name, exc_digest, stdout_digest = S.exception_name, S.exception_digest, S.stdout_digest
         OK, EXC, TIMEOUT = S.OK, S.EXC, S.TIMEOUT
         fd_in, fd_out, fds, devnull = self.fd_in, self.fd_out, self.fd_mode, self.devnull
         cap = min(self.cfg["settings"]["stdout_bytes"], self.cfg["settings"]["file_bytes"])
         TextIOWrapper, BufferedWriter, BytesIO = io.TextIOWrapper, io.BufferedWriter, io.BytesIO
         lseek, pread, dup2 = os.lseek, os.pread, os.dup2
-        wall = time.monotonic
-        stop_at = budget
         status = "done"
         done = start
         import atexit
 
-        t_prev = clock()
+        t_prev = clock() if precise else 0.0
         base = self.base - start
         for i in range(start, end):
             j = i + base
@@ -373,7 +405,7 @@ class _Worker:
             g = {"__name__": "__main__", "__builtins__": builtins, "__file__": "main.py"}
             try:
                 st.fired = False
-                st.limit = timeouts[i] / TICK
+                st.cur = j + 1
                 st.start = st.ticks
                 try:
                     st.active = True
@@ -426,18 +458,18 @@ class _Worker:
             del out, stdin, sink
             if self.creates[0] != self.creates_seen and self.disk_exceeded():
                 kind, digest = S.CRASH, None
-            t = clock()
             if digest is not None:
                 shm[d0 + 16 * j:d0 + 16 * j + 16] = digest
-            pack(shm, c0 + 8 * j, t - t_prev)
+            if precise:
+                t = clock()
+                pack(shm, c0 + 8 * j, t - t_prev)
+                t_prev = t
+            elif st.ticks != st.start:
+                pack(shm, c0 + 8 * j, float(st.ticks - st.start))
             shm[k0 + j] = kind
-            t_prev = t
             done = i + 1
             if self._hygiene():
                 status = "restart"
-                break
-            if wall() > stop_at:
-                status = "budget"
                 break
         return done, status
 
@@ -461,10 +493,9 @@ class _Worker:
                     self.blobs = [_prepare_args(b) for b in msg["blobs"]]
                 reply = {"status": "ok"}
             elif op == "chunk":
-                if "timeouts" in msg:
-                    self.timeouts = msg["timeouts"]
                 self.base = int(msg.get("base", 0))
-                reply = self.run_chunk(msg["start"], msg["end"], self.timeouts, msg["deadline"])
+                reply = self.run_chunk(msg["start"], msg["end"])
+                reply["seq"] = msg["seq"]
             else:
                 os._exit(0)
             try:
@@ -581,6 +612,7 @@ def _worker_entry(sock_fd: int, shm_fd: int, cfg: dict[str, Any]) -> None:
             lo = fd + 1
         _contain(cfg, memoryview(shm))
         signal.signal(signal.SIGPROF, _on_tick)
+        signal.signal(signal.SIGUSR2, _on_stop)
         real_exit = os._exit
 
         def fake_exit(code: int = 0) -> None:

@@ -8,7 +8,6 @@ Standard library only.
 from __future__ import annotations
 
 import contextlib
-import json
 import mmap
 import os
 import pickle
@@ -20,7 +19,7 @@ import threading
 import time
 from typing import Any
 
-from .protocol import _KIND_MAP, FRAME, MAX_FRAME, layout
+from .protocol import _KIND_MAP, FRAME, H_CREATES, H_STOP, MAX_FRAME, layout, parse_reply
 
 
 class Worker:
@@ -33,6 +32,7 @@ class Worker:
         self.slots = slots
         self.buf = bytearray()
         self.dead = False
+        self.violation = False  # it sent something other than the reply the harness waits for
         self._sender: threading.Thread | None = None
         self._send_failed = False
         self.lay = layout(slots)
@@ -116,15 +116,19 @@ class Worker:
             return None
         data = bytes(self.buf[4:4 + n])
         del self.buf[:4 + n]
-        try:
-            obj = json.loads(data)
-        except ValueError:
-            self.dead = True
-            return None
-        if not isinstance(obj, dict):
-            self.dead = True
-            return None
+        obj = parse_reply(data)
+        if obj is None:  # a protocol violation: the worker is done for (see the executor)
+            self.violation = True
+            self.kill()
         return obj
+
+    def pending(self) -> bool:
+        """Whether bytes the harness has not asked for are waiting (an extra frame): such a
+        worker is not reused."""
+        if self.buf:
+            return True
+        r, _, _ = select.select([self.sock], [], [], 0)
+        return bool(r)
 
     def completed(self, n: int, start: int = 0, base: int = 0) -> int:
         """Number of leading slots among ``base .. base+n`` holding a finished record
@@ -142,7 +146,22 @@ class Worker:
         return kinds, shm[d0 + 16 * base:d0 + 16 * (base + n)], shm[c0 + 8 * base:c0 + 8 * (base + n)]
 
     def creates(self) -> int:
-        return struct.unpack_from("<q", self.shm, 0)[0]
+        return struct.unpack_from("<q", self.shm, 8 * H_CREATES)[0]
+
+    def header(self, word: int) -> int:
+        """A header word as the worker left it (a hint, never trusted beyond that)."""
+        return struct.unpack_from("<q", self.shm, 8 * word)[0]
+
+    def set_header(self, word: int, value: int) -> None:
+        struct.pack_into("<q", self.shm, 8 * word, value)
+
+    def request_stop(self, slot: int) -> None:
+        """Ask the worker to end the input in ``slot`` (its timer's handler raises there);
+        SIGUSR2 makes it look now instead of at its next CPU tick."""
+        struct.pack_into("<q", self.shm, 8 * H_STOP, slot + 1)
+        if self.pidfd is not None:
+            with contextlib.suppress(OSError):
+                signal.pidfd_send_signal(self.pidfd, signal.SIGUSR2)
 
     def kill(self) -> None:
         if self.pidfd is not None:
