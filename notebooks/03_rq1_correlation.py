@@ -40,7 +40,7 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown
 
-from lcl.display import not_computed, show
+from lcl.display import not_computed, show, with_ci
 
 from lcl import claims, correlation, loaders, outputs, profiles, scoring, training
 
@@ -98,7 +98,7 @@ fig, axes = plt.subplots(1, len(cems), figsize=(3.2 * len(cems), 3.2), sharex=Tr
 x = scored["SurfaceSim"].to_numpy(float)
 for ax, col, (_, r) in zip(axes[0], cems, t3.iterrows(), strict=True):
     ax.scatter(x, scored[col], s=6, alpha=0.5)
-    ax.set_title(f"{col}\nrho = {r['rho']:.2f} [{r['CI low']:.2f}, {r['CI high']:.2f}]", fontsize=9)
+    ax.set_title(f"{col}\nrho = {with_ci(r['rho'], r['CI low'], r['CI high'])}", fontsize=9)
     ax.set_xlabel("SurfaceSim (Eq. 1)")
     ax.set_ylim(-0.02, 1.02)
 axes[0][0].set_ylabel("CEM score (df_score = 1)")

@@ -204,6 +204,30 @@ def test_a_panel_without_data_says_so_on_the_figure(tmp_root: Path):
     assert outputs.mark_empty_axes(fig) == 2
     assert [bool(ax.texts) for ax in (full, nan, empty)] == [False, True, True]
     assert "no data in this run" in nan.texts[0].get_text()
+    assert list(nan.get_xticks()) == [] and list(empty.get_yticks()) == []
+    plt.close(fig)
+
+
+def test_a_no_data_note_stays_inside_its_own_panel(tmp_root: Path, monkeypatch):
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from lcl import sources
+
+    # the longest note a run without the mirror writes: every mirror source named
+    skipped = {name: "no local mirror" for name in ("apps_examples", "apps_mapcoder", "codescore_test",
+                                                    "humaneval_et", "literature_survey", "local_release",
+                                                    "mbpp", "mbpp_et", "pie", "sharecode_java")}
+    monkeypatch.setattr(sources, "status", lambda: {"skipped": skipped})
+    fig, axes = plt.subplots(1, 3, figsize=(9.6, 3.2))
+    assert outputs.mark_empty_axes(fig) == 3
+    fig.canvas.draw()
+    renderer = fig.canvas.get_renderer()  # type: ignore[attr-defined]
+    for ax in axes:
+        note, box = ax.texts[0].get_window_extent(renderer), ax.get_window_extent(renderer)
+        assert box.x0 <= note.x0 and note.x1 <= box.x1, "the note runs out of its panel"
     plt.close(fig)
 
 

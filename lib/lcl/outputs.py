@@ -114,11 +114,28 @@ def mark_empty_axes(fig: Any) -> int:
     from . import sources
 
     skipped = sorted(sources.status().get("skipped", {}))
-    note = "no data in this run" + (f"\n(skipped: {', '.join(skipped)})" if skipped else "")
+    why = f"(skipped: {', '.join(skipped)})" if skipped else ""
     for ax in empty:
-        ax.text(0.5, 0.5, note, transform=ax.transAxes, ha="center", va="center", fontsize=8, color="#a40",
-                wrap=True)
+        # Wrapped to the panel's own width: matplotlib's wrap=True wraps at the figure's edge, so
+        # notes of neighbouring panels ran into each other. The ticks of a panel without data
+        # come from matplotlib's default limits and would suggest a scale that was never measured.
+        ax.set_xticks([])
+        ax.set_yticks([])
+        note = "\n".join(["no data in this run", *([_wrap_to_axes(why, ax, fig, _NOTE_FONTSIZE)] if why else [])])
+        ax.text(0.5, 0.5, note, transform=ax.transAxes, ha="center",
+                va="center", fontsize=_NOTE_FONTSIZE, color="#a40")
     return len(empty)
+
+
+_NOTE_FONTSIZE = 8
+
+
+def _wrap_to_axes(text: str, ax: Any, fig: Any, fontsize: float) -> str:
+    """``text`` wrapped to lines that fit the width of ``ax`` (a character is about 0.6 em wide)."""
+    import textwrap
+
+    width_pt = ax.get_position().width * fig.get_figwidth() * 72
+    return textwrap.fill(text, max(12, int(0.9 * width_pt / (0.6 * fontsize))))
 
 
 def _fig_metadata(ext: str) -> dict[str, Any]:
