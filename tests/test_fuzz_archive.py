@@ -78,6 +78,19 @@ def test_export_is_a_deterministic_union(tmp_path: Path) -> None:
     assert [json.loads(x)["key"] for x in lines] == ["k2", "k3", "k9"]  # sorted by key
 
 
+def test_a_carried_over_copy_is_not_archived_again_but_a_new_result_is(tmp_path: Path) -> None:
+    folder = tmp_path / "labels"
+    with _fill(tmp_path / "s.sqlite") as st:
+        archive.export(st, folder)
+    with ResultStore(tmp_path / "next.sqlite") as nxt:
+        # what the next engine version's store holds after a run: k1 carried over (same result,
+        # new version, new key), k2 fuzzed anew (its old result did not carry over)
+        nxt.put("k1v6", "LCL_HumanEval_0_MUT_1", {**_res(0.5), "engine_version": "6"})
+        nxt.put("k2v6", "LCL_MBPP_11_OPT_1", {**_res(0.75), "engine_version": "6"})
+        assert archive.export(nxt, folder) == {"LCL_MBPP": 1}
+    assert {k for k, _i, _r in archive.read(folder)} == {"k1", "k2", "k3", "k2v6"}
+
+
 def test_verify_and_read_report_damage(tmp_path: Path) -> None:
     folder = tmp_path / "labels"
     with _fill(tmp_path / "s.sqlite") as st:

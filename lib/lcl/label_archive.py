@@ -134,17 +134,26 @@ def _write_shard(path: Path, rows: list[tuple[str, str, dict[str, Any]]]) -> str
 
 def export(store: Any, folder: Path | None = None, select: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, int]:
     """Add the store's results that ``select`` accepts to the archive (a union: rows already
-    archived stay); rewrite only the shards that gain rows. Rows added per shard."""
+    archived stay); rewrite only the shards that gain rows. Rows added per shard.
+
+    A result the store holds only because an archived result of an older engine version carried
+    over (:func:`lcl.fuzz.batch.carry_over`: the same result under the new version's key) adds
+    nothing: a fresh clone carries it over the same way. Only results the engine computed anew
+    are added, so a version change grows the archive by what it re-fuzzed, not by a copy."""
     folder = default_dir() if folder is None else folder
     if folder is None:
         raise ValueError("the label archive is disabled (LCL_LABEL_ARCHIVE=off)")
     by_shard: dict[str, dict[str, tuple[str, str, dict[str, Any]]]] = {}
+    archived: dict[str, list[dict[str, Any]]] = {}
     for key, pair_id, result in read(folder):
         by_shard.setdefault(shard_of(pair_id), {})[key] = (key, pair_id, result)
+        archived.setdefault(pair_id, []).append(_versionless(result))
     added: Counter[str] = Counter()
     for key, pair_id, result in store.items():
         if select is not None and not select(result):
             continue
+        if pair_id in archived and _versionless(result) in archived[pair_id]:
+            continue  # a carried-over copy of an archived result
         name = shard_of(pair_id)
         rows = by_shard.setdefault(name, {})
         if key not in rows:
@@ -157,6 +166,10 @@ def export(store: Any, folder: Path | None = None, select: Callable[[dict[str, A
     if added or not (folder / MANIFEST).exists():
         _write_manifest(folder, manifest)
     return dict(added)
+
+
+def _versionless(result: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in result.items() if k != "engine_version"}
 
 
 def _read_manifest(folder: Path) -> dict[str, Any]:
