@@ -206,6 +206,15 @@ def test_a_panel_without_data_says_so_on_the_figure(tmp_root: Path):
     assert "no data in this run" in nan.texts[0].get_text()
     assert list(nan.get_xticks()) == [] and list(empty.get_yticks()) == []
     plt.close(fig)
+    # bars of missing values behind a reference line (RQ2's figure without PIE) show nothing;
+    # a bar of height 0 is a value
+    fig, (nan_bars, zero_bar) = plt.subplots(1, 2)
+    nan_bars.bar([0, 1], [float("nan"), float("nan")])
+    nan_bars.axhline(1.0, ls="--")
+    zero_bar.bar([0], [0.0])
+    zero_bar.axhline(1.0, ls="--")
+    assert outputs.mark_empty_axes(fig) == 1 and nan_bars.texts and not zero_bar.texts
+    plt.close(fig)
 
 
 def test_a_no_data_note_stays_inside_its_own_panel(tmp_root: Path, monkeypatch):

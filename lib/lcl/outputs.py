@@ -84,11 +84,14 @@ def save_figure(fig: Any, name: str, *, profile: str, seed: int | None,
 
 
 def _has_data(ax: Any) -> bool:
-    """Whether a panel shows anything: finite points in a line or collection, a bar or other patch,
-    an image or a text placed in it (titles and axis labels do not count)."""
+    """Whether a panel shows anything: finite points in a line or collection, a bar of finite
+    height or another patch, an image or a text placed in it (titles, axis labels and reference
+    lines such as ``axhline``, drawn across the panel whatever the data, do not count)."""
     import numpy as np
 
     for line in ax.lines:
+        if line.get_transform() != ax.transData:  # axhline/axvline: placed in axes coordinates
+            continue
         xy = np.asarray(line.get_xydata(), dtype=float)
         if xy.size and np.isfinite(xy).all(axis=1).any():
             return True
@@ -102,7 +105,18 @@ def _has_data(ax: Any) -> bool:
         # line collections) are their paths
         if not isinstance(coll, PathCollection) and any(len(p.vertices) for p in coll.get_paths()):
             return True
-    return bool(ax.patches or ax.images or ax.texts or ax.tables)
+    return any(map(_patch_shows, ax.patches)) or bool(ax.images or ax.texts or ax.tables)
+
+
+def _patch_shows(patch: Any) -> bool:
+    """A bar drawn for a missing value (NaN height) shows nothing; any other patch does."""
+    import math
+
+    from matplotlib.patches import Rectangle
+
+    if isinstance(patch, Rectangle):
+        return all(math.isfinite(v) for v in (*patch.get_xy(), patch.get_width(), patch.get_height()))
+    return True
 
 
 def mark_empty_axes(fig: Any) -> int:
