@@ -50,7 +50,7 @@ def _pairs(n: int = 40, seed: int = 0) -> pd.DataFrame:
 def _sets() -> dict[str, pd.DataFrame]:
     la = _pairs(48, 0)
     cst = _pairs(30, 1).assign(id=lambda f: "CST/" + f["id"], in_local=True)
-    return {"LoCaL-all": la, "LoCaL (notebook 11)": eff.in_local(la), "CodeScore_test": cst}
+    return {"LoCaL-all": la, "LoCaL": eff.in_local(la), "CodeScore_test": cst}
 
 
 def _cand(java: bool = False) -> report_card.Candidate:
@@ -239,3 +239,85 @@ def test_the_toy_metric_on_a_built_profile(tmp_path: Path) -> None:
     mae = [x for x in card["results"] if x["quantity"] == "MAE on LoCaL" and x["metric"] == "Token Jaccard (toy)"]
     assert mae and 0 <= mae[0]["value"] <= 1 and card["verdict"].startswith("On LoCaL, Token Jaccard (toy)")
     assert (tmp_path / "card.html").exists() and card["failed_pairs"] == 0
+
+
+# ----------------------------------------------------------------------------- the CEMs' numbers on a card
+_CARDS: dict[str, dict] = {}
+
+
+def _cem_card(profile: str, tmp_path_factory: pytest.TempPathFactory) -> dict:
+    """The card of CodeBLEU on ``profile`` (its CEM rows are what every card shows beside a metric),
+    computed once per session, as a user runs it (the label archive on, no test settings)."""
+    if profile not in _CARDS:
+        out = tmp_path_factory.mktemp(f"card_{profile}")
+        env = {k: v for k, v in os.environ.items() if not k.startswith(("LCL_", "PYTEST"))}
+        r = subprocess.run([str(ROOT / ".venv" / "bin" / "lcl"), "evaluate", "--metric", "codebleu", "--profile",
+                            profile, "--out", str(out), "--no-progress"],
+                           cwd=ROOT, capture_output=True, text=True, timeout=3600, env=env)
+        assert r.returncode == 0, r.stderr[-3000:]
+        _CARDS[profile] = json.loads((out / "card.json").read_text())
+    return _CARDS[profile]
+
+
+def _value(card: dict, quantity: str, metric: str) -> dict:
+    rows = [r for r in card["results"] if r["quantity"] == quantity and r["metric"] == metric]
+    assert len(rows) == 1, (quantity, metric)
+    return rows[0]
+
+
+def _own_table(profile: str, name: str) -> pd.DataFrame:
+    """``tables/<name>.csv`` when the last build of this checkout made it at ``profile``, else skip."""
+    path = paths.tables() / f"{name}.csv"
+    side = Path(str(path) + ".provenance.json")
+    if not path.exists() or not side.exists() or json.loads(side.read_text()).get("profile") != profile:
+        pytest.skip(f"tables/{name}.csv was not built at profile {profile} in this checkout")
+    return pd.read_csv(path)
+
+
+def _need(profile: str) -> None:
+    if not (paths.local_pairs(profile).exists() and paths.codescore_base_record(profile).exists()):
+        pytest.skip(f"profile {profile} is not built here: run 'make all PROFILE={profile}' first")
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("profile", ["quick", "full"])
+def test_the_cems_on_a_card_are_the_notebooks_own_numbers(profile: str, tmp_path_factory) -> None:
+    """Tables 3, 4 and 5 as this checkout's build wrote them, and the same rows on a card: equal."""
+    _need(profile)
+    t5, t3 = _own_table(profile, "table5_mae").set_index("Dataset"), _own_table(profile, "table3_correlation")
+    t4 = _own_table(profile, "table4_distinguishability").set_index("metric")
+    card = _cem_card(profile, tmp_path_factory)
+    for ds in report_card.T5_ORDER:
+        for m in CEMS:
+            if ds not in t5.index or pd.isna(t5.loc[ds, m]):
+                continue
+            got = _value(card, f"MAE on {ds}", m)
+            assert (got["value"], got["ci_low"], got["ci_high"]) == pytest.approx(
+                (t5.loc[ds, m], t5.loc[ds, f"{m} CI low"], t5.loc[ds, f"{m} CI high"]), abs=1e-9), (ds, m)
+    for _, r in t3[t3.rho.notna()].iterrows():
+        got = _value(card, "rho with SurfaceSim", r["Metric"])
+        assert (got["value"], got["ci_low"], got["ci_high"]) == pytest.approx((r["rho"], r["CI low"], r["CI high"]),
+                                                                             abs=1e-9)
+    for m in [c for c in CEMS if c in t4.index]:
+        for q, col in (("d on ds_orig", "d orig"), ("d on ds_replaced", "d repl"), ("drop of d (%)", "drop %")):
+            assert _value(card, q, m)["value"] == pytest.approx(t4.loc[m, col], rel=1e-9, abs=1e-9), (m, q)
+
+
+@pytest.mark.slow
+def test_the_cems_on_a_full_card_reproduce_the_recorded_table5(tmp_path_factory) -> None:
+    """The full profile's card against Table 5 as recorded from a full run (data/reference/expected/full),
+    within the tolerance ``make verify`` allows that table (the substitutes are not bit-stable across CPUs)."""
+    from lcl import verify
+
+    _need("full")
+    rec = pd.read_csv(verify.expected_dir("full") / "table5_mae.csv").set_index("Dataset")
+    atol = float(verify.tolerances().get("table5_mae", {}).get("atol", 1e-9))
+    card = _cem_card("full", tmp_path_factory)
+    for ds in report_card.T5_ORDER:
+        for m in CEMS:
+            if pd.isna(rec.loc[ds, m]):
+                continue
+            got = _value(card, f"MAE on {ds}", m)
+            assert (got["value"], got["ci_low"], got["ci_high"]) == pytest.approx(
+                (rec.loc[ds, m], rec.loc[ds, f"{m} CI low"], rec.loc[ds, f"{m} CI high"]), abs=atol), (ds, m)
+            assert got["n"] == rec.loc[ds, "n"], (ds, m)

@@ -166,7 +166,8 @@ def _panel(ax: Any, t: pd.DataFrame, metrics: list[str], colours: dict[str, str]
             if r.empty or not math.isfinite(float(r["value"].iloc[0])):
                 continue
             v, lo, hi = (float(r[c].iloc[0]) for c in ("value", "ci_low", "ci_high"))
-            err = [[v - lo], [hi - v]] if math.isfinite(lo) and math.isfinite(hi) else None
+            # values are rounded to 3 decimals, CIs to 4: a bar never reaches past its point
+            err = [[max(0.0, v - lo)], [max(0.0, hi - v)]] if math.isfinite(lo) and math.isfinite(hi) else None
             ax.errorbar(i + (j - (len(shown) - 1) / 2) * w, v, yerr=err, fmt="o", ms=4, capsize=2,
                         color=colours.get(m, "C9"))
     labels = [re.sub(r"^(MAE on |ECE on )", "", q).replace(" badly wrong (%), ", "\n").replace("thresholds", "th.")

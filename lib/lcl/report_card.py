@@ -262,7 +262,7 @@ def inputs(P: Profile, seed: int, jobs: int) -> Inputs:
     operators = {r["id"]: r.get("operator") for r in all_rows}
     la = eff.labelled(eff.with_sources(scoring.pairs_frame(all_rows), all_rows))
     frames["LoCaL-all"] = (la.assign(operator=[operators.get(i) for i in la["id"]]), "python")  # 06, 10
-    frames["LoCaL (notebook 11)"] = (scoring.pairs_frame(dataset.load_local(P.name)), "python")  # 05, 11
+    frames["LoCaL"] = (scoring.pairs_frame(dataset.load_local(P.name)), "python")  # 05, 11
     for name, lang in (("CodeScore_test", "python"), ("ShareCode_java", "java")):
         if _available(name):
             frames[name] = (_capped(name, P, seed), lang)
@@ -501,7 +501,7 @@ def _sections(sets: dict[str, pd.DataFrame], reps: list[Any], why: Mapping[str, 
         parts.append(rq1_section(sets["PIE (RQ1)"], cols, P, seed))
     if "RQ2 (union)" in sets:
         parts.append(rq2_section(sets["RQ2 (union)"], reps, cols))
-    local = sets["LoCaL (notebook 11)"]
+    local = sets["LoCaL"]
     r3, th = rq3_section(local, sets.get("CodeScore_test"), cols, P, seed)
     parts.append(r3)
     la = sets["LoCaL-all"]
