@@ -34,8 +34,8 @@ LEADERBOARD_COLUMNS = {
     "rho SurfaceSim (RQ1)": ("rq1", "rho with SurfaceSim"),
     "d ds_orig (RQ2)": ("rq2", "d on ds_orig"),
     "d ds_replaced (RQ2)": ("rq2", "d on ds_replaced"),
-    "SFD badly wrong % (paper thresholds)": ("rq3", "SFD badly wrong (%), paper's thresholds"),
-    "DFS badly wrong % (paper thresholds)": ("rq3", "DFS badly wrong (%), paper's thresholds"),
+    "SFD badly wrong % (paper thresholds)": ("rq3", "SFD %, paper's thresholds"),
+    "DFS badly wrong % (paper thresholds)": ("rq3", "DFS %, paper's thresholds"),
     "AUROC (X3)": ("x3", "AUROC within groups"),
     "ECE LoCaL (X4)": ("x4", "ECE on LoCaL"),
 }
@@ -69,6 +69,7 @@ def wide(card: Card, section: str) -> pd.DataFrame:
     out = out.reindex(order)
     out.index = [f"{m} (under test)" if m == card.candidate.column and m not in CEM_LABELS else m for m in out.index]
     out.index.name = "metric"
+    out.columns.name = None
     return out.reset_index().fillna("—")
 
 
@@ -129,31 +130,53 @@ def _failure_text(card: Card) -> str:
 
 
 # ----------------------------------------------------------------------------- figure
+#: the figure's panels: section, y-axis label
+PANELS = (("table5", "MAE (lower is better)"), ("rq1", "Spearman rho (0 is ideal)"),
+          ("rq2", "d, mean ± std (higher is better)"), ("rq3", "% badly wrong (lower is better)"),
+          ("x3", "AUROC (0.5 is chance)"), ("x4", "ECE (lower is better)"))
+
+
 def figure_png(card: Card) -> bytes:
-    """One row of panels, one per section with intervals: each quantity a group, each metric a
-    point with its 95 % CI (the metric under test in black)."""
+    """One panel per section: each quantity a group, each metric a point with its 95 % CI (RQ2:
+    ± std over repetitions); the metric under test in black."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    panels = [s for s in ("table5", "rq1", "rq3", "x3", "x4") if (card.table.section == s).any()]
-    fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(3.2 * max(1, len(panels)) + 1.5, 3.6), squeeze=False)
+    panels = [(s, y) for s, y in PANELS if (card.table.section == s).any()]
+    ncol = min(3, max(1, len(panels)))
+    nrow = max(1, math.ceil(len(panels) / ncol))
+    fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.3 * nrow + 0.5), squeeze=False)
     metrics = [*card.columns, "constant score (trivial)"]
     colours = {m: f"C{i}" for i, m in enumerate(CEM_LABELS)}
     colours[card.candidate.column] = "black"
     colours["constant score (trivial)"] = "0.6"
-    for ax, section in zip(axes[0], panels, strict=False):
-        _panel(ax, card.table[card.table.section == section], metrics, colours)
-        ax.set_title(SECTIONS[section].split(":")[0], fontsize=9)
+    for ax, (section, ylabel) in zip(axes.flat, panels, strict=False):
+        t = card.table[card.table.section == section]
+        _panel(ax, t[~t.quantity.str.startswith("drop")], metrics, colours)  # a % beside d's would flatten them
+        ax.set_title(SECTIONS[section].split(":")[0], fontsize=10)
+        ax.set_ylabel(ylabel, fontsize=8)
+    for ax in list(axes.flat)[len(panels):]:
+        ax.set_visible(False)
     handles = [plt.Line2D([], [], marker="o", ls="", color=colours[m], label=m) for m in metrics
                if (card.table.metric == m).any()]
-    fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False, fontsize=7)
-    fig.tight_layout(rect=(0, 0.08, 1, 1))
+    fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False, fontsize=8)
+    fig.tight_layout(rect=(0, 0.05, 1, 1))
     buf = io.BytesIO()
-    fig.savefig(buf, format="png", dpi=110)
+    fig.savefig(buf, format="png", dpi=100)
     plt.close(fig)
     return buf.getvalue()
+
+
+def _bar(r: pd.DataFrame, v: float) -> list[list[float]] | None:
+    """The error bar of one point: its CI, or ± its std (RQ2); values are rounded to 3 decimals and
+    CIs to 4, so a bar never reaches past its point."""
+    std = float(r["std"].iloc[0]) if "std" in r and r["std"].iloc[0] is not None else float("nan")
+    if math.isfinite(std):
+        return [[std], [std]]
+    lo, hi = float(r["ci_low"].iloc[0]), float(r["ci_high"].iloc[0])
+    return [[max(0.0, v - lo)], [max(0.0, hi - v)]] if math.isfinite(lo) and math.isfinite(hi) else None
 
 
 def _panel(ax: Any, t: pd.DataFrame, metrics: list[str], colours: dict[str, str]) -> None:
@@ -165,15 +188,15 @@ def _panel(ax: Any, t: pd.DataFrame, metrics: list[str], colours: dict[str, str]
             r = t[(t.quantity == q) & (t.metric == m)]
             if r.empty or not math.isfinite(float(r["value"].iloc[0])):
                 continue
-            v, lo, hi = (float(r[c].iloc[0]) for c in ("value", "ci_low", "ci_high"))
-            # values are rounded to 3 decimals, CIs to 4: a bar never reaches past its point
-            err = [[max(0.0, v - lo)], [max(0.0, hi - v)]] if math.isfinite(lo) and math.isfinite(hi) else None
-            ax.errorbar(i + (j - (len(shown) - 1) / 2) * w, v, yerr=err, fmt="o", ms=4, capsize=2,
+            v = float(r["value"].iloc[0])
+            ax.errorbar(i + (j - (len(shown) - 1) / 2) * w, v, yerr=_bar(r, v), fmt="o", ms=4, capsize=2,
                         color=colours.get(m, "C9"))
-    labels = [re.sub(r"^(MAE on |ECE on )", "", q).replace(" badly wrong (%), ", "\n").replace("thresholds", "th.")
-              for q in quantities]
-    ax.set_xticks(range(len(quantities)), labels, rotation=30, ha="right", fontsize=7)
-    ax.tick_params(axis="y", labelsize=7)
+    labels = [re.sub(r"^(MAE on |ECE on |d on )", "", q).replace(", paper's thresholds", "\n(paper th.)")
+              .replace(", our thresholds", "\n(our th.)") for q in quantities]
+    ax.set_xticks(range(len(quantities)), labels, rotation=20 if len(quantities) > 2 else 0,
+                  ha="right" if len(quantities) > 2 else "center", fontsize=8)
+    ax.set_xlim(-0.6, len(quantities) - 0.4)
+    ax.tick_params(axis="y", labelsize=8)
     ax.grid(axis="y", alpha=0.3)
 
 
@@ -181,8 +204,8 @@ def _panel(ax: Any, t: pd.DataFrame, metrics: list[str], colours: dict[str, str]
 _CSS = """body{font-family:system-ui,sans-serif;max-width:1180px;margin:1.5em auto;padding:0 1em;color:#222}
 h1{font-size:1.5em;margin-bottom:.2em} h2{font-size:1.05em;margin:1.4em 0 .4em;border-bottom:1px solid #ddd}
 .verdict{background:#f4f6fa;border-left:4px solid #345;padding:.7em 1em;font-size:1.05em}
-table{border-collapse:collapse;font-size:.85em} td,th{border:1px solid #ddd;padding:.25em .5em;white-space:nowrap}
-th{background:#f2f2f2} tr.test td{font-weight:600;background:#fffbe6} .note{color:#555;font-size:.85em}
+table{border-collapse:collapse;font-size:.85em} td,th{border:1px solid #ddd;padding:.25em .5em}
+td{white-space:nowrap} th{background:#f2f2f2;max-width:14em;font-weight:600} td:first-child{text-align:left} tr.test td{font-weight:600;background:#fffbe6} .note{color:#555;font-size:.85em}
 img{max-width:100%}"""
 
 
@@ -200,10 +223,8 @@ def html_page(card: Card) -> str:
         w = wide(card, section)
         if w.empty:
             continue
-        rows = w.to_html(index=False, escape=True, border=0)
-        rows = rows.replace("<tr>\n      <td>" + html.escape(f"{c.column} (under test)"),
-                            "<tr class='test'>\n      <td>" + html.escape(f"{c.column} (under test)"))
-        body += [f"<h2>{html.escape(title)}</h2>", rows, f"<p class='note'>{html.escape(_n_note(card, section))}</p>"]
+        body += [f"<h2>{html.escape(title)}</h2>", _html_table(w),
+                 f"<p class='note'>{html.escape(_n_note(card, section))}</p>"]
     if card.not_run:
         body += ["<h2>Not run</h2><ul>"] + [f"<li><b>{html.escape(k)}</b>: {html.escape(v)}</li>"
                                             for k, v in card.not_run.items()] + ["</ul>"]
@@ -218,6 +239,16 @@ def html_page(card: Card) -> str:
              "&ge; y_hi, or a DFS pair (df_score &ge; y_hi) scored &le; y_lo.</p>"]
     return (f"<!doctype html><html><head><meta charset='utf-8'><title>Report card: {html.escape(c.label)}</title>"
             f"<style>{_CSS}</style></head><body>{''.join(body)}</body></html>")
+
+
+def _html_table(w: pd.DataFrame) -> str:
+    """A section's table; the row of the metric under test stands out."""
+    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in w.columns)
+    rows = []
+    for _, r in w.iterrows():
+        cls = " class='test'" if str(r["metric"]).endswith("(under test)") else ""
+        rows.append(f"<tr{cls}>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in r) + "</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
 # ----------------------------------------------------------------------------- files

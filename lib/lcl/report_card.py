@@ -71,7 +71,8 @@ SECTIONS: dict[str, str] = {
     "rq1": "RQ1 (Section 4.3): Spearman rho with SurfaceSim on equivalent PIE pairs, 0 is ideal",
     "rq2": "RQ2 (Section 4.4): distinguishability d (Eq. 3), higher is better; the drop when mutants replace "
            "cross pairs",
-    "rq3": "RQ3 (Section 4.5): share of SFD / DFS pairs of LoCaL scored on the wrong side, lower is better",
+    "rq3": "RQ3 (Section 4.5): % of LoCaL's SFD / DFS pairs badly wrong (scored on the far side of the label), "
+           "lower is better",
     "x3": "X3: AUROC, equivalent vs killed mutants of one task and operator, 0.5 is chance",
     "x4": "X4: expected calibration error (ECE), lower is better",
 }
@@ -409,7 +410,7 @@ def rq3_section(local: pd.DataFrame, control: pd.DataFrame | None, cols: list[st
         for col in cols:
             for region, (n, bad) in badly_wrong(local, col, th).items():
                 lo, hi = wilson(bad, n) if n else (float("nan"), float("nan"))
-                rows.append({"quantity": f"{region} badly wrong (%), {tag}", "metric": col,
+                rows.append({"quantity": f"{region} %, {tag}", "metric": col,
                              "value": round(100 * bad / n, 2) if n else float("nan"), "ci_low": lo, "ci_high": hi,
                              "n": n})
     used = {"paper": paper.to_dict(), "ours": ours.to_dict() if ours is not None else None, "ours_source": source}
