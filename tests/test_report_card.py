@@ -321,3 +321,28 @@ def test_the_cems_on_a_full_card_reproduce_the_recorded_table5(tmp_path_factory)
             assert (got["value"], got["ci_low"], got["ci_high"]) == pytest.approx(
                 (rec.loc[ds, m], rec.loc[ds, f"{m} CI low"], rec.loc[ds, f"{m} CI high"]), abs=atol), (ds, m)
             assert got["n"] == rec.loc[ds, "n"], (ds, m)
+
+
+def test_x2_is_notebook_10s_shift_table_on_its_own_sample_sizes() -> None:
+    from lcl import robustness as rb
+
+    defaults = report_card.notebook_defaults(report_card.X2_NOTEBOOK)
+    assert isinstance(defaults["opt_pairs"], int) and isinstance(defaults["mut_pairs"], int)
+    assert defaults["profile"] == "full"  # every literal of the parameters cell, nothing else
+    rng = np.random.default_rng(5)
+    n = 12
+    pairs = pd.DataFrame({"id": [f"p{i % 6}" for i in range(n)], "kind": "OPT",
+                          "side": ["variant"] * 6 + ["reference"] * 6,
+                          "perturbation": ["rename_identifiers"] * 3 + ["dead_code [vs stored reference]"] * 3
+                          + ["dead_code"] * 6})
+    before = pd.DataFrame({c: rng.uniform(0, 1, n) for c in [CEMS[0], TEST]})
+    after = before + rng.normal(0, 0.1, (n, 2))
+    sets = {"X2 (before)": before, "X2 (after)": after}
+    t = report_card.x2_section(pairs, sets, [CEMS[0], TEST], SMOKE, 3)
+    scored = pairs.assign(**{f"{c}:before": before[c] for c in before}, **{f"{c}:after": after[c] for c in after})
+    want = rb.shift_table(scored, n_boot=SMOKE.bootstrap, seed=3)
+    want = want[~want.perturbation.str.endswith(rb.STORED)]
+    assert len(t) == len(want) == 4 and not t.quantity.str.contains("stored").any()
+    got = t.set_index(["quantity", "metric"])["value"]
+    for _, r in want.iterrows():
+        assert got[(f"OPT {r['side']}: {r['perturbation']}", r["metric"])] == r["shift"]

@@ -26,7 +26,8 @@ from .report_card import CEM_LABELS, SECTIONS, Card
 
 #: the leaderboard's columns: who, where, and the headline number of every section
 LEADERBOARD_KEYS = ["metric", "spec", "version", "profile", "seed"]
-LEADERBOARD_COLUMNS = {
+#: column -> (section, quantity); quantity None: the largest absolute value over the section's quantities
+LEADERBOARD_COLUMNS: dict[str, tuple[str, str | None]] = {
     "MAE LoCaL": ("table5", "MAE on LoCaL"),
     "MAE LoCaL_mut": ("table5", "MAE on LoCaL_mut"),
     "MAE LoCaL_opt": ("table5", "MAE on LoCaL_opt"),
@@ -36,6 +37,7 @@ LEADERBOARD_COLUMNS = {
     "d ds_replaced (RQ2)": ("rq2", "d on ds_replaced"),
     "SFD badly wrong % (paper thresholds)": ("rq3", "SFD %, paper's thresholds"),
     "DFS badly wrong % (paper thresholds)": ("rq3", "DFS %, paper's thresholds"),
+    "largest |shift| (X2)": ("x2", None),
     "AUROC (X3)": ("x3", "AUROC within groups"),
     "ECE LoCaL (X4)": ("x4", "ECE on LoCaL"),
 }
@@ -58,19 +60,34 @@ def cell(row: pd.Series) -> str:
     return display.with_ci(row["value"], row.get("ci_low"), row.get("ci_high"))
 
 
+#: sections with more quantities than metrics, shown with a row per quantity
+TALL = ("x2",)
+
+
 def wide(card: Card, section: str) -> pd.DataFrame:
-    """One section as metric rows x quantity columns (the metric under test marked, last)."""
+    """One section as metric rows x quantity columns (the metric under test marked, last), or,
+    for :data:`TALL` sections, quantity rows x metric columns."""
     t = card.table[card.table.section == section]
     if t.empty:
         return pd.DataFrame()
     t = t.assign(shown=[cell(r) for _, r in t.iterrows()])
+    if section in TALL:
+        out = t.pivot_table(index="quantity", columns="metric", values="shown", aggfunc="first", sort=False)
+        out = out[[m for m in card.columns if m in out.columns]]
+        out.columns = [_marked(card, m) for m in out.columns]
+        out.index.name = "perturbation (kind, side: edit)"
+        return out.reset_index().fillna("—")
     out = t.pivot_table(index="metric", columns="quantity", values="shown", aggfunc="first", sort=False)
     order = [m for m in [*card.columns, *sorted(set(out.index) - set(card.columns))] if m in out.index]
     out = out.reindex(order)
-    out.index = [f"{m} (under test)" if m == card.candidate.column and m not in CEM_LABELS else m for m in out.index]
+    out.index = [_marked(card, m) for m in out.index]
     out.index.name = "metric"
     out.columns.name = None
     return out.reset_index().fillna("—")
+
+
+def _marked(card: Card, metric: str) -> str:
+    return f"{metric} (under test)" if metric == card.candidate.column and metric not in CEM_LABELS else metric
 
 
 def _n_note(card: Card, section: str) -> str:
@@ -133,36 +150,40 @@ def _failure_text(card: Card) -> str:
 #: the figure's panels: section, y-axis label
 PANELS = (("table5", "MAE (lower is better)"), ("rq1", "Spearman rho (0 is ideal)"),
           ("rq2", "d, mean ± std (higher is better)"), ("rq3", "% badly wrong (lower is better)"),
-          ("x3", "AUROC (0.5 is chance)"), ("x4", "ECE (lower is better)"))
+          ("x3", "AUROC (0.5 is chance)"), ("x4", "ECE (lower is better)"), ("x2", "mean score shift (0 is robust)"))
 
 
 def figure_png(card: Card) -> bytes:
     """One panel per section: each quantity a group, each metric a point with its 95 % CI (RQ2:
-    ± std over repetitions); the metric under test in black."""
+    ± std over repetitions); the metric under test in black. X2, with a group per perturbation,
+    takes a row of its own."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
     panels = [(s, y) for s, y in PANELS if (card.table.section == s).any()]
-    ncol = min(3, max(1, len(panels)))
-    nrow = max(1, math.ceil(len(panels) / ncol))
-    fig, axes = plt.subplots(nrow, ncol, figsize=(4.2 * ncol, 3.3 * nrow + 0.5), squeeze=False)
+    small = [p for p in panels if p[0] not in TALL]
+    tall = [p for p in panels if p[0] in TALL]
+    ncol = min(3, max(1, len(small)))
+    rows = math.ceil(len(small) / ncol) + len(tall)
+    fig = plt.figure(figsize=(4.2 * ncol, 3.3 * rows + 0.6))
+    grid = fig.add_gridspec(max(1, rows), ncol)
+    axes = [fig.add_subplot(grid[i // ncol, i % ncol]) for i in range(len(small))]
+    axes += [fig.add_subplot(grid[math.ceil(len(small) / ncol) + k, :]) for k in range(len(tall))]
     metrics = [*card.columns, "constant score (trivial)"]
     colours = {m: f"C{i}" for i, m in enumerate(CEM_LABELS)}
     colours[card.candidate.column] = "black"
     colours["constant score (trivial)"] = "0.6"
-    for ax, (section, ylabel) in zip(axes.flat, panels, strict=False):
+    for ax, (section, ylabel) in zip(axes, [*small, *tall], strict=True):
         t = card.table[card.table.section == section]
         _panel(ax, t[~t.quantity.str.startswith("drop")], metrics, colours)  # a % beside d's would flatten them
         ax.set_title(SECTIONS[section].split(":")[0], fontsize=10)
         ax.set_ylabel(ylabel, fontsize=8)
-    for ax in list(axes.flat)[len(panels):]:
-        ax.set_visible(False)
     handles = [plt.Line2D([], [], marker="o", ls="", color=colours[m], label=m) for m in metrics
                if (card.table.metric == m).any()]
     fig.legend(handles=handles, loc="lower center", ncol=len(handles), frameon=False, fontsize=8)
-    fig.tight_layout(rect=(0, 0.05, 1, 1))
+    fig.tight_layout(rect=(0, 0.04, 1, 1))
     buf = io.BytesIO()
     fig.savefig(buf, format="png", dpi=100)
     plt.close(fig)
@@ -193,6 +214,8 @@ def _panel(ax: Any, t: pd.DataFrame, metrics: list[str], colours: dict[str, str]
                         color=colours.get(m, "C9"))
     labels = [re.sub(r"^(MAE on |ECE on |d on )", "", q).replace(", paper's thresholds", "\n(paper th.)")
               .replace(", our thresholds", "\n(our th.)") for q in quantities]
+    if len(quantities) > 6:
+        ax.axhline(0, color="0.3", lw=0.8)
     ax.set_xticks(range(len(quantities)), labels, rotation=20 if len(quantities) > 2 else 0,
                   ha="right" if len(quantities) > 2 else "center", fontsize=8)
     ax.set_xlim(-0.6, len(quantities) - 0.4)
@@ -246,7 +269,7 @@ def _html_table(w: pd.DataFrame) -> str:
     head = "".join(f"<th>{html.escape(str(c))}</th>" for c in w.columns)
     rows = []
     for _, r in w.iterrows():
-        cls = " class='test'" if str(r["metric"]).endswith("(under test)") else ""
+        cls = " class='test'" if str(r.iloc[0]).endswith("(under test)") else ""
         rows.append(f"<tr{cls}>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in r) + "</tr>")
     return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
@@ -291,7 +314,11 @@ def leaderboard_rows(card: Card) -> pd.DataFrame:
                                "version": card.candidate.version if test else "as the notebooks score it",
                                "profile": card.profile, "seed": card.seed}
         for name, (section, quantity) in LEADERBOARD_COLUMNS.items():
-            r = card.table[(card.table.section == section) & (card.table.quantity == quantity) & (card.table.metric == m)]
+            t = card.table[(card.table.section == section) & (card.table.metric == m)]
+            if quantity is None:
+                row[name] = float(t["value"].abs().max()) if len(t) else float("nan")
+                continue
+            r = t[t.quantity == quantity]
             row[name] = float(r["value"].iloc[0]) if len(r) else float("nan")
         row["failed pairs"] = len(card.failures) if test else 0
         row["evaluated (UTC)"] = now

@@ -17,6 +17,8 @@ function its notebook calls:
 - RQ3 (Section 4.5, Eq. 4): the share of LoCaL's SFD and DFS pairs the metric gets badly wrong
   (:func:`badly_wrong`), under the paper's fitted thresholds and under ours (Algorithm 2 as
   notebook 05 fits it, :func:`lcl.calibration.rq3_thresholds`);
+- X2: the mean score shift under each behaviour-preserving perturbation of notebook 10's sample
+  (:func:`lcl.robustness.shift_table`), when every perturbed program's verification is stored;
 - X3: AUROC of equivalent vs killed mutants in matched groups (:func:`lcl.red_herrings.auroc_table`);
 - X4: expected calibration error on LoCaL and CodeScore_test (:func:`lcl.calibration.ece_table`).
 
@@ -31,6 +33,7 @@ recorded with the error and left out of every statistic (:func:`score_candidate`
 
 from __future__ import annotations
 
+import ast
 import dataclasses
 import json
 import math
@@ -58,6 +61,7 @@ from . import (
 )
 from . import effectiveness as eff
 from . import red_herrings as rh
+from . import robustness as rb
 from .errors import UserError
 from .metrics import Metric, get_metric
 from .metrics.base import MetricWarning
@@ -73,6 +77,7 @@ SECTIONS: dict[str, str] = {
            "cross pairs",
     "rq3": "RQ3 (Section 4.5): % of LoCaL's SFD / DFS pairs badly wrong (scored on the far side of the label), "
            "lower is better",
+    "x2": "X2: mean score shift under behaviour-preserving edits (fuzzer-verified), 0 is robust",
     "x3": "X3: AUROC, equivalent vs killed mutants of one task and operator, 0.5 is chance",
     "x4": "X4: expected calibration error (ECE), lower is better",
 }
@@ -249,6 +254,7 @@ class Inputs:
     frames: dict[str, tuple[pd.DataFrame, str]]
     not_run: dict[str, str]
     reps: list[Any]
+    x2: pd.DataFrame | None = None
 
 
 def _capped(name: str, P: Profile, seed: int) -> pd.DataFrame:
@@ -274,6 +280,14 @@ def inputs(P: Profile, seed: int, jobs: int) -> Inputs:
         frames["PIE (RQ1)"] = (scoring.pairs_frame(chosen), "python")
     else:
         not_run["rq1"] = not_run["rq2"] = "PIE needs the local data mirror, which is absent"
+    x2, why = x2_pairs(P, seed)
+    if why:
+        not_run["x2"] = why
+    else:
+        for when in ("before", "after"):
+            frames[f"X2 ({when})"] = (pd.DataFrame({"id": x2["id"].astype(str) + f"~{when}",
+                                                    "reference": x2[f"ref_{when}"], "candidate": x2[f"cand_{when}"]}),
+                                      "python")
     reps: list[Any] = []
     if "rq2" not in not_run:
         reps, why = rq2_repetitions(P, seed, jobs)
@@ -281,7 +295,7 @@ def inputs(P: Profile, seed: int, jobs: int) -> Inputs:
             not_run["rq2"] = why
         else:
             frames["RQ2 (union)"] = (scoring.pairs_frame(distinguish.union(reps)), "python")
-    return Inputs(frames, not_run, reps)
+    return Inputs(frames, not_run, reps, x2)
 
 
 def rq2_repetitions(P: Profile, seed: int, jobs: int) -> tuple[list[Any], str | None]:
@@ -296,6 +310,51 @@ def rq2_repetitions(P: Profile, seed: int, jobs: int) -> tuple[list[Any], str | 
     pie_pairs, _ = distinguish.usable_pairs(loaders.load_pie_pairs())
     pools, _ = distinguish.repetition_pools(P, seed, jobs, n, k, distinguish.PIE_PAIRS, progress=False)
     return distinguish.repetitions(pie_pairs, pools, n, k, seed), None
+
+
+def notebook_defaults(name: str) -> dict[str, Any]:
+    """The literal values of a notebook's ``parameters`` cell (its defaults, e.g. notebook 10's
+    sample sizes), read from its jupytext source so that they are stated in one place."""
+    lines = paths.notebook_source(name).read_text().splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("# %%") and "parameters" in ln) + 1
+    end = next((i for i in range(start, len(lines)) if lines[i].startswith("# %%")), len(lines))
+    out: dict[str, Any] = {}
+    for node in ast.parse("\n".join(lines[start:end])).body:
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and isinstance(node.targets[0], ast.Name):
+            try:
+                out[node.targets[0].id] = ast.literal_eval(node.value)
+            except ValueError:
+                continue
+    return out
+
+
+X2_NOTEBOOK = "10_robustness"
+
+
+def x2_pairs(P: Profile, seed: int) -> tuple[pd.DataFrame, str | None]:
+    """Notebook 10's verified perturbed pairs (its sample, its perturbations, its two checks) with
+    the sensitivity rows against the stored reference, from stored fuzz results only; a reason
+    instead when some verification is not stored yet."""
+    nb = notebook_defaults(X2_NOTEBOOK)
+    all_rows = dataset.load_local(P.name, subset="all")
+    docs = rb.documented_references(dataset.selected_tasks(P))
+    rows = (rb.perturb_opt(rb.sample(all_rows, "OPT", nb.get("opt_pairs"), seed), docs, seed)
+            + rb.perturb_mut(rb.sample(all_rows, "MUT", nb.get("mut_pairs"), seed), docs))
+    why = (f"the perturbed programs of notebook 10 are not all verified at profile {P.name}: run "
+           f"'make all PROFILE={P.name}' (notebook 10) first")
+    if not rows:
+        return pd.DataFrame(), "no perturbation applies to this profile's sampled pairs"
+    first = dataset.label_status(rb.verification_batch(rows), P, seed)
+    if any(first.get(r["id"]) is False for r in rows):  # None: cannot be fuzzed, nothing to wait for
+        return pd.DataFrame(), why
+    results = {r["id"]: r for r in dataset.label(rb.verification_batch(rows), P, seed, 1, progress=False)}
+    again = [r for r in rows if rb.outcome(results.get(r["id"], {"error": "no result"})) == rb.UNVERIFIABLE]
+    second = dataset.label_status(rb.check_batch(again), P, seed) if again else {}
+    if any(v is False for v in second.values()):
+        return pd.DataFrame(), why
+    verified = rb.verify(rows, P, seed, 1, progress=False)
+    both = pd.concat([verified, rb.against_stored_reference(verified)], ignore_index=True)
+    return both[both["outcome"].isin(rb.USABLE)].reset_index(drop=True), None
 
 
 def scored_sets(ins: Inputs, cand: Candidate, P: Profile, seed: int, jobs: int, *,
@@ -417,6 +476,22 @@ def rq3_section(local: pd.DataFrame, control: pd.DataFrame | None, cols: list[st
     return _long("rq3", rows), used
 
 
+def x2_section(pairs: pd.DataFrame, sets: Mapping[str, pd.DataFrame], cols: list[str], P: Profile,
+               seed: int) -> pd.DataFrame:
+    """Notebook 10's shift table (its sensitivity rows left out) on the verified pairs, each
+    metric's scores before and after the perturbation taken from the scored X2 sets."""
+    scored = pairs.copy()
+    for when in ("before", "after"):
+        f = sets[f"X2 ({when})"]  # row for row as ``pairs`` (ids repeat across the sides of a pair)
+        for col in cols:
+            scored[f"{col}:{when}"] = f[col].to_numpy(float) if col in f else np.nan
+    t = rb.shift_table(scored, n_boot=P.bootstrap, seed=seed)
+    t = t[~t["perturbation"].str.endswith(rb.STORED)]
+    return _long("x2", [{"quantity": f"{r['kind']} {r['side']}: {r['perturbation']}", "metric": r["metric"],
+                         "value": _num(r["shift"]), "ci_low": _num(r["shift_ci_low"]),
+                         "ci_high": _num(r["shift_ci_high"]), "n": int(r["n"])} for _, r in t.iterrows()])
+
+
 def x3_section(mutants: pd.DataFrame, cols: list[str], P: Profile, seed: int) -> pd.DataFrame:
     """Notebook 10's AUROC table, its "all benchmarks" rows."""
     auc = rh.auroc_table(mutants, [rh.SURFACE, *cols], n_boot=P.bootstrap, seed=seed)
@@ -477,14 +552,14 @@ def build(spec: str, profile: str = "quick", seed: int | None = None, jobs: int 
     seed = int(record.get("seed", profiles.DEFAULT_SEED)) if seed is None else seed
     ins = inputs(P, seed, jobs)
     sets, scores = scored_sets(ins, cand, P, seed, jobs, progress=progress)
-    return assemble(cand, sets, ins.reps, ins.not_run, scores, P, seed)
+    return assemble(cand, sets, ins.reps, ins.not_run, scores, P, seed, x2=ins.x2)
 
 
 def assemble(cand: Candidate, sets: dict[str, pd.DataFrame], reps: list[Any], not_run: Mapping[str, str],
-             scores: Scores | None, P: Profile, seed: int) -> Card:
+             scores: Scores | None, P: Profile, seed: int, x2: pd.DataFrame | None = None) -> Card:
     """The card from scored sets (:func:`scored_sets`): every section, the failures and the verdict."""
     cols = [*(c for c in CEM_LABELS if c in sets["LoCaL-all"]), *([cand.column] if cand.column not in CEM_LABELS else [])]
-    parts, why, th = _sections(sets, reps, not_run, cols, P, seed)
+    parts, why, th = _sections(sets, reps, not_run, cols, P, seed, x2)
     table = pd.concat([p for p in parts if len(p)], ignore_index=True) if any(len(p) for p in parts) else \
         pd.DataFrame(columns=LONG_COLUMNS)
     failures = ([{"pair": k[0], "error": e} for k, e in sorted(scores.failed.items())] if scores is not None else [])
@@ -494,7 +569,7 @@ def assemble(cand: Candidate, sets: dict[str, pd.DataFrame], reps: list[Any], no
 
 
 def _sections(sets: dict[str, pd.DataFrame], reps: list[Any], why: Mapping[str, str], cols: list[str], P: Profile,
-              seed: int) -> tuple[list[pd.DataFrame], dict[str, str], dict[str, Any]]:
+              seed: int, x2: pd.DataFrame | None) -> tuple[list[pd.DataFrame], dict[str, str], dict[str, Any]]:
     not_run = dict(why)
     t5, bench = table5_section(sets, cols, seed)
     parts = [t5, bench]
@@ -509,8 +584,10 @@ def _sections(sets: dict[str, pd.DataFrame], reps: list[Any], why: Mapping[str, 
     parts.append(x3_section(la[la.variant_type == rh.MUTANT].reset_index(drop=True), cols, P, seed))
     parts.append(x4_section({"LoCaL": local, **({"CodeScore_test": sets["CodeScore_test"]}
                                                 if "CodeScore_test" in sets else {})}, cols, P, seed))
-    not_run["x2"] = ("perturbation shifts (X2) need every perturbed program verified by fuzzing; the card reads "
-                     "stored results only and does not include them yet (notebook 10 reports them for the CEMs)")
+    if x2 is not None and len(x2) and "X2 (before)" in sets:
+        parts.append(x2_section(x2, sets, cols, P, seed))
+    elif "x2" not in not_run:
+        not_run["x2"] = "no verified perturbed pair was given"
     return parts, not_run, th
 
 
