@@ -228,7 +228,8 @@ _CSS = """body{font-family:system-ui,sans-serif;max-width:1180px;margin:1.5em au
 h1{font-size:1.5em;margin-bottom:.2em} h2{font-size:1.05em;margin:1.4em 0 .4em;border-bottom:1px solid #ddd}
 .verdict{background:#f4f6fa;border-left:4px solid #345;padding:.7em 1em;font-size:1.05em}
 table{border-collapse:collapse;font-size:.85em} td,th{border:1px solid #ddd;padding:.25em .5em}
-td{white-space:nowrap} th{background:#f2f2f2;max-width:14em;font-weight:600} td:first-child{text-align:left} tr.test td{font-weight:600;background:#fffbe6} .note{color:#555;font-size:.85em}
+td{white-space:nowrap} th{background:#f2f2f2;max-width:14em;font-weight:600} table.tall td{white-space:normal}
+tr.test td,td.test,th.test{font-weight:600;background:#fffbe6} .note{color:#555;font-size:.85em}
 img{max-width:100%}"""
 
 
@@ -265,13 +266,18 @@ def html_page(card: Card) -> str:
 
 
 def _html_table(w: pd.DataFrame) -> str:
-    """A section's table; the row of the metric under test stands out."""
-    head = "".join(f"<th>{html.escape(str(c))}</th>" for c in w.columns)
-    rows = []
-    for _, r in w.iterrows():
-        cls = " class='test'" if str(r.iloc[0]).endswith("(under test)") else ""
-        rows.append(f"<tr{cls}>" + "".join(f"<td>{html.escape(str(v))}</td>" for v in r) + "</tr>")
-    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
+    """A section's table; the row (or, in a tall table, the column) of the metric under test stands out."""
+    test_cols = {i for i, c in enumerate(w.columns) if str(c).endswith("(under test)")}
+    mark = " class='test'"
+
+    def cells(tag: str, values: list[Any]) -> str:
+        return "".join(f"<{tag}{mark if i in test_cols else ''}>{html.escape(str(v))}</{tag}>"
+                       for i, v in enumerate(values))
+
+    rows = [f"<tr{mark if str(r.iloc[0]).endswith('(under test)') else ''}>{cells('td', list(r))}</tr>"
+            for _, r in w.iterrows()]
+    kind = " class='tall'" if test_cols else ""
+    return f"<table{kind}><thead><tr>{cells('th', list(w.columns))}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
 # ----------------------------------------------------------------------------- files
