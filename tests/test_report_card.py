@@ -346,3 +346,24 @@ def test_x2_is_notebook_10s_shift_table_on_its_own_sample_sizes() -> None:
     got = t.set_index(["quantity", "metric"])["value"]
     for _, r in want.iterrows():
         assert got[(f"OPT {r['side']}: {r['perturbation']}", r["metric"])] == r["shift"]
+
+
+def test_without_the_mirror_the_sets_it_holds_are_not_run_and_the_verdict_says_so() -> None:
+    sets = {k: v for k, v in _sets().items() if k != "CodeScore_test"}
+    why = {"CodeScore_test": "needs the local data mirror", "rq1": "PIE needs the mirror", "rq2": "PIE needs the mirror"}
+    card = report_card.assemble(_cand(), sets, [], why, None, SMOKE, 7)
+    assert {"CodeScore_test", "rq1", "rq2"} <= set(card.not_run)
+    assert "CodeScore_test not run" in card.verdict
+    assert not (card.table.quantity == "MAE on CodeScore_test").any()
+    const = card.table[(card.table.metric == eff.CONSTANT) & (card.table.quantity == "MAE on LoCaL")]
+    assert const["value"].isna().all()  # the trivial model's score is CodeScore_test's mean label
+
+
+def test_an_external_file_may_leave_pairs_out(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache"))
+    scores = tmp_path / "judge.jsonl"
+    scores.write_text("".join(json.dumps({"id": f"p{i}", "score": 0.1 * i}) + "\n" for i in range(4)))
+    cand = report_card.candidate(f"external:{scores}")
+    got = report_card.score_candidate(cand, _frames(6), progress=False)
+    assert sorted(k[0] for k in got.missing) == ["p4", "p5"] and len(got.values) == 4 and not got.failed
+    assert cand.java  # matched by id: whatever the file scores is used

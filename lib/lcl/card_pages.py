@@ -284,7 +284,7 @@ def _html_table(w: pd.DataFrame) -> str:
 def data_versions(profile: str) -> dict[str, str]:
     """Digests of the built pair files a card reads, and the raw sources present."""
     out = {}
-    for p in (paths.local_pairs(profile), paths.clone_pairs(profile), paths.codescore_base_record(profile)):
+    for p in (paths.local_pairs(profile), paths.codescore_base_record(profile)):
         if p.exists():
             out[str(p.relative_to(paths.root()) if p.is_relative_to(paths.root()) else p)] = file_digest(p)
     st = sources.status()

@@ -233,7 +233,7 @@ def with_candidate(frame: pd.DataFrame, lang: str, cand: Candidate, scores: Scor
 # ----------------------------------------------------------------------------- the profile's inputs
 def check_built(profile: str) -> dict[str, Any]:
     """The CodeScore_base record of ``profile``; a one-line error when the profile's outputs are not built."""
-    need = [paths.local_pairs(profile), paths.clone_pairs(profile), paths.codescore_base_record(profile)]
+    need = [paths.local_pairs(profile), paths.codescore_base_record(profile)]
     missing = [str(p.relative_to(paths.root())) if p.is_relative_to(paths.root()) else str(p)
                for p in need if not p.exists()]
     if missing:
