@@ -177,6 +177,13 @@ def test_a_metric_that_raises_on_some_pairs_is_scored_pair_by_pair(tmp_path: Pat
     assert sorted(k[0] for k in got.values) == ["p0", "p1", "p3", "p5"] and set(got.values.values()) == {0.25}
 
 
+def test_a_metric_that_raises_on_every_pair_is_broken_not_partly_failing(tmp_path: Path,
+                                                                         monkeypatch: pytest.MonkeyPatch) -> None:
+    spec = _module(tmp_path, monkeypatch, "rc_signature", "def score(r, c):\n    return [0.5 for _ in r]\n")
+    with pytest.raises(UserError, match=r"raised on each of the first 6 pairs, e\.g\. TypeError"):
+        report_card.score_candidate(report_card.candidate(spec), _frames(), progress=False)
+
+
 def test_java_is_scored_only_when_the_metric_declares_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     plain = _module(tmp_path, monkeypatch, "rc_plain", "def score(r, c, lang):\n    return [0.5 for _ in r]\n")
     java = _module(tmp_path, monkeypatch, "rc_java",

@@ -173,10 +173,19 @@ def score_candidate(cand: Candidate, frames: Mapping[str, tuple[pd.DataFrame, st
                     chunk = keys[start:start + batch]
                     _score_chunk(cand, lang, chunk, pairs, store, out)
                     bar.update(len(chunk))
+                    _stop_if_nothing_works(cand, out, len(chunk))
     finally:
         if store is not None:
             store.close()
     return out
+
+
+def _stop_if_nothing_works(cand: Candidate, out: Scores, batch: int) -> None:
+    """A metric that raised on every pair of a whole batch and has scored none is broken (a wrong
+    signature, a missing resource), not failing on some pairs: one line, the first error."""
+    if not out.values and len(out.failed) >= max(2, batch):
+        first = next(iter(out.failed.values()))
+        raise UserError(f"metric {cand.spec!r} raised on each of the first {len(out.failed)} pairs, e.g. {first}")
 
 
 def _call(metric: Metric, refs: list[str], cands: list[str], lang: str, ids: list[str], store: Any) -> np.ndarray:
