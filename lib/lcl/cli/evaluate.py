@@ -24,8 +24,8 @@ def register(subparsers: Any) -> None:
         "evaluate",
         help="put a metric through every test of the paper and of the studies, beside the four CEMs",
         description=(
-            "Report card of a code metric on a profile's built outputs: Table 5 MAE with 95%% CIs per evaluation "
-            "set, RQ1 Spearman with SurfaceSim, RQ2 distinguishability, RQ3 SFD/DFS pairs badly wrong, X3 AUROC, "
+            "Report card of a code metric on a profile's built outputs: Table 5 MAE with 95% CIs per evaluation "
+            "set, RQ1 Spearman with SurfaceSim, RQ2 distinguishability, RQ3 SFD/DFS pairs badly wrong, X2 score shifts, X3 AUROC, "
             "X4 ECE, next to CodeBLEU, CrystalBLEU, CodeBERTScore[MiniLM] and CodeScore-style (the last two are "
             "substitutes). Writes card.json, card.md, card.html (+ provenance) and adds the metric's row to "
             "build/evaluate/leaderboard.csv. Nothing is fuzzed: run 'make all PROFILE=...' first."),
