@@ -7,8 +7,8 @@ already compute: the pair sets are the ones the notebooks read (LoCaL and LoCaL-
 repetition pools), the four CEMs' scores come from the score cache, and each section calls the
 function its notebook calls:
 
-- Table 5 (Section 4.6): MAE with a bootstrap 95 % CI per evaluation set and the constant-score
-  baseline (:func:`lcl.effectiveness.table5`), MAE per source benchmark of LoCaL
+- Table 5 (Section 4.6): MAE with a bootstrap 95 % CI per evaluation set (LoCaL and, as notebook
+  06's sensitivity table, LoCaL-all) and the constant-score baseline (:func:`lcl.effectiveness.table5`), MAE per source benchmark of LoCaL
   (:func:`lcl.effectiveness.mae_by_benchmark`);
 - RQ1 (Section 4.3, Table 3): Spearman's rho with SurfaceSim (Eq. 1) on the equivalent PIE pairs
   (:func:`lcl.correlation.table3`);
@@ -83,7 +83,7 @@ SECTIONS: dict[str, str] = {
 }
 #: the four CEMs' column labels, in the paper's order
 CEM_LABELS = tuple(scoring.label(m) for m in scoring.CEMS)
-T5_ORDER = ("LoCaL", "LoCaL_opt", "LoCaL_mut", "CodeScore_test", "ShareCode_java")
+T5_ORDER = ("LoCaL", "LoCaL-all", "LoCaL_opt", "LoCaL_mut", "CodeScore_test", "ShareCode_java")
 
 
 # ----------------------------------------------------------------------------- the metric under test
@@ -398,6 +398,12 @@ def table5_section(sets: Mapping[str, pd.DataFrame], cols: list[str], seed: int)
                "LoCaL_opt": loc[loc.variant_type == "OPT"], "LoCaL_mut": loc[loc.variant_type == "MUT"],
                "ShareCode_java": sets.get("ShareCode_java")}
     t5 = eff.table5({k: v for k, v in ordered.items() if v is not None}, cols, seed).set_index("Dataset")
+    # LoCaL-all (every labelled candidate, before curation) as notebook 06's sensitivity table has it:
+    # its own call, with that call's default bootstrap seed
+    base = {"CodeScore_test": ordered["CodeScore_test"]} if ordered["CodeScore_test"] is not None else {}
+    t5 = pd.concat([t5, eff.table5({**base, "LoCaL-all": sets["LoCaL-all"]}, cols).set_index("Dataset")
+                    .loc[["LoCaL-all"]]])
+    ordered["LoCaL-all"] = sets["LoCaL-all"]
     rows = []
     for ds in T5_ORDER:
         if ds not in t5.index:
