@@ -228,7 +228,7 @@ _CSS = """body{font-family:system-ui,sans-serif;max-width:1180px;margin:1.5em au
 h1{font-size:1.5em;margin-bottom:.2em} h2{font-size:1.05em;margin:1.4em 0 .4em;border-bottom:1px solid #ddd}
 .verdict{background:#f4f6fa;border-left:4px solid #345;padding:.7em 1em;font-size:1.05em}
 table{border-collapse:collapse;font-size:.85em} td,th{border:1px solid #ddd;padding:.25em .5em}
-td{white-space:nowrap} th{background:#f2f2f2;max-width:14em;font-weight:600} table.tall td{white-space:normal}
+td{white-space:nowrap} th{background:#f2f2f2;max-width:14em;font-weight:600} table.wrap td{white-space:normal}
 tr.test td,td.test,th.test{font-weight:600;background:#fffbe6} .note{color:#555;font-size:.85em}
 img{max-width:100%}"""
 
@@ -276,7 +276,7 @@ def _html_table(w: pd.DataFrame) -> str:
 
     rows = [f"<tr{mark if str(r.iloc[0]).endswith('(under test)') else ''}>{cells('td', list(r))}</tr>"
             for _, r in w.iterrows()]
-    kind = " class='tall'" if test_cols else ""
+    kind = " class='wrap'" if test_cols or len(w.columns) > 5 else ""  # wide tables wrap "value [low, high]"
     return f"<table{kind}><thead><tr>{cells('th', list(w.columns))}</tr></thead><tbody>{''.join(rows)}</tbody></table>"
 
 
