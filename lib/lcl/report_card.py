@@ -509,7 +509,7 @@ def x2_section(pairs: pd.DataFrame, sets: Mapping[str, pd.DataFrame], cols: list
 
 def x3_section(mutants: pd.DataFrame, cols: list[str], P: Profile, seed: int) -> pd.DataFrame:
     """Notebook 10's AUROC table, its "all benchmarks" rows."""
-    auc = rh.auroc_table(mutants, [rh.SURFACE, *cols], n_boot=P.bootstrap, seed=seed)
+    auc = rh.auroc_table(mutants, list(dict.fromkeys([rh.SURFACE, *cols])), n_boot=P.bootstrap, seed=seed)
     auc = auc[(auc.benchmark == rh.ALL) & auc.metric.isin(cols)]
     return _long("x3", [{"quantity": "AUROC within groups", "metric": r["metric"], "value": _num(r["auroc_within"]),
                          "ci_low": _num(r["auroc_within_ci_low"]), "ci_high": _num(r["auroc_within_ci_high"]),
