@@ -289,7 +289,8 @@ def _need(profile: str) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("profile", ["quick", "full"])
 def test_the_cems_on_a_card_are_the_notebooks_own_numbers(profile: str, tmp_path_factory) -> None:
-    """Tables 3, 4 and 5 as this checkout's build wrote them, and the same rows on a card: equal."""
+    """Tables 3, 4 and 5 and the studies' X2-X4 tables as this checkout's build wrote them, and the same
+    rows on a card: equal."""
     _need(profile)
     t5, t3 = _own_table(profile, "table5_mae").set_index("Dataset"), _own_table(profile, "table3_correlation")
     sens = _own_table(profile, "table5_sensitivity").set_index("Dataset")
@@ -310,6 +311,27 @@ def test_the_cems_on_a_card_are_the_notebooks_own_numbers(profile: str, tmp_path
     for m in [c for c in CEMS if c in t4.index]:
         for q, col in (("d on ds_orig", "d orig"), ("d on ds_replaced", "d repl"), ("drop of d (%)", "drop %")):
             assert _value(card, q, m)["value"] == pytest.approx(t4.loc[m, col], rel=1e-9, abs=1e-9), (m, q)
+    _studies_agree(card, profile)
+
+
+def _same(got: dict, want: pd.Series, value: str, low: str, high: str) -> None:
+    assert (got["value"], got["ci_low"], got["ci_high"]) == pytest.approx((want[value], want[low], want[high]),
+                                                                         abs=1e-9)
+
+
+def _studies_agree(card: dict, profile: str) -> None:
+    """X2's shifts, X3's within-group AUROC and X4's ECE of the CEMs, as notebooks 10 and 11 wrote them."""
+    x2 = _own_table(profile, "x2_robustness")
+    for _, r in x2[x2.metric.isin(CEMS) & ~x2.perturbation.str.endswith("]")].iterrows():
+        _same(_value(card, f"{r['kind']} {r['side']}: {r['perturbation']}", r["metric"]), r,
+              "shift", "shift_ci_low", "shift_ci_high")
+    x3 = _own_table(profile, "x3_auroc")
+    for _, r in x3[(x3.benchmark == "all") & x3.metric.isin(CEMS)].iterrows():
+        _same(_value(card, "AUROC within groups", r["metric"]), r, "auroc_within", "auroc_within_ci_low",
+              "auroc_within_ci_high")
+    x4 = _own_table(profile, "x4_ece")
+    for _, r in x4[(x4.grouping == "all") & x4.metric.isin(CEMS)].iterrows():
+        _same(_value(card, f"ECE on {r['dataset']}", r["metric"]), r, "ece", "ece_ci_low", "ece_ci_high")
 
 
 @pytest.mark.slow
