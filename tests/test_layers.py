@@ -38,6 +38,7 @@ LAYER_OF = {
     "lcl.claims": "report", "lcl.conclusions": "report", "lcl.reasons": "report",
     "lcl.findings": "report", "lcl.outputs": "report", "lcl.runner": "report", "lcl.report": "report",
     "lcl.verify": "report", "lcl.pipeline": "report", "lcl.display": "report",
+    "lcl.report_card": "report", "lcl.card_pages": "report",
     "lcl.cli": "cli",
 }
 

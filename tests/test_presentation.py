@@ -171,6 +171,7 @@ def _readme_blocks() -> list[str]:
 def test_the_readme_marks_its_recipes_to_run():
     blocks = _readme_blocks()
     assert blocks and any("lcl score" in b for b in blocks)
+    assert any("lcl evaluate --metric examples.toy_metric:score" in b for b in blocks)
 
 
 @pytest.mark.slow
@@ -186,6 +187,10 @@ def test_the_readmes_recipes_run_as_written():
         if "lcl score" in block:
             maes = re.findall(r"MAE vs df_score on (\d+) LoCaL pairs: ([\d.]+)", r.stdout)
             assert len(maes) == 3 and int(maes[0][0]) > 0, r.stdout
+        if "lcl evaluate" in block:
+            assert any(ln.startswith("On LoCaL, Token Jaccard (toy) has MAE") for ln in r.stdout.splitlines()), r.stdout
+            card = ROOT / "build" / "evaluate" / "examples.toy_metric_score" / "quick"
+            assert all((card / f"card.{ext}").exists() for ext in ("json", "md", "html")), sorted(card.glob("*"))
 
 
 # ----------------------------------------------------------------------------- figures

@@ -149,6 +149,21 @@ def models(profile: str) -> Path:
     return build() / "models" / profile
 
 
+def evaluations() -> Path:
+    """Report cards of metrics put through every test (``lcl evaluate``) and their leaderboard."""
+    return build() / "evaluate"
+
+
+def leaderboard() -> Path:
+    """One row per metric, profile and version evaluated by ``lcl evaluate`` (rows replaced on a rerun)."""
+    return evaluations() / "leaderboard.csv"
+
+
+def codescore_base_record(profile: str) -> Path:
+    """The record of CodeScore_base that ``make`` writes for ``profile`` (``lcl codescore-base``)."""
+    return models(profile) / "codescore_base.json"
+
+
 def codescore_models() -> Path:
     """Trained CodeScore-style models, one folder per configuration digest."""
     return build() / "models" / "codescore_style"

@@ -4,7 +4,8 @@ One module of this package per command group, each exposing ``register(subparser
 adds the group's parser and sets ``func`` (called with the parsed namespace, returning an exit
 code): :mod:`.data` (``lcl data``), :mod:`.tasks`, :mod:`.notebook`, :mod:`.outputs` (``lcl
 report``, ``verify``, ``findings``), :mod:`.inputs`, :mod:`.fuzz`, :mod:`.variants` and
-:mod:`.metrics` (``lcl score``, ``codescore-train``, ``codescore-base``, ``local-trained``);
+:mod:`.metrics` (``lcl score``, ``codescore-train``, ``codescore-base``, ``local-trained``) and
+:mod:`.evaluate` (``lcl evaluate``, a metric's report card);
 :mod:`.common` holds the options several groups share (``--profile``, ``--seed``, ``--jobs``,
 ``--no-progress``). Add a new group by appending its module to ``COMMAND_MODULES``.
 
@@ -34,6 +35,7 @@ COMMAND_MODULES: list[str] = [
     "lcl.cli.fuzz",  # lcl fuzz pair|batch|archive
     "lcl.cli.variants",  # lcl variants label|pool|clones
     "lcl.cli.metrics",  # lcl score, codescore-train, codescore-base, local-trained
+    "lcl.cli.evaluate",  # lcl evaluate
 ]
 
 

@@ -14,6 +14,7 @@ import inspect
 import math
 import os
 import sys
+import traceback
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -86,24 +87,48 @@ class FunctionMetric(Metric):
         try:
             module = importlib.import_module(mod_name)
         except ImportError as exc:
+            if exc.name and not (mod_name == exc.name or mod_name.startswith(exc.name + ".")):
+                raise UserError(f"metric {spec!r}: module {mod_name!r} was found but{_where(exc)} it imports "
+                                f"{exc.name!r}, which is not installed in this environment ({exc})") from exc
             raise UserError(f"metric {spec!r}: cannot import module {mod_name!r} ({exc}); it is looked up in the "
                             f"current folder ({here}) and on PYTHONPATH: run lcl from the folder above the module, "
                             "or add that folder to PYTHONPATH") from exc
+        except Exception as exc:  # the module itself fails: say where, not a traceback
+            raise UserError(f"metric {spec!r}: importing {mod_name!r} failed{_where(exc)}: "
+                            f"{type(exc).__name__}: {exc}") from exc
         fn = getattr(module, fn_name, None)
         if not callable(fn):
             raise UserError(f"metric {spec!r}: {mod_name} has no function {fn_name!r}")
         self.fn = fn
         self.name = spec
-        self.label = getattr(fn, "label", spec)
+        self.label = str(getattr(fn, "label", None) or getattr(module, "label", None) or spec)
         try:
             src = inspect.getsource(fn)
         except (OSError, TypeError):
             src = repr(fn)
-        ver = getattr(fn, "version", None) or getattr(module, "__version__", None) or ""
+        ver = (getattr(fn, "version", None) or getattr(module, "version", None)
+               or getattr(module, "__version__", None) or "")
         self.version = f"{ver};{hashlib.sha256(src.encode()).hexdigest()[:16]}"
+        # a metric may say which languages it scores (``languages = ("python",)`` on the function or
+        # its module); undeclared, every language is passed through, as before, and ``declared_languages``
+        # stays None so that a caller who needs a promise (Java sets) can tell the two apart
+        declared = getattr(fn, "languages", None) or getattr(module, "languages", None)
+        self.declared_languages: tuple[str, ...] | None = None
+        if declared:
+            names = (declared,) if isinstance(declared, str) else tuple(str(x) for x in declared)
+            self.declared_languages = self.languages = names
 
     def score_chunk(self, references: Sequence[str], candidates: Sequence[str], lang: str, state: Any) -> np.ndarray:
         vals = np.asarray(list(self.fn(list(references), list(candidates), lang)), dtype=float)
         if vals.shape != (len(references),):
             raise UserError(f"metric {self.name!r} returned {vals.shape[0] if vals.ndim else 0} scores for {len(references)} pairs")
         return vals
+
+
+def _where(exc: BaseException) -> str:
+    """`` at FILE:LINE`` of the innermost frame that raised ``exc`` (a syntax error's own place)."""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        return f" at {exc.filename}:{exc.lineno}"
+    frames = traceback.extract_tb(exc.__traceback__)
+    user = [f for f in frames if "importlib" not in f.filename]
+    return f" at {user[-1].filename}:{user[-1].lineno}" if user else ""
