@@ -213,12 +213,14 @@ def test_a_panel_without_data_says_so_on_the_figure(tmp_root: Path):
     plt.close(fig)
     # bars of missing values behind a reference line (RQ2's figure without PIE) show nothing;
     # a bar of height 0 is a value
-    fig, (nan_bars, zero_bar) = plt.subplots(1, 2)
+    fig, (nan_bars, no_bars, zero_bar) = plt.subplots(1, 3)
     nan_bars.bar([0, 1], [float("nan"), float("nan")])
     nan_bars.axhline(1.0, ls="--")
-    zero_bar.bar([0], [0.0])
+    no_bars.bar([], [], yerr=[])  # no rows at all: only an empty error-bar collection
+    no_bars.axhline(1.0, ls="--")
+    zero_bar.bar([0], [0.0], yerr=[0.1])
     zero_bar.axhline(1.0, ls="--")
-    assert outputs.mark_empty_axes(fig) == 1 and nan_bars.texts and not zero_bar.texts
+    assert outputs.mark_empty_axes(fig) == 2 and nan_bars.texts and no_bars.texts and not zero_bar.texts
     plt.close(fig)
 
 

@@ -98,12 +98,13 @@ def _has_data(ax: Any) -> bool:
     from matplotlib.collections import PathCollection
 
     for coll in ax.collections:
-        offsets = np.asarray(coll.get_offsets(), dtype=float)
-        if offsets.size and np.isfinite(offsets).all(axis=1).any():
-            return True
         # a scatter's paths are its marker, its offsets the data; other collections (fill_between,
-        # line collections) are their paths
-        if not isinstance(coll, PathCollection) and any(len(p.vertices) for p in coll.get_paths()):
+        # the error bars of an empty bar chart) are their paths, their offsets a default (0, 0)
+        if isinstance(coll, PathCollection):
+            offsets = np.asarray(coll.get_offsets(), dtype=float)
+            if offsets.size and np.isfinite(offsets).all(axis=1).any():
+                return True
+        elif any(len(p.vertices) for p in coll.get_paths()):
             return True
     return any(map(_patch_shows, ax.patches)) or bool(ax.images or ax.texts or ax.tables)
 
