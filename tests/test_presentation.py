@@ -220,7 +220,9 @@ def test_a_panel_without_data_says_so_on_the_figure(tmp_root: Path):
     no_bars.axhline(1.0, ls="--")
     zero_bar.bar([0], [0.0], yerr=[0.1])
     zero_bar.axhline(1.0, ls="--")
+    no_bars.set_yscale("log")
     assert outputs.mark_empty_axes(fig) == 2 and nan_bars.texts and no_bars.texts and not zero_bar.texts
+    assert list(no_bars.yaxis.get_minorticklocs()) == []  # no scale suggested on a log axis either
     plt.close(fig)
 
 

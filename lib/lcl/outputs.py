@@ -136,9 +136,11 @@ def mark_empty_axes(fig: Any) -> int:
         # come from matplotlib's default limits and would suggest a scale that was never measured.
         ax.set_xticks([])
         ax.set_yticks([])
+        ax.minorticks_off()  # a log axis keeps minor ticks otherwise
         note = "\n".join(["no data in this run", *([_wrap_to_axes(why, ax, fig, _NOTE_FONTSIZE)] if why else [])])
         ax.text(0.5, 0.5, note, transform=ax.transAxes, ha="center",
-                va="center", fontsize=_NOTE_FONTSIZE, color="#a40")
+                va="center", fontsize=_NOTE_FONTSIZE, color="#a40",
+                bbox={"facecolor": "white", "edgecolor": "none"})  # over a reference line, still legible
     return len(empty)
 
 
