@@ -36,6 +36,11 @@ def test_within_from_the_ci_strictly():
     assert _row(inside, "T3.CodeBLEU.rho").status == claims.WITHIN  # paper 0.8732 in (0.85, 0.90)
     edge = claims.compare({"T3.CodeBLEU.rho": Reading(0.80, 0.70, 0.8732)})
     assert _row(edge, "T3.CodeBLEU.rho").status == claims.OUTSIDE  # on the boundary: not a pass
+    # a zero-width interval (nothing varied): equality decides, both ways
+    point = claims.compare({"T3.CodeBLEU.rho": Reading(0.8732, 0.8732, 0.8732)})
+    assert _row(point, "T3.CodeBLEU.rho").status == claims.WITHIN
+    other = claims.compare({"T3.CodeBLEU.rho": Reading(0.80, 0.80, 0.80)})
+    assert _row(other, "T3.CodeBLEU.rho").status == claims.OUTSIDE
 
 
 def test_means_of_replicates_are_compared_by_their_standard_errors():

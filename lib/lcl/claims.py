@@ -130,7 +130,8 @@ def judge(paper: float, paper_std: float, got: Reading, decl: Declaration) -> Ju
     1. a value on a grid (Algorithm 2's thresholds): equality at the grid's resolution, the
        paper's grid point among those our draws chose (a zero-width interval on it passes);
     2. a 95 % interval (bootstrap over pairs or models, Wilson, a stated propagation): the paper's
-       value strictly inside it (a value on a boundary is not a pass);
+       value strictly inside it (a value on a boundary is not a pass); a zero-width interval, where
+       nothing varied, by equality;
     3. a mean of replicates with its std (Tables 4 and 6, RQ2 drops): Welch's two-sample t test
        of the two means from their standard errors (ours over our replicates, the paper's over
        its stated count), within when p >= 0.05; a one-sample t test where the paper gives no std;
@@ -140,6 +141,11 @@ def judge(paper: float, paper_std: float, got: Reading, decl: Declaration) -> Ju
         return _on_grid(paper, got, grid)
     if _finite(got.low) and _finite(got.high):
         how = f"paper value inside our 95% CI ({got.how})" if got.how else "paper value inside our 95% CI"
+        if got.low == got.high:
+            # nothing varied (e.g. a fixed set's count under thresholds every draw chose alike): the
+            # interval is a point, and a point contains the paper's value only by equality
+            return Judgement(math.isclose(paper, got.low, rel_tol=1e-9, abs_tol=1e-9),
+                             how + "; a zero-width interval: equality")
         return Judgement(got.low < paper < got.high, how)
     paper_n = decl.paper_n if isinstance(decl, claim_links.Link) else 0
     if _finite(got.std) and _finite(got.n) and paper_n:
