@@ -398,3 +398,32 @@ def test_an_external_file_may_leave_pairs_out(tmp_path: Path, monkeypatch: pytes
     got = report_card.score_candidate(cand, _frames(6), progress=False)
     assert sorted(k[0] for k in got.missing) == ["p4", "p5"] and len(got.values) == 4 and not got.failed
     assert cand.java  # matched by id: whatever the file scores is used
+
+
+def _card_table(text: str, heading: str) -> pd.DataFrame:
+    """The first Markdown table after ``heading`` in a card, cells as text."""
+    lines = text[text.index(heading):].splitlines()
+    start = next(i for i, ln in enumerate(lines) if ln.startswith("|"))
+    rows = []
+    for ln in lines[start:]:
+        if not ln.startswith("|"):
+            break
+        rows.append([c.strip() for c in ln.strip("|").split("|")])
+    return pd.DataFrame(rows[2:], columns=rows[0]).set_index(rows[0][0])
+
+
+@pytest.mark.parametrize("name", ["codebleu", "crystalbleu", "codebertscore", "codescore_style"])
+def test_the_cem_cards_in_docs_match_the_recorded_full_table5(name):
+    """docs/cards/ holds each CEM's card at the full profile; a recorded Table 5 that moved makes it stale."""
+    card = (ROOT / "docs" / "cards" / f"{name}.md").read_text()
+    recorded = pd.read_csv(ROOT / "data/reference/expected/full/table5_mae.csv").set_index("Dataset")
+    table = _card_table(card, "## Table 5 (Section 4.6)")
+    checked = 0
+    for metric in table.index:
+        for dataset in ("LoCaL", "LoCaL_opt", "LoCaL_mut", "CodeScore_test"):
+            shown = float(table.loc[metric, f"MAE on {dataset}"].split()[0])
+            assert shown == pytest.approx(float(recorded.loc[dataset, metric]), abs=5e-4), (name, metric, dataset)
+            checked += 1
+    assert checked == 20  # the four CEMs and the constant score on four sets
+    provenance = json.loads((ROOT / "docs" / "cards" / f"{name}.md.provenance.json").read_text())
+    assert provenance["metric"]["spec"] == name

@@ -135,7 +135,8 @@ def _th(t: dict[str, Any] | None) -> str:
 
 
 def _failure_text(card: Card) -> str:
-    parts = [f"{card.scored_pairs} distinct pairs scored."]
+    parts = (["Scored with the four CEMs, as the notebooks score it (their score cache)."]
+             if card.candidate.column in CEM_LABELS else [f"{card.scored_pairs} distinct pairs scored."])
     if card.failures:
         parts.append(f"The metric raised on {len(card.failures)} pairs; they are left out of every statistic.")
     if card.missing:
