@@ -25,8 +25,11 @@
 # **Our setting.** LoCaL = our pairs from `02_variants` (mutants from MutPy; optimised variants from
 # our offline rewriter and PIE's fast programs, not GPT-4). CodeScore_test's df_score is the LoCaL
 # authors' published label (our re-derivation is checked in `01_inputs`). Algorithm 2 needs the CEM
-# scores (two are substitutes: CodeBERTScore[MiniLM], CodeScore-style). Computation:
-# `lib/lcl/coverage.py`, `lib/lcl/regions.py` (Algorithm 2, Eq. 4).
+# scores (two are substitutes: CodeBERTScore[MiniLM], CodeScore-style), and a minimum region size the
+# paper does not state (`coverage.MIN_REGION_SHARE`, printed with the thresholds). Because those pieces
+# are ours, three checks follow the fit: the paper's thresholds on the same sets, the authors' released
+# variants in the regions, and an ablation of Algorithm 2. Computation: `lib/lcl/coverage.py`,
+# `lib/lcl/regions.py` (Algorithm 2, Eq. 4), `lib/lcl/region_checks.py` (the three checks).
 
 # %% tags=["parameters"]
 profile = "full"
@@ -48,7 +51,8 @@ from IPython.display import Markdown
 
 from lcl.display import not_computed, show
 
-from lcl import claims, coverage, curation, dataset, effectiveness, loaders, outputs, profiles, scoring, training
+from lcl import (claims, coverage, curation, dataset, effectiveness, loaders, outputs, profiles, region_checks,
+                 scoring, training)
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
@@ -86,7 +90,8 @@ t_th = coverage.thresholds_table([th, th_other] if th else [],
                                  {k: claims.paper_value(f"RQ3.{k}") for k in ("x_lo", "x_hi", "y_lo", "y_hi")})
 outputs.save_table(t_th, "rq3_thresholds", profile=profile, seed=seed, directory=tables_out,
                    title="Algorithm 2 thresholds (grid step %.2f)" % grid_step,
-                   notes=[f"Used: the '{error}' error. Metrics: {', '.join(cems)}." if th else
+                   notes=[f"Used: the '{error}' error. Metrics: {', '.join(cems)}. Each region holds at least "
+                          f"{coverage.MIN_REGION_SHARE:.0%} of the fitted points." if th else
                           "Algorithm 2 found no tuple leaving all three regions non-empty: too few pairs here."])
 show(t_th)
 
@@ -102,6 +107,69 @@ hits = coverage.with_paper(coverage.hit_rates(local_sim, th), coverage.HITS)
 outputs.save_table(hits, "rq3_hit_rates", profile=profile, seed=seed, directory=tables_out,
                    title="Hit rates: all mutants in SFD, all optimised variants in DFS")
 show(cov, hits)
+
+# %% [markdown]
+# ## The paper's thresholds on the same sets
+#
+# CodeScore_test is the authors' pairs with their labels, and our SurfaceSim (Eq. 1) equals theirs on the
+# released pairs (measured below), so its counts under the paper's thresholds check Eq. 4 on the paper's
+# own data. LoCaL_balanced's counts under them show how much of the gap our thresholds make.
+
+# %%
+paper_th = region_checks.paper_thresholds({k: claims.paper_value(f"RQ3.{k}") for k in ("x_lo", "x_hi", "y_lo", "y_hi")},
+                                          grid_step)
+paper_counts = {f"{ds}.{r}": claims.paper_value(f"RQ3.{tag}.{r.lower()}")
+                for tag, ds in (("local", "LoCaL_balanced"), ("base", "CodeScore_test")) for r in ("SFD", "DFS")}
+t_paper_th = region_checks.paper_threshold_table(frames, paper_th, th, paper_counts)
+outputs.save_table(t_paper_th, region_checks.PAPER_THRESHOLDS, profile=profile, seed=seed, directory=tables_out,
+                   title="Pairs per region under the paper's thresholds and under ours",
+                   notes=["Paper counts are for 854 pairs per dataset."])
+show(t_paper_th)
+
+# %% [markdown]
+# ## The authors' released variants in the regions
+#
+# The mirror's part of the LoCaL release: GPT-4's optimisations of HumanEval, MBPP and APPS references,
+# PIE's fast programs and the authors' mutants, each with the authors' label. No generator and no
+# threshold of ours shaped them, so they check the region machinery on the paper's own variants.
+
+# %%
+published = loaders.pairs_if_available("LoCaL_published")
+released = scoring.score_frame(effectiveness.labelled(scoring.pairs_frame(published)), (scoring.SURFACE,))
+authors = effectiveness.author_scores(published)
+agree = released.merge(authors[["id", "SurfaceSim"]], on="id", suffixes=("", " (authors)"))
+surface_gap = float((agree["SurfaceSim"] - agree["SurfaceSim (authors)"]).abs().max()) if len(agree) else float("nan")
+t_rel = region_checks.released_hits(released, paper_th, th)
+outputs.save_table(t_rel, region_checks.RELEASED, profile=profile, seed=seed, directory=tables_out,
+                   title="The authors' released variants inside DFS (optimised) and SFD (mutants)",
+                   notes=[f"{len(released)} released pairs with the authors' labels; our SurfaceSim differs from the "
+                          f"authors' published one by at most {surface_gap:.2g} on the {len(agree)} that carry it.",
+                          "Wilson 95% intervals."])
+show(t_rel)
+
+# %% [markdown]
+# ## Algorithm 2 ablation: what moves the thresholds
+#
+# Each row fits Algorithm 2 again (same grid and error) with another metric set or another set of points,
+# and counts our LoCaL_balanced and CodeScore_test under its thresholds. "region floor" is the minimum
+# region size (1 = the rule before the floor); "smallest region" is on the points fitted. The rows on the
+# released pairs use the authors' own CodeBERTScore and CodeScore values, which exist only there.
+
+# %%
+subs = [scoring.label(n) for n in scoring.SUBSTITUTE_CEMS if scoring.label(n) in cems]
+plain = [n for n in scoring.CEMS if scoring.label(n) in cems and scoring.label(n) not in subs]
+rel_bal = coverage.balanced(released, P.rq3_balanced, seed)
+released_frames = ({"released LoCaL_balanced": scoring.score_frame(rel_bal, plain),
+                    "CodeScore_test": frames["CodeScore_test"]} if len(rel_bal) else None)
+fits = region_checks.ablation_fits(frames, cems, subs, released_frames,
+                                   coverage.balanced(authors, P.rq3_balanced, seed) if len(authors) else None)
+t_abl = region_checks.ablation(fits, frames, paper_th, step=grid_step, error=error)
+outputs.save_table(t_abl, region_checks.ABLATION, profile=profile, seed=seed, directory=tables_out,
+                   title="Algorithm 2 ablation: thresholds per metric set, region floor and fitted points",
+                   notes=[f"Substitutes: {', '.join(subs)}. Region floor: {coverage.MIN_REGION_SHARE:.0%} of the "
+                          "fitted points unless 1. Counts: our LoCaL_balanced and CodeScore_test under each row's "
+                          "thresholds."])
+show(t_abl)
 
 # %% [markdown]
 # ## Uncertainty: Algorithm 2 on repeated draws of LoCaL_balanced
@@ -126,9 +194,9 @@ show(draw_summary)
 # ## Hit rates of the optimised variants by source
 #
 # Our rewriter stops once SurfaceSim falls to its stop value, the paper's fitted x_lo (see the
-# note under the table), so its variants are built to land left of x_lo. PIE's fast programs and the human-written clones
-# are not, so each source is shown on its own: a conclusion about DFS must hold beyond the
-# rewriter.
+# note under the table), so its variants are built to land left of x_lo. PIE's fast programs and the
+# human-written clones are not, so each source is shown on its own, and the conclusion "more than half
+# of the optimised variants fall in DFS" is tested on PIE's fast programs only (`lcl.conclusions`).
 
 # %%
 clone_rows = dataset.load_clones(profile)
@@ -207,7 +275,46 @@ if ex:
 
 # %% [markdown]
 # ## What we found
+#
+# The sentences are computed from the tables above (helpers first, then the text).
 
+# %%
+def _paper_threshold_sentence(t):
+    p = t[t.Thresholds == "paper's"].set_index("Dataset")
+    if p.empty:
+        return not_computed("the counts under the paper's thresholds")
+    parts = [f"{ds}: SFD {int(r['SFD'])}, DFS {int(r['DFS'])} of {int(r['n'])}" for ds, r in p.iterrows()]
+    return "- Under the paper's thresholds: " + "; ".join(parts) + " (the paper's counts in the table above)."
+
+
+def _released_sentence(t):
+    r = t.set_index("Variants")
+    if "all OPT" not in r.index or not r.loc["all OPT", "n"]:
+        return not_computed("the released variants' check (no released pairs in this run)")
+    o, m = r.loc["all OPT"], r.loc["all MUT"]
+    return (f"- The authors' released variants under the paper's thresholds: {o[f'inside ({region_checks.PAPERS})']:.0f} "
+            f"of {o['n']:.0f} optimised in DFS ({o[f'% ({region_checks.PAPERS})']}%, 95% CI "
+            f"{o[f'CI low ({region_checks.PAPERS})']}-{o[f'CI high ({region_checks.PAPERS})']}); "
+            f"{m[f'inside ({region_checks.PAPERS})']:.0f} of {m['n']:.0f} mutants in SFD "
+            f"({m[f'% ({region_checks.PAPERS})']}%). Under ours: {o[f'% ({region_checks.OURS})']}% and "
+            f"{m[f'% ({region_checks.OURS})']}%.")
+
+
+def _ablation_sentence(t):
+    fitted = t[t["x_lo"].notna() & (t["Fitted on"] != "(the paper's fit)") & (t["region floor"] > 1)]
+    if fitted.empty:
+        return not_computed("the Algorithm 2 ablation")
+    ours = fitted[fitted["Fitted on"] == "LoCaL_balanced + CodeScore_test"]
+    other = fitted[fitted["Fitted on"] != "LoCaL_balanced + CodeScore_test"]
+    text = (f"- Algorithm 2 ablation: on our points, x_lo is {', '.join(f'{x:.2f}' for x in sorted(set(ours.x_lo)))} "
+            f"and x_hi {', '.join(f'{x:.2f}' for x in sorted(set(ours.x_hi)))} over {len(ours)} metric sets "
+            f"(first row, the four CEMs: {ours.iloc[0].x_lo:.2f} / {ours.iloc[0].x_hi:.2f})")
+    text += "".join(f"; {r['Metrics']} on {r['Fitted on']}: {r['x_lo']:.2f} / {r['x_hi']:.2f} / {r['y_lo']:.2f} / "
+                    f"{r['y_hi']:.2f}" for _, r in other.iterrows())
+    return text + " (x_lo / x_hi / y_lo / y_hi; the paper's in the last row of the table)."
+
+
+# %%
 # %%
 c = cov.set_index("Dataset")
 h = hits.set_index("Variants")
@@ -238,6 +345,9 @@ else:
         "DFS (paper in the table above). By source: " +
         "; ".join(f"{r['Source']} {r['%']}% of {r['n']}" for _, r in by_source.iterrows()) +
         " (the rewriter stops at SurfaceSim <= 0.65, the paper's x_lo).")
+    found.append(_paper_threshold_sentence(t_paper_th))
+    found.append(_released_sentence(t_rel))
+    found.append(_ablation_sentence(t_abl))
     if sens["x_lo"].notna().all():
         a, b = sens.iloc[0], sens.iloc[1]
         found.append(f"- Sensitivity: on LoCaL-all the thresholds are {b['x_lo']:.2f} / {b['x_hi']:.2f} / {b['y_lo']:.2f} / "

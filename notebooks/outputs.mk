@@ -57,6 +57,9 @@ NB_05_rq3_regions_OUT := tables/rq3_thresholds.csv tables/rq3_thresholds.md tabl
                          tables/rq3_draws.csv tables/rq3_draws.md tables/rq3_draws_summary.csv tables/rq3_draws_summary.md \
                          tables/rq3_sensitivity.csv tables/rq3_sensitivity.md \
                          tables/rq3_hit_rates_by_source.csv tables/rq3_hit_rates_by_source.md \
+                         tables/rq3_coverage_paper_thresholds.csv tables/rq3_coverage_paper_thresholds.md \
+                         tables/rq3_released_variants.csv tables/rq3_released_variants.md \
+                         tables/rq3_ablation.csv tables/rq3_ablation.md \
                          figures/figure5_regions.png figures/figure5_regions.pdf \
                          figures/figure1_examples.png figures/figure1_examples.pdf
 

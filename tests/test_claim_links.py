@@ -3,6 +3,8 @@ renamed header or row key fails here instead of turning a claim into "not reprod
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 import pandas as pd
 import pytest
@@ -139,7 +141,23 @@ def test_evidence_rows_are_read_from_the_tables_their_builders_write(tmp_path) -
     assert got[reasons.evidence_id("T2.opt.surfacesim")].value == 0.6
     assert got[reasons.evidence_id("T2.mut.df")].value == 0.0
     assert got[reasons.evidence_id("RQ3.x_lo")].value == 0.65
-    assert got[reasons.evidence_id("RQ3.opt_in_dfs")].value == 50.0
+    assert got[reasons.evidence_id("RQ3.mut_in_sfd")].value == 60.0
+    # the authors' released variants and the counts under the paper's thresholds (region_checks' tables)
+    from lcl import region_checks
+
+    released = pd.DataFrame({"variant_type": ["OPT", "OPT", "MUT"], "benchmark": ["PIE", "MBPP", "PIE"],
+                             "SurfaceSim": [0.5, 0.8, 0.95], "df_score": [1.0, 1.0, 0.0]})
+    region_checks.released_hits(released, th, th).to_csv(tmp_path / "rq3_released_variants.csv", index=False)
+    frames = {"LoCaL_balanced": released, "CodeScore_test": released.iloc[:1]}
+    region_checks.paper_threshold_table(frames, th, None, {}).to_csv(tmp_path / "rq3_coverage_paper_thresholds.csv",
+                                                                      index=False)
+    got = claim_links.read(str(tmp_path), reasons.evidence_declarations())
+    assert got[reasons.evidence_id("RQ3.opt_in_dfs")].value == 50.0  # one of the two optimised variants
+    assert got[reasons.evidence_id("RQ3.local.dfs")].value == 1.0
+    assert got[reasons.evidence_id("RQ3.local.sfd")].value == 1.0
+    base = got[reasons.evidence_id("RQ3.base.dfs")]
+    assert base.value == base.low == base.high == 1.0  # a fixed set under fixed thresholds: an exact count
+    assert math.isnan(got[reasons.evidence_id("RQ3.local.dfs")].low)  # LoCaL_balanced varies over draws
 
 
 def test_an_empty_table_reads_as_no_values(tmp_path) -> None:

@@ -7,7 +7,7 @@ import math
 import numpy as np
 import pandas as pd
 
-from lcl import claim_links, claims, conclusions, reasons
+from lcl import claim_links, claims, conclusions, reasons, stats
 from lcl.claim_links import Reading
 
 
@@ -190,21 +190,33 @@ def test_crystalbleu_often_zero_is_a_share():
     assert _row(many, "C.RQ1.crystal_zeros").status == claims.HOLDS
 
 
-def _opt(built: int, pie: int, y_hi: float = 0.8) -> dict[str, float]:
-    v = {"RQ3.opt_in_dfs": 100 * (built + pie // 2) / (built + pie), "RQ3.x_lo": 0.85, "RQ3.y_hi": y_hi,
-         "aux.RQ3.opt_source.0.n": built, "aux.RQ3.opt_source.0.inside": built,
-         "aux.RQ3.opt_source.2.n": pie, "aux.RQ3.opt_source.2.inside": pie // 2}
-    return v
+def _opt(built: int, pie: int, pie_inside: int) -> dict[str, Reading]:
+    lo, hi = (100 * b for b in stats.wilson(pie_inside, pie))
+    share = 100 * (built + pie_inside) / (built + pie)
+    return {"RQ3.opt_in_dfs": Reading(share), "aux.RQ3.opt_source.0.n": Reading(built),
+            "aux.RQ3.opt_source.0.inside": Reading(built), "aux.RQ3.opt_source.2.n": Reading(pie),
+            "aux.RQ3.opt_source.2.inside": Reading(pie_inside),
+            "aux.RQ3.opt_source.2.share": Reading(100 * pie_inside / pie, lo, hi)}
 
 
-def test_by_construction_reads_where_each_variant_comes_from():
-    # the rewriter's variants (built to stop below x_lo with df = 1) are most of the optimised ones: by
-    # construction, although y_hi = 0.8 is above the curation bound the old proxy looked at
-    t = claims.compare(_opt(built=300, pie=100))
+def test_optimised_variants_in_dfs_are_tested_only_on_sources_built_without_a_threshold():
+    # the rewriter's 300 variants (built to stop below x_lo) all sit in DFS, 82 % overall; PIE's fast
+    # programs, the only ones no rule of ours placed, are 30 of 100: the conclusion fails
+    t = claims.compare(_opt(built=300, pie=100, pie_inside=30))
     row = _row(t, "C.RQ3.opt_in_dfs")
-    assert row.status == claims.BY_CONSTRUCTION and "rewriter" in row.reason
-    mostly_pie = claims.compare(_opt(built=40, pie=200))
-    assert _row(mostly_pie, "C.RQ3.opt_in_dfs").status == claims.HOLDS  # 58 % in DFS, not made so by a rule
+    assert row.status == claims.FAILS and "rewriter" in row.reason and "not tested" in row.reason
+    assert _row(claims.compare(_opt(built=0, pie=200, pie_inside=150)), "C.RQ3.opt_in_dfs").status == claims.HOLDS
+    # 55 of 100: above half, but its Wilson interval reaches below 50 %
+    assert _row(claims.compare(_opt(built=300, pie=100, pie_inside=55)), "C.RQ3.opt_in_dfs").status == claims.FAILS
+    no_pie = {k: r for k, r in _opt(built=300, pie=100, pie_inside=30).items() if ".2." not in k}
+    assert _row(claims.compare(no_pie), "C.RQ3.opt_in_dfs").status == claims.MISSING
+
+
+def test_the_released_variants_are_judged_under_the_papers_thresholds():
+    lo, hi = (100 * b for b in stats.wilson(106, 205))
+    t = claims.compare({"aux.RQ3.released.opt": Reading(51.7, lo, hi), "aux.RQ3.released.mut": Reading(65.4, 60.0, 70.4)})
+    assert _row(t, "C.RQ3.released.opt_in_dfs").status == claims.FAILS  # "about half": not above half
+    assert _row(t, "C.RQ3.released.mut_in_sfd").status == claims.HOLDS
 
 
 def test_significance_uses_the_cis():
@@ -290,3 +302,13 @@ def test_rq3_comparisons_need_their_intervals_apart():
     assert _row(claims.compare(v), "C.RQ3.sfd").status == claims.HOLDS
     near = claims.compare({"RQ3.mut_in_sfd": Reading(51.0, 48.0, 54.0)})
     assert _row(near, "C.RQ3.mut_in_sfd").status == claims.FAILS  # 51 % with a CI reaching below half
+
+
+def test_a_count_under_the_papers_thresholds_explains_only_by_equality():
+    # CodeScore_test is the authors' pairs: under the paper's thresholds its DFS count is exact, so it
+    # explains our 139 only when it equals the paper's 59
+    ours = Reading(139.0, 139.2, 139.2)
+    same = claims.compare({"RQ3.base.dfs": ours, reasons.evidence_id("RQ3.base.dfs"): Reading(59.0, 59.0, 59.0)})
+    assert _row(same, "RQ3.base.dfs").reason.startswith("our thresholds are not the paper's")
+    off = claims.compare({"RQ3.base.dfs": ours, reasons.evidence_id("RQ3.base.dfs"): Reading(60.0, 60.0, 60.0)})
+    assert _row(off, "RQ3.base.dfs").reason.startswith("unexplained")

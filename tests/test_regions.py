@@ -53,3 +53,35 @@ def test_bad_input():
         regions.thresholds(np.zeros(3), np.zeros(2), {"m": np.zeros(3)})
     with pytest.raises(ValueError):
         regions.thresholds(np.zeros(3), np.zeros(3), {})
+
+
+@pytest.mark.parametrize("min_region", [2, 5])
+def test_fast_scan_matches_the_printed_algorithm_with_a_minimum_region(min_region):
+    x, y, scores = _data(seed=4)
+    fast = regions.thresholds(x, y, scores, step=0.1, min_region=min_region)
+    slow = regions.thresholds_bruteforce(x, y, scores, step=0.1, min_region=min_region)
+    assert fast.objective == pytest.approx(slow.objective, abs=1e-9)
+    assert (fast.x_lo, fast.x_hi, fast.y_lo, fast.y_hi) == (slow.x_lo, slow.x_hi, slow.y_lo, slow.y_hi)
+
+
+def test_a_minimum_region_size_keeps_the_scan_off_a_corner_of_one_point():
+    # 200 points the metric scores exactly, plus one far-off point it gets completely wrong: without a
+    # floor, a DFS corner around that lone point has the largest error gap
+    rng = np.random.default_rng(7)
+    x, y = rng.uniform(0.3, 1, 200), rng.random(200)
+    metric = y.copy()
+    metric[(x > 0.8) & (y < 0.2)] = 1.0  # a surface-biased metric on the SFD corner: many points, moderate gap
+    x, y, metric = np.append(x, 0.05), np.append(y, 1.0), np.append(metric, 0.0)  # the lone point
+    def dfs_size(th):
+        return int((regions.assign(x, y, th) == "DFS").sum())
+    assert dfs_size(regions.thresholds(x, y, {"m": metric}, step=0.05)) == 1
+    floored = regions.thresholds(x, y, {"m": metric}, step=0.05, min_region=10)
+    assert min(regions.region_counts(regions.assign(x, y, floored)).values()) >= 10
+
+
+def test_no_tuple_meets_the_minimum_region_size():
+    x, y, scores = _data(n=20)
+    with pytest.raises(ValueError, match="at least 15 point"):
+        regions.thresholds(x, y, scores, step=0.1, min_region=15)
+    with pytest.raises(ValueError, match="at least 1"):
+        regions.thresholds(x, y, scores, step=0.1, min_region=0)

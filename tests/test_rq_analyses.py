@@ -167,3 +167,35 @@ def test_table5_carries_the_constant_score_trivial_model():
     assert t.loc["LoCaL", eff.CONSTANT] == pytest.approx(0.5)  # |0.75 - 1|, |0.75 - 0|
     alone = eff.table5({"LoCaL": _scored("l", 0.7)}, ["CodeBLEU"])
     assert pd.isna(alone.loc[0, eff.CONSTANT])  # no CodeScore_test: no constant to take
+
+
+def test_released_variants_are_counted_in_their_corner_under_each_threshold_set() -> None:
+    from lcl import region_checks
+
+    paper = regions.Thresholds(0.65, 0.9, 0.1, 0.9, float("nan"), 0.05, "paper")
+    ours = regions.Thresholds(0.85, 0.9, 0.15, 0.8, 0.0, 0.05, "squared")
+    released = pd.DataFrame({"variant_type": ["OPT"] * 3 + ["MUT"] * 2, "benchmark": ["PIE", "PIE", "HumanEval", "PIE", "PIE"],
+                             "SurfaceSim": [0.6, 0.8, 0.9, 0.95, 0.5], "df_score": [1.0, 0.85, 1.0, 0.0, 0.0]})
+    t = region_checks.released_hits(released, paper, ours).set_index("Variants")
+    assert t.loc["all OPT", "inside (paper's thresholds)"] == 1  # only (0.6, 1.0) is left of 0.65 and above 0.9
+    assert t.loc["all OPT", "inside (ours)"] == 2  # 0.8 <= 0.85 and 0.85 >= 0.8
+    assert t.loc["PIE fast programs", "n"] == 2 and t.loc["GPT-4 (HumanEval)", "inside (ours)"] == 0
+    assert t.loc["all MUT", "inside (paper's thresholds)"] == 1
+    assert t.loc["all OPT", "CI low (ours)"] < 66.67 < t.loc["all OPT", "CI high (ours)"]
+
+
+def test_the_ablation_refits_without_each_substitute_and_without_the_floor() -> None:
+    from lcl import region_checks
+
+    rng = np.random.default_rng(5)
+    n = 200
+    x, y = rng.random(n), rng.random(n)
+    f = pd.DataFrame({"SurfaceSim": x, "df_score": y, "A": np.clip(x, 0, 1), "B": y, "S": np.clip(x + 0.1, 0, 1)})
+    frames = {"LoCaL_balanced": f.iloc[:100], "CodeScore_test": f.iloc[100:]}
+    fits = region_checks.ablation_fits(frames, ["A", "B", "S"], ["S"])
+    t = region_checks.ablation(fits, frames, None, step=0.1, error="squared")
+    assert list(t["Metrics"][:3]) == ["A, B, S", "A, B, S", "A, B"]
+    assert list(t["region floor"][:2]) == [coverage.min_region(n), 1]
+    assert (t["smallest region"].dropna() >= t["region floor"].dropna()[t["smallest region"].notna()]).all()
+    assert t.iloc[-1]["Fitted on"] == "(the paper's fit)" and pd.isna(t.iloc[-1]["x_lo"])
+    assert {"LoCaL_balanced SFD", "CodeScore_test DFS"} <= set(t.columns)

@@ -10,6 +10,7 @@ counted. Figure 1's example pair is picked here too (:func:`figure1_examples`).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -24,6 +25,11 @@ THRESHOLDS, COVERAGE, HITS, DRAWS = "rq3_thresholds", "rq3_coverage", "rq3_hit_r
 _CTRL = "Control: mean distance to SFD/DFS"
 #: Algorithm 2's grid step (paper: 0.05): the thresholds live on it, so they are judged by equality on it
 GRID_STEP = 0.05
+#: Algorithm 2's minimum region size, as a share of the points it is fitted on: 2% (35 of the full
+#: profile's 1,708). The paper states none; without one the scan picks a DFS corner of a single pair
+#: when CodeScore-style is left out (rq3_ablation, "region floor" 1), and 1%, 2% and 5% gave the same
+#: thresholds for every metric set at the full profile (measured 2026-12-04)
+MIN_REGION_SHARE = 0.02
 #: the paper's LoCaL_balanced and CodeScore_test both have 854 pairs (Section 4.5)
 PAPER_SAMPLE = 854
 _N = ("a count of pairs in our LoCaL_balanced / CodeScore_test sample, whose size differs from the paper's "
@@ -68,10 +74,16 @@ def _rq3_links() -> list[Link | Derived]:
     for i, source in enumerate(_OPT_SOURCES):
         out += [Link(f"aux.RQ3.opt_source.{i}.{col}", BY_SOURCE, "Source", source, column, paper=False)
                 for col, column in (("n", "n"), ("inside", "inside DFS"), ("sim", "mean SurfaceSim"))]
+        out.append(Link(f"aux.RQ3.opt_source.{i}.share", BY_SOURCE, "Source", source, "%", low="CI low",
+                        high="CI high", paper=False))
+    # the authors' released variants under the paper's thresholds (rq3_released_variants, region_checks)
+    for tag, row in (("opt", "all OPT"), ("mut", "all MUT")):
+        out.append(Link(f"aux.RQ3.released.{tag}", RELEASED, "Variants", row, "% (paper's thresholds)",
+                        low="CI low (paper's thresholds)", high="CI high (paper's thresholds)", paper=False))
     return out
 
 
-BY_SOURCE = "rq3_hit_rates_by_source"
+BY_SOURCE, RELEASED = "rq3_hit_rates_by_source", "rq3_released_variants"
 #: dataset.OPT_SOURCES, in its order (0, 1: the rewriter; 2: PIE's fast programs; 3: human-written clones)
 _OPT_SOURCES = ("rewriter (surface only)", "rewriter (algorithmic strategies)", "PIE fast programs",
                 "human-written clones")
@@ -100,15 +112,22 @@ def balanced(local: pd.DataFrame, n: int, seed: int) -> pd.DataFrame:
     return pd.concat(parts).sort_values("id").reset_index(drop=True)
 
 
+def min_region(n: int, share: float = MIN_REGION_SHARE) -> int:
+    """The minimum region size for ``n`` fitted points (at least one point)."""
+    return max(1, math.ceil(share * n - 1e-9))
+
+
 def fit(frames: dict[str, pd.DataFrame], metric_columns: list[str], *, step: float,
-        error: regions.ErrorKind) -> regions.Thresholds | None:
-    """Algorithm 2 on the union of ``frames`` (pairs with SurfaceSim, df_score and the CEMs);
-    None when no grid tuple leaves all three regions non-empty (too few or too uniform points)."""
+        error: regions.ErrorKind, min_share: float = MIN_REGION_SHARE) -> regions.Thresholds | None:
+    """Algorithm 2 on the union of ``frames`` (pairs with SurfaceSim, df_score and the CEMs), each
+    region holding at least ``min_share`` of the points; None when no grid tuple does (too few or
+    too uniform points)."""
     union = pd.concat(list(frames.values()), ignore_index=True)
     union = union.dropna(subset=[X, Y, *metric_columns])
     scores = {c: union[c].to_numpy(float) for c in metric_columns}
     try:
-        return regions.thresholds(union[X].to_numpy(float), union[Y].to_numpy(float), scores, step=step, error=error)
+        return regions.thresholds(union[X].to_numpy(float), union[Y].to_numpy(float), scores, step=step, error=error,
+                                  min_region=min_region(len(union), min_share))
     except ValueError as exc:
         print(f"Algorithm 2: {exc} ({len(union)} points)")
         return None
@@ -207,9 +226,11 @@ def hit_rates_by_source(frame: pd.DataFrame, th: regions.Thresholds | None) -> p
         inside = None
         if th is not None:
             inside = int(np.sum(regions.assign(g[X].to_numpy(float), g[Y].to_numpy(float), th) == "DFS"))
+        lo, hi = wilson(inside, len(g)) if inside is not None else (None, None)
         rows.append({"Source": source, "n": len(g), "mean SurfaceSim": round(float(g[X].mean()), 3),
-                     "inside DFS": inside, "%": round(100 * inside / len(g), 2) if inside is not None else None})
-    return pd.DataFrame(rows, columns=["Source", "n", "mean SurfaceSim", "inside DFS", "%"])
+                     "inside DFS": inside, "%": round(100 * inside / len(g), 2) if inside is not None else None,
+                     "CI low": lo, "CI high": hi})
+    return pd.DataFrame(rows, columns=["Source", "n", "mean SurfaceSim", "inside DFS", "%", "CI low", "CI high"])
 
 
 def headline(name: str, th: regions.Thresholds | None, cov: pd.DataFrame, hits: pd.DataFrame) -> dict[str, Any]:

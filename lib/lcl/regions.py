@@ -12,7 +12,8 @@ metrics of mean(err_DFS - err_CTRL, err_SFD - err_CTRL). The paper's pseudocode 
 per-region error "MAE" but squares it; ``error="squared"`` implements it *as printed* (the
 default, so results are comparable), ``error="absolute"`` is the MAE its prose describes.
 Tuples leaving any region empty are skipped (the paper does not say; an empty region has no
-error). The scan uses 2-D prefix sums over the grid, so it is O(grid^4) additions, not
+error); ``min_region`` raises that floor, so the scan cannot pick a corner of one or two points
+whose mean error is noise (the size the study uses is :data:`lcl.coverage.MIN_REGION_SHARE`). The scan uses 2-D prefix sums over the grid, so it is O(grid^4) additions, not
 O(grid^4 x points).
 """
 
@@ -56,11 +57,14 @@ def _errors(y: np.ndarray, scores: dict[str, np.ndarray], error: ErrorKind) -> n
 
 
 def thresholds(x: np.ndarray, y: np.ndarray, scores: dict[str, np.ndarray], step: float = 0.05,
-               error: ErrorKind = "squared") -> Thresholds:
-    """Algorithm 2: the grid tuple (x_lo, x_hi, y_lo, y_hi) maximising the corner-vs-control gap."""
+               error: ErrorKind = "squared", min_region: int = 1) -> Thresholds:
+    """Algorithm 2: the grid tuple (x_lo, x_hi, y_lo, y_hi) maximising the corner-vs-control gap,
+    among tuples whose SFD, DFS and Control regions each hold at least ``min_region`` points."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     if not scores:
         raise ValueError("Algorithm 2 needs at least one metric")
+    if min_region < 1:
+        raise ValueError(f"min_region must be at least 1, not {min_region}")
     if x.shape != y.shape or any(np.shape(s) != x.shape for s in scores.values()):
         raise ValueError("x, y and every metric's scores must have the same length")
     g = int(round(1 / step))
@@ -87,7 +91,8 @@ def thresholds(x: np.ndarray, y: np.ndarray, scores: dict[str, np.ndarray], step
             e_s = sfd_err[:, i2][:, :, None]
             c_c = total_cnt - c_d - c_s
             e_c = total_err[:, None, None] - e_d - e_s
-            valid = (c_d > 0) & (c_s > 0) & (c_c > 0) & (idx[:, None] < idx[None, :])
+            valid = ((c_d >= min_region) & (c_s >= min_region) & (c_c >= min_region)
+                     & (idx[:, None] < idx[None, :]))
             if not valid.any():
                 continue
             with np.errstate(invalid="ignore", divide="ignore"):
@@ -98,7 +103,7 @@ def thresholds(x: np.ndarray, y: np.ndarray, scores: dict[str, np.ndarray], step
             if obj[j1, j2] > best + 1e-12:
                 best, best_t = float(obj[j1, j2]), (grid[i1], grid[i2], grid[j1], grid[j2])
     if best_t is None:
-        raise ValueError("no threshold tuple leaves all three regions non-empty")
+        raise ValueError(f"no threshold tuple leaves at least {min_region} point(s) in each of the three regions")
     return Thresholds(float(best_t[0]), float(best_t[1]), float(best_t[2]), float(best_t[3]), best, step, error)
 
 
@@ -137,7 +142,7 @@ def distance_to_corners(x: np.ndarray, y: np.ndarray, th: Thresholds) -> np.ndar
 
 
 def thresholds_bruteforce(x: np.ndarray, y: np.ndarray, scores: dict[str, np.ndarray], step: float = 0.05,
-                          error: ErrorKind = "squared") -> Thresholds:
+                          error: ErrorKind = "squared", min_region: int = 1) -> Thresholds:
     """Algorithm 2 exactly as printed (nested loops); slow, for tests on small data."""
     x, y = np.asarray(x, float), np.asarray(y, float)
     err = _errors(y, scores, error)
@@ -152,7 +157,7 @@ def thresholds_bruteforce(x: np.ndarray, y: np.ndarray, scores: dict[str, np.nda
                     dfs = (x <= x1 + _EPS) & (y >= y2 - _EPS)
                     sfd = (x >= x2 - _EPS) & (y <= y1 + _EPS)
                     ctrl = ~(dfs | sfd)
-                    if not (dfs.any() and sfd.any() and ctrl.any()):
+                    if min(dfs.sum(), sfd.sum(), ctrl.sum()) < min_region:
                         continue
                     gaps = [((e[dfs].mean() - e[ctrl].mean()) + (e[sfd].mean() - e[ctrl].mean())) / 2 for e in err]
                     obj = float(np.mean(gaps))

@@ -27,6 +27,9 @@ from .records import pair_from_row
 #: the four reference-based CEMs of the paper, as registry names
 CEMS: tuple[str, ...] = ("codebleu", "crystalbleu", "codebertscore", "codescore_style")
 SURFACE = "surface_sim"
+#: the CEMs run as substitutes for the authors' models (a MiniLM encoder for CodeBERT, our retrained
+#: CodeScore-style model for the CodeScore checkpoint); the other two reimplement the paper's metric
+SUBSTITUTE_CEMS: tuple[str, ...] = ("codebertscore", "codescore_style")
 #: metric variants reported only as sensitivity columns next to the CEMs (never a CEM column)
 SENSITIVITY: tuple[str, ...] = ("crystalbleu_corpus",)
 #: languages each metric can score (CodeScore is Python-only, as in the paper)
