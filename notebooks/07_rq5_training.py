@@ -33,7 +33,9 @@
 # The frozen-encoder variant (MLP head on fixed embeddings) is kept as a cheaper sensitivity run.
 # Every MAE sits beside the **mean baseline** (predict the training labels' mean). LoCaL is the
 # curated set (`dataset.load_local`); LoCaL-all (every labelled candidate) is a sensitivity run at
-# the endpoints of p. Its base training set is codegen-2b completions of HumanEval labelled by our
+# the endpoints of p. No problem is in both a training pool and an evaluation set (a problem is its
+# reference program after `ast.unparse`, `training.problem_key`: LoCaL's APPS references are
+# CodeScore_test's golden code). Its base training set is codegen-2b completions of HumanEval labelled by our
 # fuzzer, not CodeScore's training set (not obtainable offline). The quick profile uses tiny sets
 # and one model per p. Computation: `lib/lcl/training.py`.
 
@@ -190,6 +192,30 @@ else:
 outputs.save_figure(fig, "rq5_mae_vs_p", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]
+# ## What the model learned beyond the mean label
+#
+# A model that only learned the mean label is no better than the **mean predictor** (its own
+# training draw's mean df_score for every pair). The learned gain is MAE(mean predictor) − MAE(model)
+# per model; the table gives its mean over the independent models at each p and set with a 95% t
+# interval over them (`training.learned_gain`). Above 0: the model learned something the mean label
+# does not give. Training and evaluation share no problem (`training.problem_key`; what was removed
+# is in the notes above).
+
+# %%
+gain = training.learned_gain(runs) if ok else pd.DataFrame(columns=training.GAIN_COLUMNS)
+outputs.save_table(gain, training.GAIN, profile=profile, seed=seed, directory=tables_out,
+                   title="Learned gain: MAE(mean predictor) - MAE(model) per p and set (mean over models, 95% t CI)",
+                   notes=[f"{P.rq5_models_per_p} model(s) per p; no interval with one model."])
+show(gain)
+if ok and len(gain):
+    fig = training.plot_learned_gain(gain, LABEL)
+else:
+    from lcl import overview
+
+    fig = overview.unavailable_figure("RQ5: learned gain vs p", notes[-1])
+outputs.save_figure(fig, "rq5_learned_gain", profile=profile, seed=seed, directory=figures_out)
+
+# %% [markdown]
 # ## Sensitivity: the frozen-encoder variant (cheaper) and LoCaL-all
 #
 # Same pools, evaluation sets, validation splits and seeds. **Frozen encoder** (the cheaper
@@ -310,6 +336,13 @@ else:
               f"({'better' if r[f'{n} MAE'] < r[f'{n} MAE (mean baseline)'] else 'not better'})"
               for n in training.RQ5_SETS if r[f"{n} MAE"] == r[f"{n} MAE"]]
         lines.append(f"- Fine-tuned vs the mean baseline at p = {p_} (MAE, mean over models): " + "; ".join(vs) + ".")
+    for p_ in (min(P.rq5_percentages), max(P.rq5_percentages)):
+        gp = gain[gain["p (%)"] == p_].set_index("set")
+        parts = [f"{n} {g['learned gain']:+.3f}" + ("" if g["CI low"] != g["CI low"] else
+                                                     f" [{g['CI low']:+.3f}, {g['CI high']:+.3f}]")
+                 + f" ({int(g['models beating the mean predictor'])} of {int(g['models'])} models beat it)"
+                 for n, g in gp.iterrows()]
+        lines.append(f"- Learned gain over the mean predictor at p = {p_}: " + "; ".join(parts) + ".")
     if head:
         lines.append(f"- Headline, {notes[-1]}")
     lines += [

@@ -69,6 +69,7 @@ RELEASED_LABELS := build/notebooks/$(PROFILE)/01_inputs.ipynb $(wildcard data/la
 NB_06_rq4_effectiveness_IN  := $(BASE_MODEL) $(LOCAL_PAIRS) $(RELEASED_LABELS)
 NB_06_rq4_effectiveness_OUT := tables/table5_mae.csv tables/table5_mae.md tables/rq4_author_scores.csv tables/rq4_author_scores.md \
                                tables/rq4_increase.csv tables/rq4_increase.md tables/rq4_worst_cases.csv tables/rq4_worst_cases.md \
+                               tables/rq4_increase_by_group.csv tables/rq4_increase_by_group.md \
                                tables/rq4_mae_by_benchmark.csv tables/rq4_mae_by_benchmark.md \
                                tables/table5_sensitivity.csv tables/table5_sensitivity.md \
                                tables/rq4_opt_by_source.csv tables/rq4_opt_by_source.md \
@@ -80,7 +81,9 @@ NB_07_rq5_training_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)
 NB_07_rq5_training_OUT := tables/table6_training.csv tables/table6_training.md tables/rq5_runs.csv tables/rq5_runs.md \
                           tables/table6_frozen_sensitivity.csv tables/table6_frozen_sensitivity.md \
                           tables/rq5_sensitivity.csv tables/rq5_sensitivity.md tables/rq5_cost.csv tables/rq5_cost.md \
-                          figures/rq5_mae_vs_p.png figures/rq5_mae_vs_p.pdf
+                          figures/rq5_mae_vs_p.png figures/rq5_mae_vs_p.pdf \
+                          tables/rq5_learned_gain.csv tables/rq5_learned_gain.md \
+                          figures/rq5_learned_gain.png figures/rq5_learned_gain.pdf
 
 # 09 re-executes run 0 of each (sampled) LoCaL pair's label; its verdict strings are cached under .cache/x1-run0
 NB_09_sparse_tests_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)

@@ -199,3 +199,14 @@ def test_the_ablation_refits_without_each_substitute_and_without_the_floor() -> 
     assert (t["smallest region"].dropna() >= t["region floor"].dropna()[t["smallest region"].notna()]).all()
     assert t.iloc[-1]["Fitted on"] == "(the paper's fit)" and pd.isna(t.iloc[-1]["x_lo"])
     assert {"LoCaL_balanced SFD", "CodeScore_test DFS"} <= set(t.columns)
+
+
+def test_the_increase_over_a_group_is_compared_with_the_papers_on_the_same_metrics() -> None:
+    inc = pd.DataFrame({"Metric": ["A", "B", "S"], "increase": [0.5, 0.3, 0.1], "ratio": [3.0, 2.0, 1.5]})
+    paper = {"A": (0.8, 0.2), "B": (0.7, 0.3), "S": (0.9, 0.1)}
+    t = eff.increase_by_group(inc, {"all": ["A", "B", "S"], "plain": ["A", "B"]}, paper).set_index("Metrics")
+    assert t.loc["all", "mean increase"] == pytest.approx(0.3)
+    assert t.loc["plain", "mean increase"] == pytest.approx(0.4)
+    assert t.loc["plain", "mean increase (paper's Table 5)"] == pytest.approx(0.5)  # (0.6 + 0.4) / 2, not S's 0.8
+    assert t.loc["all", "ratio order (paper's Table 5)"] == "S > A > B"
+    assert t.loc["plain", "ratio order (ours)"] == "A > B"

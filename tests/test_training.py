@@ -99,6 +99,26 @@ def test_training_pools_drop_evaluation_pairs(data):
     assert len(bp) == 30 and len(lp) == 30
 
 
+def test_training_pools_drop_every_pair_of_an_evaluated_problem(data):
+    # a LoCaL pair whose reference is an evaluation pair's reference, written differently (layout and a
+    # comment), is the same problem: a model trained on it would be evaluated on a problem it has seen
+    base, local, cst = data
+    train, pie = T.split_local(local)
+    b, lt = T.evaluation_sets(cst, pie, 10, seed=0)
+    ref = b[0]["reference"].replace("(): return", "():\n    # the golden code\n    return")
+    same_problem = {"id": "HE_same_problem", "benchmark": "HumanEval", "reference": ref,
+                    "candidate": "def g(): return -1", "df_score": 0.0}
+    assert T.problem_key(same_problem) == T.problem_key(b[0]) and T.pair_key(same_problem) != T.pair_key(b[0])
+    bp, lp, removed = T.training_pools(base, train + [same_problem], b + lt)
+    assert "HE_same_problem" not in {r["id"] for r in lp}
+    assert removed["LoCaL: problem of an evaluation pair"] == 1
+    assert len(lp) == 30  # the other pools' problems are not evaluated
+
+
+def test_a_problem_key_of_code_that_does_not_parse_is_its_text():
+    assert T.problem_key({"reference": "  print 'py2'  \n"}) == "print 'py2'"
+
+
 class FakeModel:
     """Predicts the training label mean; records what it was trained on."""
 

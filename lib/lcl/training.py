@@ -199,6 +199,20 @@ def pair_key(row: dict[str, Any]) -> str:
     return pair_digest(str(row["reference"]), candidate_of(row))
 
 
+def problem_key(row: dict[str, Any]) -> str:
+    """The problem a pair belongs to: its reference program after ``ast.unparse`` (layout and
+    comments aside; the stripped text when it does not parse). The sets carry no shared problem
+    ids (CodeScore_test's pairs have none) and LoCaL's APPS references are CodeScore_test's golden
+    code, so the reference is what ties a training pair to an evaluation pair of the same problem."""
+    import ast
+
+    text = str(row["reference"])
+    try:
+        return ast.unparse(ast.parse(text))
+    except (SyntaxError, ValueError, RecursionError):
+        return text.strip()
+
+
 def labelled_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     """Rows with a usable df_score in [0, 1] (drops unknown labels and timeouts, -1), each
     with a ``candidate`` key."""
@@ -253,8 +267,11 @@ def _dedupe(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def training_pools(base_rows: list[dict[str, Any]], local_train_rows: list[dict[str, Any]],
                    evaluation: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Counter]:
     """The base and LoCaL training pools: labelled, deduplicated, no PIE pair, no pair that is
-    also an evaluation pair. Returns (base pool, LoCaL pool, count of what was removed)."""
+    also an evaluation pair, and no pair of a problem (:func:`problem_key`) that has an evaluation
+    pair, so a model is never evaluated on a problem it was trained on. Returns (base pool, LoCaL
+    pool, count of what was removed)."""
     banned = {pair_key(r) for r in evaluation}
+    problems = {problem_key(r) for r in evaluation}
     removed: Counter = Counter()
     pools = []
     for name, rows in (("base", base_rows), ("LoCaL", local_train_rows)):
@@ -266,6 +283,8 @@ def training_pools(base_rows: list[dict[str, Any]], local_train_rows: list[dict[
                 removed[f"{name}: PIE pair (held out)"] += 1
             elif pair_key(r) in banned:
                 removed[f"{name}: also an evaluation pair"] += 1
+            elif problem_key(r) in problems:
+                removed[f"{name}: problem of an evaluation pair"] += 1
             else:
                 kept.append(r)
         removed[f"{name}: duplicate pair"] += len(lab) - len(_dedupe(lab))
@@ -660,5 +679,62 @@ def plot_mae_vs_p(table: Any, label: str = "CodeScore-style (retrained)"):
     ax.set_ylim(bottom=0)
     ax.set_title(f"RQ5: {label} trained with p% LoCaL")
     ax.legend(frameon=False, fontsize=8, ncol=2)
+    fig.tight_layout()
+    return fig
+
+
+GAIN = "rq5_learned_gain"
+GAIN_COLUMNS = ["p (%)", "set", "models", "learned gain", "CI low", "CI high", "models beating the mean predictor"]
+
+
+def learned_gain(runs: Any) -> Any:
+    """Per p and set, what training bought over the trivial model: each independent model's
+    ``MAE(mean predictor) - MAE(model)``, where the mean predictor answers its own training
+    draw's mean label for every pair; the mean over the models with a 95% t interval over them
+    (none with a single model), and how many models beat the mean predictor. Above 0: the model
+    learned something the mean label does not give."""
+    import numpy as np
+    import pandas as pd
+    from scipy import stats as st
+
+    rows = []
+    for (p, name), g in runs.groupby(["p", "set"], sort=True):
+        gains = (g["MAE (mean baseline)"] - g["MAE"]).to_numpy(float)
+        gains = gains[~np.isnan(gains)]
+        k, m = len(gains), float(gains.mean()) if len(gains) else float("nan")
+        lo = hi = float("nan")
+        if k > 1:
+            half = float(st.t.ppf(0.975, k - 1) * gains.std(ddof=1) / np.sqrt(k))
+            lo, hi = m - half, m + half
+        rows.append({"p (%)": int(p), "set": name, "models": k, "learned gain": round(m, 4), "CI low": round(lo, 4),
+                     "CI high": round(hi, 4),
+                     "models beating the mean predictor": int((gains > 0).sum())})
+    order = {n: i for i, n in enumerate(RQ5_SETS)}
+    out = pd.DataFrame(rows, columns=GAIN_COLUMNS)
+    return out.sort_values(["set", "p (%)"], key=lambda c: c.map(order) if c.name == "set" else c,
+                           ignore_index=True)
+
+
+def plot_learned_gain(gain: Any, label: str = "CodeScore-style (retrained)"):
+    """Figure: the learned gain vs p per set, with its 95% interval over the models; the line at 0
+    is the mean predictor."""
+    import matplotlib.pyplot as plt
+    import numpy as np
+
+    colors = {"Combined": "tab:purple", "Baseline": "tab:blue", "LoCaL_test": "tab:orange"}
+    fig, ax = plt.subplots(figsize=(6.0, 4.0))
+    ax.axhline(0, color="0.3", linewidth=1, label="mean predictor")
+    for i, name in enumerate(RQ5_SETS):
+        g = gain[gain["set"] == name]
+        if g.empty or g["learned gain"].isna().all():
+            continue
+        p = g["p (%)"].to_numpy(float) + (i - 1) * 0.8  # side by side at each p
+        m = g["learned gain"].to_numpy(float)
+        err = np.vstack([m - g["CI low"].to_numpy(float), g["CI high"].to_numpy(float) - m])
+        ax.errorbar(p, m, yerr=np.nan_to_num(err), fmt="o-", color=colors[name], capsize=2, label=name)
+    ax.set_xlabel("p: % of LoCaL pairs in the training set")
+    ax.set_ylabel("MAE(mean predictor) - MAE(model)")
+    ax.set_title(f"RQ5: what {label} learned beyond the mean label")
+    ax.legend(frameon=False, fontsize=8)
     fig.tight_layout()
     return fig
