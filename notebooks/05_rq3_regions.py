@@ -142,7 +142,9 @@ surface_gap = float((agree["SurfaceSim"] - agree["SurfaceSim (authors)"]).abs().
 t_rel = region_checks.released_hits(released, paper_th, th)
 outputs.save_table(t_rel, region_checks.RELEASED, profile=profile, seed=seed, directory=tables_out,
                    title="The authors' released variants inside DFS (optimised) and SFD (mutants)",
-                   notes=[f"{len(released)} released pairs with the authors' labels; our SurfaceSim differs from the "
+                   notes=[f"{len(released)} released pairs with the authors' labels, "
+                          f"{int(released.variant_type.isin(['OPT', 'MUT']).sum())} of them marked optimised or "
+                          "mutated in the release; our SurfaceSim differs from the "
                           f"authors' published one by at most {surface_gap:.2g} on the {len(agree)} that carry it.",
                           "Wilson 95% intervals."])
 show(t_rel)
@@ -150,8 +152,9 @@ show(t_rel)
 # %% [markdown]
 # ## Algorithm 2 ablation: what moves the thresholds
 #
-# Each row fits Algorithm 2 again (same grid and error) with another metric set or another set of points,
-# and counts our LoCaL_balanced and CodeScore_test under its thresholds. "region floor" is the minimum
+# Each row fits Algorithm 2 again (same grid and error) with another metric set or another set of points
+# ("ours": our LoCaL_balanced and CodeScore_test; "released": a balanced draw of the authors' released
+# pairs), and counts our LoCaL_balanced and CodeScore_test under its thresholds. "region floor" is the minimum
 # region size (1 = the rule before the floor); "smallest region" is on the points fitted. The rows on the
 # released pairs use the authors' own CodeBERTScore and CodeScore values, which exist only there.
 
@@ -292,20 +295,20 @@ def _released_sentence(t):
     if "all OPT" not in r.index or not r.loc["all OPT", "n"]:
         return not_computed("the released variants' check (no released pairs in this run)")
     o, m = r.loc["all OPT"], r.loc["all MUT"]
-    return (f"- The authors' released variants under the paper's thresholds: {o[f'inside ({region_checks.PAPERS})']:.0f} "
-            f"of {o['n']:.0f} optimised in DFS ({o[f'% ({region_checks.PAPERS})']}%, 95% CI "
-            f"{o[f'CI low ({region_checks.PAPERS})']}-{o[f'CI high ({region_checks.PAPERS})']}); "
-            f"{m[f'inside ({region_checks.PAPERS})']:.0f} of {m['n']:.0f} mutants in SFD "
-            f"({m[f'% ({region_checks.PAPERS})']}%). Under ours: {o[f'% ({region_checks.OURS})']}% and "
-            f"{m[f'% ({region_checks.OURS})']}%.")
+    inside, share = region_checks.inside_column, region_checks.share_column
+    paper, ours = region_checks.PAPERS, region_checks.OURS
+    return (f"- The authors' released variants under the paper's thresholds: {o[inside(paper)]:.0f} of {o['n']:.0f} "
+            f"optimised in DFS ({o[share(paper)]}%, 95% CI {o[share(paper) + ' CI low']}-"
+            f"{o[share(paper) + ' CI high']}); {m[inside(paper)]:.0f} of {m['n']:.0f} mutants in SFD "
+            f"({m[share(paper)]}%). Under ours: {o[share(ours)]}% and {m[share(ours)]}%.")
 
 
 def _ablation_sentence(t):
     fitted = t[t["x_lo"].notna() & (t["Fitted on"] != "(the paper's fit)") & (t["region floor"] > 1)]
     if fitted.empty:
         return not_computed("the Algorithm 2 ablation")
-    ours = fitted[fitted["Fitted on"] == "LoCaL_balanced + CodeScore_test"]
-    other = fitted[fitted["Fitted on"] != "LoCaL_balanced + CodeScore_test"]
+    ours = fitted[fitted["Fitted on"] == region_checks.OUR_POINTS]
+    other = fitted[fitted["Fitted on"] != region_checks.OUR_POINTS]
     text = (f"- Algorithm 2 ablation: on our points, x_lo is {', '.join(f'{x:.2f}' for x in sorted(set(ours.x_lo)))} "
             f"and x_hi {', '.join(f'{x:.2f}' for x in sorted(set(ours.x_hi)))} over {len(ours)} metric sets "
             f"(first row, the four CEMs: {ours.iloc[0].x_lo:.2f} / {ours.iloc[0].x_hi:.2f})")

@@ -177,11 +177,11 @@ def test_released_variants_are_counted_in_their_corner_under_each_threshold_set(
     released = pd.DataFrame({"variant_type": ["OPT"] * 3 + ["MUT"] * 2, "benchmark": ["PIE", "PIE", "HumanEval", "PIE", "PIE"],
                              "SurfaceSim": [0.6, 0.8, 0.9, 0.95, 0.5], "df_score": [1.0, 0.85, 1.0, 0.0, 0.0]})
     t = region_checks.released_hits(released, paper, ours).set_index("Variants")
-    assert t.loc["all OPT", "inside (paper's thresholds)"] == 1  # only (0.6, 1.0) is left of 0.65 and above 0.9
-    assert t.loc["all OPT", "inside (ours)"] == 2  # 0.8 <= 0.85 and 0.85 >= 0.8
-    assert t.loc["PIE fast programs", "n"] == 2 and t.loc["GPT-4 (HumanEval)", "inside (ours)"] == 0
-    assert t.loc["all MUT", "inside (paper's thresholds)"] == 1
-    assert t.loc["all OPT", "CI low (ours)"] < 66.67 < t.loc["all OPT", "CI high (ours)"]
+    assert t.loc["all OPT", "inside, paper's thresholds"] == 1  # only (0.6, 1.0) is left of 0.65 and above 0.9
+    assert t.loc["all OPT", "inside, ours"] == 2  # 0.8 <= 0.85 and 0.85 >= 0.8
+    assert t.loc["PIE fast programs", "n"] == 2 and t.loc["GPT-4 (HumanEval)", "inside, ours"] == 0
+    assert t.loc["all MUT", "inside, paper's thresholds"] == 1
+    assert t.loc["all OPT", "%, ours CI low"] < 66.67 < t.loc["all OPT", "%, ours CI high"]
 
 
 def test_the_ablation_refits_without_each_substitute_and_without_the_floor() -> None:

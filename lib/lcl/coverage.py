@@ -78,8 +78,8 @@ def _rq3_links() -> list[Link | Derived]:
                         high="CI high", paper=False))
     # the authors' released variants under the paper's thresholds (rq3_released_variants, region_checks)
     for tag, row in (("opt", "all OPT"), ("mut", "all MUT")):
-        out.append(Link(f"aux.RQ3.released.{tag}", RELEASED, "Variants", row, "% (paper's thresholds)",
-                        low="CI low (paper's thresholds)", high="CI high (paper's thresholds)", paper=False))
+        out.append(Link(f"aux.RQ3.released.{tag}", RELEASED, "Variants", row, "%, paper's thresholds",
+                        low="%, paper's thresholds CI low", high="%, paper's thresholds CI high", paper=False))
     return out
 
 

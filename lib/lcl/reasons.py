@@ -150,8 +150,8 @@ def _evidence() -> dict[str, Evidence]:
     out.append(Evidence("RQ3.mut_in_sfd", Link("", "rq3_sensitivity", "Set", "LoCaL-all", "MUT in SFD %", paper=False),
                         "MUT in SFD % on LoCaL-all, before curation (rq3_sensitivity)"))
     out.append(Evidence("RQ3.opt_in_dfs", Link("", "rq3_released_variants", "Variants", "all OPT",
-                                               "% (paper's thresholds)", low="CI low (paper's thresholds)",
-                                               high="CI high (paper's thresholds)", paper=False),
+                                               "%, paper's thresholds", low="%, paper's thresholds CI low",
+                                               high="%, paper's thresholds CI high", paper=False),
                         "the authors' released optimised variants inside DFS under the paper's thresholds, in % "
                         "(rq3_released_variants)"))
     for tag, ds in (("local", "LoCaL_balanced"), ("base", "CodeScore_test")):

@@ -62,8 +62,17 @@ _OPT_SOURCE = {"HumanEval": "GPT-4 (HumanEval)", "MBPP": "GPT-4 (MBPP)", "APPS":
                "PIE": "PIE fast programs"}
 
 
-#: column suffixes of :func:`released_hits` (the claims read the paper's)
+#: the two threshold sets of :func:`released_hits` (the claims read the paper's)
 PAPERS, OURS = "paper's thresholds", "ours"
+
+
+def inside_column(label: str) -> str:
+    return f"inside, {label}"
+
+
+def share_column(label: str) -> str:
+    """The share's column; its Wilson interval is in ``<share> CI low`` / ``<share> CI high``."""
+    return f"%, {label}"
 
 
 def released_hits(released: pd.DataFrame, paper: regions.Thresholds | None,
@@ -82,15 +91,20 @@ def released_hits(released: pd.DataFrame, paper: regions.Thresholds | None,
                                    "mean SurfaceSim": round(float(g[X].mean()), 3) if len(g) else None}
             for label, th in thresholds.items():
                 if th is None or g.empty:
-                    row.update({f"inside ({label})": None, f"% ({label})": None, f"CI low ({label})": None,
-                                f"CI high ({label})": None})
+                    row.update({inside_column(label): None, share_column(label): None,
+                                f"{share_column(label)} CI low": None, f"{share_column(label)} CI high": None})
                     continue
                 hit = int(np.sum(regions.assign(g[X].to_numpy(float), g[Y].to_numpy(float), th) == region))
                 lo, hi = coverage.wilson(hit, len(g))
-                row.update({f"inside ({label})": hit, f"% ({label})": round(100 * hit / len(g), 2),
-                            f"CI low ({label})": lo, f"CI high ({label})": hi})
+                row.update({inside_column(label): hit, share_column(label): round(100 * hit / len(g), 2),
+                            f"{share_column(label)} CI low": lo, f"{share_column(label)} CI high": hi})
             rows.append(row)
     return pd.DataFrame(rows)
+
+
+#: the ablation's point sets: ours (our LoCaL_balanced and CodeScore_test, as notebook 05 fits them);
+#: a balanced draw of the authors' released pairs, with CodeScore_test or alone with their own scores
+OUR_POINTS, AUTHORS_POINTS = "ours", "released, the authors' scores"
 
 
 @dataclass(frozen=True)
@@ -110,7 +124,7 @@ def ablation_fits(frames: dict[str, pd.DataFrame], cems: list[str], substitutes:
     without the substitutes, without each substitute, each CEM alone; on the authors' released
     pairs with CodeScore_test (the deterministic CEMs, ours), and on the released pairs alone with
     the authors' own scores of every CEM (their CodeBERT and CodeScore)."""
-    ours = "LoCaL_balanced + CodeScore_test"
+    ours = OUR_POINTS
     plain = [c for c in cems if c not in substitutes]
     fits = [Fit(ours, frames, tuple(cems)), Fit(ours, frames, tuple(cems), 0.0), Fit(ours, frames, tuple(plain))]
     for s in substitutes:
@@ -118,13 +132,12 @@ def ablation_fits(frames: dict[str, pd.DataFrame], cems: list[str], substitutes:
         fits += [Fit(ours, frames, without), Fit(ours, frames, without, 0.0)]
     fits += [Fit(ours, frames, (c,)) for c in cems]
     if released is not None:
-        fits.append(Fit("released LoCaL_balanced + CodeScore_test", released, tuple(plain)))
+        fits.append(Fit("released + CodeScore_test", released, tuple(plain)))
     if released_authors is not None and not released_authors.empty:
         authors = {"released LoCaL_balanced": released_authors}
         every = tuple(c for c in ("CodeBLEU", "CrystalBLEU", "CodeBERTScore", "CodeScore") if c in released_authors)
-        fits += [Fit("released LoCaL_balanced, the authors' scores", authors, every),
-                 Fit("released LoCaL_balanced, the authors' scores", authors, every, 0.0),
-                 Fit("released LoCaL_balanced, the authors' scores", authors,
+        fits += [Fit(AUTHORS_POINTS, authors, every), Fit(AUTHORS_POINTS, authors, every, 0.0),
+                 Fit(AUTHORS_POINTS, authors,
                      tuple(c for c in every if c in ("CodeBLEU", "CrystalBLEU")))]
     return fits
 
