@@ -123,13 +123,18 @@ def test_table2_sources() -> None:
     pub = [{"level": "function", "published_kind": "OPT", "surface_sim": 0.6, "df_score": 1.0},
            {"level": "program", "published_kind": "MUT", "surface_sim": 0.9, "df_score": 0.0},
            {"level": "program", "published_kind": None, "surface_sim": 0.8, "df_score": 0.5}]
+    pub[1]["candidate"] = "print 'a Python 2 mutant'"
+    pub.append({"level": "program", "published_kind": "MUT", "surface_sim": 0.95, "df_score": 0.0,
+                "candidate": "print('parses')"})
     t = dataset.table2_sources([MUT, OPT], [CLONE], pub, "quick")
-    assert list(t["Source"]) == ["ours (quick)"] * 3 + ["published release"] * 4
+    assert list(t["Source"]) == ["ours (quick)"] * 3 + ["published release"] * 4 + [
+        "published release, parses under Python 3", "published release, does not parse under Python 3"]
     assert list(t["Variant Type"]) == ["Optimized", "Mutated", "Clones (human-written)", "Optimized", "Mutated",
-                                       "Untyped (PIE)", "All"]
-    assert list(t["Total"]) == [1, 1, 1, 1, 1, 1, 3]
+                                       "Untyped (PIE)", "All", "Mutated", "Mutated"]
+    assert list(t["Total"]) == [1, 1, 1, 1, 2, 1, 4, 1, 1]
+    assert t.loc[7, "Avg. SurfaceSim"] == 0.95 and t.loc[8, "Avg. SurfaceSim"] == 0.9
     assert t.loc[0, "Program-Level"] == 1 and t.loc[1, "Method-Level"] == 1
-    assert t.loc[6, "Avg. df_score"] == 0.5 and t.loc[2, "share df = 1 (%)"] == 100.0
+    assert t.loc[6, "Avg. df_score"] == 0.375 and t.loc[2, "share df = 1 (%)"] == 100.0
     # no published pairs, no pairs at all: still a table
     t0 = dataset.table2_sources([], [], [], "smoke")
     assert list(t0["Total"]) == [0, 0, 0] and t0["Avg. SurfaceSim"].isna().all()

@@ -210,3 +210,16 @@ def test_the_increase_over_a_group_is_compared_with_the_papers_on_the_same_metri
     assert t.loc["plain", "mean increase (paper's Table 5)"] == pytest.approx(0.5)  # (0.6 + 0.4) / 2, not S's 0.8
     assert t.loc["all", "ratio order (paper's Table 5)"] == "S > A > B"
     assert t.loc["plain", "ratio order (ours)"] == "A > B"
+
+
+def test_a_benchmark_worst_only_by_its_makeup_is_not_worst_within_either_kind() -> None:
+    # APPS holds mostly mutants (error 0.8), MBPP mostly optimised variants (error 0.1); within each kind
+    # MBPP is the worse one, overall APPS is
+    rows = ([("APPS", "MUT", 0.8)] * 9 + [("APPS", "OPT", 0.1)] + [("MBPP", "MUT", 0.9)]
+            + [("MBPP", "OPT", 0.2)] * 9)
+    scored = pd.DataFrame([{"benchmark": b, "variant_type": k, "df_score": 0.0, "M": e} for b, k, e in rows])
+    overall = eff.mae_by_benchmark(scored, ["M"])
+    within = eff.mae_by_benchmark_within_kind(scored, ["M"])
+    assert eff.worst_benchmark(overall, "M") == {"all": "APPS"}
+    assert eff.worst_benchmark(within, "M") == {"MUT": "MBPP", "OPT": "MBPP"}
+    assert within.set_index(["variant_type", "benchmark"]).loc[("MUT", "APPS"), "benchmark's mutant share (%)"] == 90.0

@@ -534,7 +534,22 @@ def table2_sources(ours: list[dict[str, Any]], clones: list[dict[str, Any]],
             g = p[p.published_kind.isna()] if pkind is None else p[p.published_kind == pkind]
             rows.append(_summary_row(g, "published release", _KIND_LABEL[pkind]))
         rows.append(_summary_row(p, "published release", "All"))
+        # our mutants all parse (MutPy's operators written back with ast.unparse); some of the
+        # release's do not, and a pair that does not parse has a low Sim_AST, so the two are apart
+        mut = p[p.published_kind == "MUT"]
+        parses = mut.apply(lambda r: _parses(r.get("candidate", r.get("variant"))), axis=1) if len(mut) else mut
+        for ok, where in ((True, "parses under Python 3"), (False, "does not parse under Python 3")):
+            rows.append(_summary_row(mut[parses == ok] if len(mut) else mut, f"published release, {where}",
+                                     _KIND_LABEL["MUT"]))
     return pd.DataFrame(rows)
+
+
+def _parses(code: Any) -> bool:
+    try:
+        ast.parse(str(code))
+    except (SyntaxError, ValueError):
+        return False
+    return True
 
 
 def ledger_table(ledgers: dict[str, Ledger]) -> Any:

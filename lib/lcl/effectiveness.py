@@ -235,6 +235,28 @@ def mae_by_benchmark(scored: pd.DataFrame, metric_columns: list[str]) -> pd.Data
 
 
 
+def mae_by_benchmark_within_kind(scored: pd.DataFrame, metric_columns: list[str]) -> pd.DataFrame:
+    """MAE per source benchmark within the mutants and within the optimised variants, beside each
+    benchmark's share of mutants: a benchmark that is worst overall only because it holds more
+    mutants is not worst within either kind, so the ranking's cause (composition or metric) shows."""
+    mut_share = scored.groupby("benchmark")["variant_type"].apply(lambda v: 100 * float((v == "MUT").mean()))
+    rows = []
+    for (kind, bench), g in scored.groupby(["variant_type", "benchmark"], sort=True):
+        rows.append({"variant_type": kind, "benchmark": bench, "n": len(g),
+                     "benchmark's mutant share (%)": round(float(mut_share[bench]), 1),
+                     **{c: round(stats.mae(g[c], g.df_score), 3) for c in metric_columns if g[c].notna().all()}})
+    return pd.DataFrame(rows)
+
+
+def worst_benchmark(table: pd.DataFrame, metric: str) -> dict[str, str]:
+    """The benchmark with the highest MAE of ``metric`` per variant type (of
+    :func:`mae_by_benchmark_within_kind`), or per row set when ``table`` has no variant type."""
+    if metric not in table or table[metric].isna().all():
+        return {}
+    groups = table.groupby("variant_type") if "variant_type" in table else [("all", table)]
+    return {str(k): str(g.loc[g[metric].idxmax(), "benchmark"]) for k, g in groups if g[metric].notna().any()}
+
+
 AUTHOR_KEYS = {"codebleu": "CodeBLEU", "crystalbleu": "CrystalBLEU", "codebertscore": "CodeBERTScore",
                "codescore": "CodeScore", "surfaceSim": "SurfaceSim"}
 
