@@ -72,6 +72,7 @@ NB_06_rq4_effectiveness_OUT := tables/table5_mae.csv tables/table5_mae.md tables
                                tables/rq4_increase_by_group.csv tables/rq4_increase_by_group.md \
                                tables/rq4_mae_by_benchmark.csv tables/rq4_mae_by_benchmark.md \
                                tables/rq4_mae_by_benchmark_kind.csv tables/rq4_mae_by_benchmark_kind.md \
+                               tables/rq4_agreement_with_authors.csv tables/rq4_agreement_with_authors.md \
                                tables/table5_sensitivity.csv tables/table5_sensitivity.md \
                                tables/rq4_opt_by_source.csv tables/rq4_opt_by_source.md \
                                figures/rq4_mae.png figures/rq4_mae.pdf \

@@ -223,3 +223,19 @@ def test_a_benchmark_worst_only_by_its_makeup_is_not_worst_within_either_kind() 
     assert eff.worst_benchmark(overall, "M") == {"all": "APPS"}
     assert eff.worst_benchmark(within, "M") == {"MUT": "MBPP", "OPT": "MBPP"}
     assert within.set_index(["variant_type", "benchmark"]).loc[("MUT", "APPS"), "benchmark's mutant share (%)"] == 90.0
+
+
+def test_agreement_with_the_authors_joins_by_id_and_keeps_the_reimplementation_apart() -> None:
+    rng = np.random.default_rng(3)
+    n = 40
+    theirs = rng.random(n)
+    scored = pd.DataFrame({"id": [f"p{i}" for i in range(n)], "variant_type": ["OPT", "MUT"] * (n // 2),
+                           "df_score": 0.0, "CodeBLEU": theirs, "CodeScore-style (retrained)": 1 - theirs})
+    authors = pd.DataFrame({"id": [f"p{i}" for i in range(n)][::-1], "benchmark": "PIE", "variant_type": "OPT",
+                            "df_score": 0.0, "CodeBLEU": theirs[::-1], "CodeScore": theirs[::-1]})
+    t = eff.agreement_with_authors(scored, authors, ["CodeBLEU", "CodeScore-style (retrained)"])
+    t = t.set_index(["Metric", "pairs"])
+    assert t.loc[("CodeBLEU", "all"), "Spearman rho"] == 1.0  # same values once joined by id, not by row
+    assert t.loc[("CodeBLEU", "all"), "mean |ours - authors'|"] == 0.0
+    assert t.loc[("CodeScore-style (retrained)", "all"), "Spearman rho"] == -1.0
+    assert t.loc[("CodeScore-style (retrained)", "OPT"), "n"] == n // 2

@@ -257,6 +257,34 @@ def worst_benchmark(table: pd.DataFrame, metric: str) -> dict[str, str]:
     return {str(k): str(g.loc[g[metric].idxmax(), "benchmark"]) for k, g in groups if g[metric].notna().any()}
 
 
+def agreement_with_authors(scored: pd.DataFrame, authors: pd.DataFrame, metric_columns: list[str],
+                           seed: int = 0) -> pd.DataFrame:
+    """How closely each of our metric columns follows the authors' own values of the same metric
+    on the same released pairs (joined by id), in all and per variant type: Spearman rho with a
+    bootstrap 95% CI (does it rank pairs alike?) and the mean absolute difference of the scores
+    (does it give the same numbers?). A reimplementation should sit near rho = 1 and 0; a
+    substitute shows here how far it is from the model it stands in for."""
+    theirs_named = authors.drop(columns=["benchmark", "variant_type", "df_score"], errors="ignore").rename(
+        columns={c: f"{c} (authors)" for c in AUTHOR_KEYS.values()})
+    joined = scored.merge(theirs_named, on="id")
+    rows = []
+    for col in metric_columns:
+        theirs = f"{scoring.paper_name(col)} (authors)"
+        if theirs not in joined:
+            continue
+        for kind, g in (("all", joined), ("OPT", joined[joined.variant_type == "OPT"]),
+                        ("MUT", joined[joined.variant_type == "MUT"])):
+            g = g.dropna(subset=[col, theirs])
+            if len(g) < 3:
+                continue
+            r = stats.spearman(g[col], g[theirs], seed=seed)
+            rows.append({"Metric": col, "pairs": kind, "n": len(g), "Spearman rho": round(r.rho, 3),
+                         "CI low": round(r.ci_low, 3), "CI high": round(r.ci_high, 3),
+                         "mean |ours - authors'|": round(float((g[col] - g[theirs]).abs().mean()), 3)})
+    return pd.DataFrame(rows, columns=["Metric", "pairs", "n", "Spearman rho", "CI low", "CI high",
+                                       "mean |ours - authors'|"])
+
+
 AUTHOR_KEYS = {"codebleu": "CodeBLEU", "crystalbleu": "CrystalBLEU", "codebertscore": "CodeBERTScore",
                "codescore": "CodeScore", "surfaceSim": "SurfaceSim"}
 
