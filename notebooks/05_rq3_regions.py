@@ -304,14 +304,15 @@ def _released_sentence(t):
 
 
 def _ablation_sentence(t):
-    fitted = t[t["x_lo"].notna() & (t["Fitted on"] != "(the paper's fit)") & (t["region floor"] > 1)]
-    if fitted.empty:
-        return not_computed("the Algorithm 2 ablation")
+    floored = t[region_checks.FLOOR_RULE].fillna("none") != "none"
+    fitted = t[t["x_lo"].notna() & floored]
     ours = fitted[fitted["Fitted on"] == region_checks.OUR_POINTS]
     other = fitted[fitted["Fitted on"] != region_checks.OUR_POINTS]
+    if ours.empty:
+        return not_computed("the Algorithm 2 ablation on our points (no metric set could be fitted here)")
     text = (f"- Algorithm 2 ablation: on our points, x_lo is {', '.join(f'{x:.2f}' for x in sorted(set(ours.x_lo)))} "
             f"and x_hi {', '.join(f'{x:.2f}' for x in sorted(set(ours.x_hi)))} over {len(ours)} metric sets "
-            f"(first row, the four CEMs: {ours.iloc[0].x_lo:.2f} / {ours.iloc[0].x_hi:.2f})")
+            f"(first fitted row, {ours.iloc[0]['Metrics']}: {ours.iloc[0].x_lo:.2f} / {ours.iloc[0].x_hi:.2f})")
     text += "".join(f"; {r['Metrics']} on {r['Fitted on']}: {r['x_lo']:.2f} / {r['x_hi']:.2f} / {r['y_lo']:.2f} / "
                     f"{r['y_hi']:.2f}" for _, r in other.iterrows())
     return text + " (x_lo / x_hi / y_lo / y_hi; the paper's in the last row of the table)."

@@ -196,6 +196,12 @@ def test_the_ablation_refits_without_each_substitute_and_without_the_floor() -> 
     t = region_checks.ablation(fits, frames, None, step=0.1, error="squared")
     assert list(t["Metrics"][:3]) == ["A, B, S", "A, B, S", "A, B"]
     assert list(t["region floor"][:2]) == [coverage.min_region(n), 1]
+    assert list(t["floor rule"][:2]) == ["2% of the points", "none"]
+    # on few points the 2% floor is one point too: the rule, not the count, says which rows have a floor
+    small = {k: f.iloc[:20] for k, f in frames.items()}
+    t_small = region_checks.ablation(region_checks.ablation_fits(small, ["A", "B", "S"], ["S"]), small, None,
+                                     step=0.1, error="squared")
+    assert list(t_small["region floor"][:2]) == [1, 1] and list(t_small["floor rule"][:2]) == ["2% of the points", "none"]
     assert (t["smallest region"].dropna() >= t["region floor"].dropna()[t["smallest region"].notna()]).all()
     assert t.iloc[-1]["Fitted on"] == "(the paper's fit)" and pd.isna(t.iloc[-1]["x_lo"])
     assert {"LoCaL_balanced SFD", "CodeScore_test DFS"} <= set(t.columns)

@@ -102,6 +102,8 @@ def released_hits(released: pd.DataFrame, paper: regions.Thresholds | None,
     return pd.DataFrame(rows)
 
 
+#: the ablation's column saying which floor rule a row used ("none": the rule before the floor)
+FLOOR_RULE = "floor rule"
 #: the ablation's point sets: ours (our LoCaL_balanced and CodeScore_test, as notebook 05 fits them);
 #: a balanced draw of the authors' released pairs, with CodeScore_test or alone with their own scores
 OUR_POINTS, AUTHORS_POINTS = "ours", "released, the authors' scores"
@@ -153,9 +155,10 @@ def ablation(fits: list[Fit], count_on: dict[str, pd.DataFrame], paper: regions.
         union = pd.concat(list(f.frames.values()), ignore_index=True).dropna(subset=[X, Y, *f.metrics])
         smallest = (min(regions.region_counts(regions.assign(union[X], union[Y], th)).values())
                     if th is not None else None)
-        rows.append(_row(f.fitted_on, ", ".join(f.metrics), coverage.min_region(len(union), f.floor), len(union), th,
-                         smallest, count_on))
-    rows.append(_row("(the paper's fit)", "the paper's four CEMs", None, None, paper, None, count_on))
+        rows.append({**_row(f.fitted_on, ", ".join(f.metrics), coverage.min_region(len(union), f.floor), len(union),
+                            th, smallest, count_on), FLOOR_RULE: f"{f.floor:.0%} of the points" if f.floor else "none"})
+    rows.append({**_row("(the paper's fit)", "the paper's four CEMs", None, None, paper, None, count_on),
+                 FLOOR_RULE: None})
     out = pd.DataFrame(rows)
     counts = [c for c in out.columns if c in ("points", "region floor", "smallest region") or c.endswith(("SFD", "DFS"))]
     return out.astype(dict.fromkeys(counts, "Int64"))  # counts stay integers beside the paper row's blanks
