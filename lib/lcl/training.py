@@ -174,6 +174,8 @@ def base_record(profile: Profile, seed: int, jobs: int, progress: bool = True) -
 # set), LoCaL_test (held-out PIE pairs) and their union (Table 6).
 
 RQ5_SETS: tuple[str, ...] = ("Combined", "Baseline", "LoCaL_test")
+#: one colour per evaluation set, the same in every RQ5 figure
+SET_COLORS = {"Combined": "tab:purple", "Baseline": "tab:blue", "LoCaL_test": "tab:orange"}
 HELD_OUT_BENCHMARK = "PIE"  # Section 4.7.1: "The PIE samples in LoCaL are held out for inference"
 
 
@@ -204,12 +206,13 @@ def problem_key(row: dict[str, Any]) -> str:
     comments aside; the stripped text when it does not parse). The sets carry no shared problem
     ids (CodeScore_test's pairs have none) and LoCaL's APPS references are CodeScore_test's golden
     code, so the reference is what ties a training pair to an evaluation pair of the same problem."""
-    import ast
+    from .errors import UserError
+    from .variants.mutants import normalise
 
     text = str(row["reference"])
     try:
-        return ast.unparse(ast.parse(text))
-    except (SyntaxError, ValueError, RecursionError):
+        return normalise(text)
+    except (UserError, ValueError, RecursionError):
         return text.strip()
 
 
@@ -660,7 +663,7 @@ def plot_mae_vs_p(table: Any, label: str = "CodeScore-style (retrained)"):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    colors = {"Combined": "tab:purple", "Baseline": "tab:blue", "LoCaL_test": "tab:orange"}
+    colors = SET_COLORS
     fig, ax = plt.subplots(figsize=(6.0, 4.0))
     p = table["p (%)"].to_numpy(float)
     for name in RQ5_SETS:
@@ -721,7 +724,7 @@ def plot_learned_gain(gain: Any, label: str = "CodeScore-style (retrained)"):
     import matplotlib.pyplot as plt
     import numpy as np
 
-    colors = {"Combined": "tab:purple", "Baseline": "tab:blue", "LoCaL_test": "tab:orange"}
+    colors = SET_COLORS
     fig, ax = plt.subplots(figsize=(6.0, 4.0))
     ax.axhline(0, color="0.3", linewidth=1, label="mean predictor")
     for i, name in enumerate(RQ5_SETS):
