@@ -24,7 +24,7 @@ NB_02_variants_OUT := $(PAIRS_02) tables/table2_variants.csv tables/table2_varia
                       figures/variants_scatter.png figures/variants_scatter.pdf \
                       tables/clone_clusters.csv tables/clone_clusters.md figures/clone_scatter.png figures/clone_scatter.pdf \
                       tables/published_table2.csv tables/published_table2.md tables/dataset_ledger.csv tables/dataset_ledger.md \
-                      tables/curation_evidence.csv tables/curation_evidence.md tables/table2_sensitivity.csv tables/table2_sensitivity.md
+                      tables/curation_evidence.csv tables/curation_evidence.md tables/local_makeup.csv tables/local_makeup.md tables/table2_sensitivity.csv tables/table2_sensitivity.md
 
 # 08_claims reads every other notebook's tables
 # (the paper's notebooks 00-07; the studies beyond the paper, 09 on, have findings, not claims)
@@ -59,6 +59,7 @@ NB_05_rq3_regions_OUT := tables/rq3_thresholds.csv tables/rq3_thresholds.md tabl
                          tables/rq3_hit_rates_by_source.csv tables/rq3_hit_rates_by_source.md \
                          tables/rq3_coverage_paper_thresholds.csv tables/rq3_coverage_paper_thresholds.md \
                          tables/rq3_released_variants.csv tables/rq3_released_variants.md \
+                         tables/rq3_hit_rates_paper_thresholds.csv tables/rq3_hit_rates_paper_thresholds.md \
                          tables/rq3_ablation.csv tables/rq3_ablation.md \
                          figures/figure5_regions.png figures/figure5_regions.pdf \
                          figures/figure1_examples.png figures/figure1_examples.pdf

@@ -206,7 +206,7 @@ def test_cli_variants_label_fills_the_store_the_notebook_uses(project_data: dict
     assert len(ResultStore()) == before and len(results) == len(rows)
     assert main(["variants", "label", "--profile", "smoke", "--no-progress", "--kind", "OPT", "HumanEval"]) == 0
     out = capsys.readouterr().out
-    assert "HumanEval  MUT" not in out and "HumanEval  OPT" in out and "DFS target for the rewriter's" in out
+    assert "HumanEval  MUT" not in out and "HumanEval  OPT" in out and "the rewriter's variants: " in out
     assert main(["variants", "label", "--profile", "smoke", "--status", "HumanEval"]) == 0
     out = capsys.readouterr().out
     assert f"{len(rows)} candidates of 2 tasks, {len(rows)} labelled (100.0%)" in out and "nothing left to fuzz" in out

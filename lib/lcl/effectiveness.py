@@ -102,19 +102,25 @@ def labelled(frame: pd.DataFrame) -> pd.DataFrame:
 
 def with_sources(frame: pd.DataFrame, rows: list[dict]) -> pd.DataFrame:
     """``frame`` (built from ``rows`` by :func:`lcl.scoring.pairs_frame`, same order) with the
-    columns ``in_local`` (the curation flag; clones count as in LoCaL's DFS side) and
+    columns ``in_local`` (LoCaL; clones count as in LoCaL's DFS side), ``curated`` and
     ``opt_source`` (:func:`lcl.dataset.opt_source`: where an optimised variant comes from)."""
     from .dataset import opt_source
 
     if len(frame) != len(rows):
         raise ValueError(f"{len(frame)} frame rows for {len(rows)} pairs: build the frame from the same rows")
     return frame.assign(in_local=[bool(r.get("in_local", True)) for r in rows],
+                        curated=[bool(r.get("curated", r.get("in_local", True))) for r in rows],
                         opt_source=[opt_source(r) for r in rows])
 
 
 def in_local(frame: pd.DataFrame) -> pd.DataFrame:
-    """The curated LoCaL rows of a LoCaL-all frame (see :func:`with_sources`)."""
+    """The LoCaL rows (the sample at Table 2's makeup) of a LoCaL-all frame (see :func:`with_sources`)."""
     return frame[frame["in_local"].astype(bool)].reset_index(drop=True)
+
+
+def curated(frame: pd.DataFrame) -> pd.DataFrame:
+    """The LoCaL-curated rows (every curated pair) of a LoCaL-all frame (see :func:`with_sources`)."""
+    return frame[frame["curated"].astype(bool)].reset_index(drop=True)
 
 
 def opt_by_source(frames: dict[str, pd.DataFrame], metric_columns: list[str]) -> pd.DataFrame:
