@@ -123,6 +123,8 @@ show(Markdown(curation_sentence()))
 # (LoCaL-curated) is the larger sensitivity set, shown beside it in Tables 2 and 5. The counts
 # below hold by construction (the sample is drawn to them); what they show is how far our sources
 # fall short of the paper's, cell by cell.
+# Table 2 gives counts per kind and level only, not per benchmark, so each benchmark's share within a
+# cell is ours; notebook 06 reports MAE per benchmark within each kind for that reason.
 
 # %%
 mk = curation.makeup(all_pairs)

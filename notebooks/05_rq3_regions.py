@@ -79,6 +79,10 @@ show(Markdown(claims.paper_answer(['Section 4.5.1', 'Section 4.5.2', 'Section 4.
 
 # %% [markdown]
 # ## Scores and Algorithm 2 on the union of LoCaL_balanced and CodeScore_test
+#
+# LoCaL_balanced is drawn from LoCaL (the sample at Table 2's makeup), as the paper draws it from its LoCaL,
+# so the mutants keep Table 2's mix of levels. LoCaL holds fewer optimised variants than the paper's balanced set takes per
+# kind, so LoCaL_balanced is smaller than the paper's and its counts are compared with the paper's as shares.
 
 # %%
 model = training.base_model(P, seed, jobs)

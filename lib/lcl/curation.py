@@ -21,7 +21,9 @@ Table 2's counts per kind and level, scaled by one fraction (:func:`sample_fract
 at which every cell this run has can be filled), so the shares of kinds and levels are the
 paper's. Why the sample is the primary set: the paper's conclusions on LoCaL as a whole (its MAE
 per metric and benchmark, its coverage of the corners) are averages over its pairs, weighted by
-that makeup; with every curated pair, mutants would weigh 93% instead of 85%.
+that makeup; with every curated pair the mutants' share would be far above Table 2's
+(``local_makeup`` shows both). Table 2 gives counts per kind and level only, so the share of each
+benchmark within a cell is ours (RQ4 reports MAE per benchmark within each kind for that reason).
 
 Three sets, one file (``data/processed/local_pairs_<profile>.jsonl``), one filter apart:
 ``LoCaL`` = ``in_local`` (the sample), ``LoCaL-curated`` = ``curated`` (every curated pair, the
@@ -92,21 +94,24 @@ def sample_fraction(available: Mapping[tuple[str, str], int], paper: Mapping[tup
     return min([1.0, *(a / n for a, n in have)]) if have else 0.0
 
 
+def _cells(pairs: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], list[str]]:
+    """The ids of ``pairs`` per Table 2 cell (kind, level)."""
+    cells: dict[tuple[str, str], list[str]] = {c: [] for c in TABLE2_CELLS}
+    for p in pairs:
+        cells.setdefault((p["variant_type"], p["level"]), []).append(p["id"])
+    return cells
+
+
 def fraction(pairs: list[dict[str, Any]]) -> float:
     """The sample fraction of :func:`table2_sample` for labelled ``pairs`` with ``curated`` flags."""
-    available: dict[tuple[str, str], int] = {}
-    for p in pairs:
-        if p.get("curated"):
-            available[(p["variant_type"], p["level"])] = available.get((p["variant_type"], p["level"]), 0) + 1
-    return sample_fraction(available, paper_counts())
+    cells = _cells(p for p in pairs if p.get("curated"))
+    return sample_fraction({c: len(v) for c, v in cells.items()}, paper_counts())
 
 
 def table2_sample(pairs: list[dict[str, Any]], seed: int) -> tuple[set[str], float]:
     """The ids of a seeded sample of ``pairs`` (curated) at Table 2's makeup, and its fraction."""
     paper = paper_counts()
-    cells: dict[tuple[str, str], list[str]] = {c: [] for c in paper}
-    for p in pairs:
-        cells.setdefault((p["variant_type"], p["level"]), []).append(p["id"])
+    cells = _cells(pairs)
     s = sample_fraction({c: len(v) for c, v in cells.items()}, paper)
     chosen: set[str] = set()
     for (kind, level), ids in cells.items():

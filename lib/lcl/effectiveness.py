@@ -125,7 +125,8 @@ def curated(frame: pd.DataFrame) -> pd.DataFrame:
 
 def opt_by_source(frames: dict[str, pd.DataFrame], metric_columns: list[str]) -> pd.DataFrame:
     """MAE per CEM of optimised (DFS) pairs per set and ``opt_source``, with the mean SurfaceSim
-    and df_score of each group (the rewriter's variants are built to reach SurfaceSim <= 0.65)."""
+    and df_score of each group (the rewriter's SurfaceSim targets come from the released variants,
+    :mod:`lcl.surface_budget`)."""
     from .dataset import OPT_SOURCES
 
     rows = []
