@@ -336,6 +336,39 @@ def test_pool_cli_runs_the_notebook_pool(monkeypatch: pytest.MonkeyPatch, capsys
     assert main(["variants", "pool", "--profile", "nope"]) == 2 and len(calls) == len(D.POPULATIONS) * S.rq2_repetitions
 
 
+def test_pool_cli_population_and_cap(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
+    """``--population`` runs one population; ``--population-cap`` replaces the profile's cap (``all``: none) for
+    this run only; a cap that is not a positive whole number is a one-line error, nothing run."""
+    from collections import Counter
+
+    from lcl import loaders
+    from lcl.cli import main
+
+    caps: list[tuple] = []
+
+    def fake_pool(profile, seed, jobs, progress=True, *, target=None, order_seed=None,  # noqa: ANN001, ANN202
+                  population=D.PIE_PAIRS):
+        caps.append((population, profile.rq2_pool_candidates))
+        return _pool(2), Counter()
+
+    monkeypatch.setattr(D, "mutant_pool", fake_pool)
+    monkeypatch.setattr(loaders, "benchmark_available", lambda name: True)
+    assert main(["variants", "pool", "--profile", "smoke", "--population", D.PIE_PAIRS, "--population-cap", "all",
+                 "--no-progress"]) == 0
+    assert caps and set(caps) == {(D.PIE_PAIRS, None)}
+    caps.clear()
+    assert main(["variants", "pool", "--profile", "smoke", "--population", D.PIE_PAIRS, "--population-cap", "37",
+                 "--no-progress"]) == 0
+    assert set(caps) == {(D.PIE_PAIRS, 37)}
+    caps.clear()
+    capsys.readouterr()
+    for bad in ("0", "-3", "many"):
+        assert main(["variants", "pool", "--profile", "smoke", "--population-cap", bad]) == 2
+        err = capsys.readouterr().err
+        assert "--population-cap" in err and "Traceback" not in err and len(err.strip().splitlines()) == 1
+    assert caps == []
+
+
 def test_pool_status_reads_the_store_and_fuzzes_nothing(monkeypatch: pytest.MonkeyPatch,
                                                         capsys: pytest.CaptureFixture) -> None:
     """``lcl variants pool --status``: stored full labels (df = 0 or not), screened-out candidates,

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import sys
 from collections import Counter
+from dataclasses import replace
 from typing import Any
 
 from .. import clones, dataset, distinguish, loaders
@@ -101,6 +102,12 @@ def _print_status(rows: list[dict[str, Any]], status: dict[str, bool | None], pr
 
 
 # ----------------------------------------------------------------------------- lcl variants pool
+def _positive_int(text: str) -> int:
+    if not text.isdigit() or int(text) < 1:
+        raise UserError(f"--population-cap: expected a positive whole number or 'all', got {text!r}")
+    return int(text)
+
+
 def _print_counts(counts: Counter) -> None:
     width = max(map(len, counts), default=0)
     for what, c in counts.items():
@@ -114,12 +121,18 @@ def cmd_variants_pool(args: Any) -> int:
     like every batch. Without PIE (registry-only data) it says so and exits 0, as the notebook
     skips RQ2, so ``make labels`` goes on with the stages that can run."""
     profile = profile_of(args)
+    if args.population_cap is not None:
+        # label a larger population than the profile's before the profile adopts it: labels are keyed by the pair
+        # and the fuzzing settings, not by the cap, so they carry over unchanged when the profile's cap moves
+        profile = replace(profile, rq2_pool_candidates=None if args.population_cap == "all" else
+                          _positive_int(args.population_cap))
     if not loaders.benchmark_available("PIE"):
         print("RQ2 pool skipped: PIE is not available here (it comes from the data mirror; see `lcl data status`)",
               file=sys.stderr)
         return 0
     n, k = profile.rq2_pairs, profile.rq2_repetitions
-    for population in distinguish.POPULATIONS:
+    populations = distinguish.POPULATIONS if args.population is None else (args.population,)
+    for population in populations:
         def head(r: int, population: str = population) -> str:
             return f"RQ2 mutants ({population}, repetition {r}, profile {profile.name}, seed {args.seed})"
 
@@ -201,6 +214,12 @@ def register(sub: Any) -> None:
     add_run_options(o)
     o.add_argument("--status", action="store_true", help="fuzz nothing: count the candidates with a stored label, "
                    "those with df_score = 0, those the screen left out and those still to fuzz")
+    o.add_argument("--population", choices=distinguish.POPULATIONS,
+                   help="only this mutant population (default: both, the PIE pairs' slow programs first)")
+    o.add_argument("--population-cap", metavar="N|all",
+                   help="of the PIE pairs' population, draw from the first N candidates of its seeded order "
+                        "(all: every candidate) instead of the profile's cap, to label the pool that independent "
+                        "repetitions need ahead of the profile; the profile's own results are unchanged")
     o.set_defaults(func=cmd_variants_pool)
     c = s.add_parser("clones", help="build and label the human-written CLONE pairs with Algorithm 1 (resumable)",
                      description="Extract the functions of the four PyPI algorithm collections, group them into "
