@@ -57,7 +57,7 @@ from IPython.display import Markdown
 
 from lcl.display import show
 
-from lcl import claims, dataset, loaders, outputs, profiles, scoring, sources, training
+from lcl import claims, dataset, loaders, outputs, profiles, rq5_capacity, scoring, sources, training
 from lcl.metrics.codescore_style import LABEL
 
 P = profiles.get(profile)
@@ -216,6 +216,43 @@ else:
 outputs.save_figure(fig, "rq5_learned_gain", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]
+# ## Capacity: would more training, more layers or longer inputs learn more?
+#
+# Table 6's models are trained with a CPU setting (steps, trainable layers and tokens above). Here
+# the first model(s) of Table 6 at the endpoints of p (same training draws, validation splits,
+# seeds and evaluation sets) are trained again with the profile's larger settings
+# (`profiles.Profile.rq5_capacity`), each early-stopped once its validation MAE stops improving.
+# The curves show validation MAE against optimiser steps beside the mean predictor's MAE on the
+# same split (dashed); the table gives each setting's learned gain on the evaluation sets and its
+# measured training seconds. Where a setting must be picked, it is picked on the validation split
+# (`rq5_capacity.best_setting`), never on the evaluation sets. Computation: `lib/lcl/rq5_capacity.py`.
+
+# %%
+if ok:
+    cap_runs, cap_curves = rq5_capacity.run(base_rows, local_rows, cst_rows, P, seed)
+    capacity = rq5_capacity.summary(cap_runs)
+else:
+    cap_curves = pd.DataFrame(columns=rq5_capacity.CURVE_COLUMNS)
+    capacity = pd.DataFrame(columns=rq5_capacity.SUMMARY_COLUMNS)
+cap_notes = [f"Settings: {'; '.join(s.name for s in rq5_capacity.settings(P))} (the first is Table 6's); other "
+             f"config as Table 6's ({settings_text(CFG)}), larger settings stop after {P.rq5_capacity_patience} "
+             "validations without improvement.",
+             f"{P.rq5_capacity_models} model(s) per setting and p (Table 6's seeds and draws); device {DEVICE}; "
+             "train s measured on this run (a cached model keeps the seconds of the run that built it)."]
+outputs.save_table(capacity, "rq5_capacity", profile=profile, seed=seed, directory=tables_out, notes=cap_notes,
+                   title=f"RQ5 capacity: learned gain and cost of {LABEL} per fine-tuning setting")
+outputs.save_table(cap_curves, "rq5_capacity_curves", profile=profile, seed=seed, directory=tables_out,
+                   notes=cap_notes, title="RQ5 capacity: validation MAE per optimiser step, per setting and model")
+show(capacity)
+if ok and len(cap_curves):
+    fig = rq5_capacity.plot_curves(cap_curves, LABEL)
+else:
+    from lcl import overview
+
+    fig = overview.unavailable_figure("RQ5 capacity: validation curves", notes[-1])
+outputs.save_figure(fig, "rq5_capacity_curves", profile=profile, seed=seed, directory=figures_out)
+
+# %% [markdown]
 # ## Sensitivity: the frozen-encoder variant (cheaper) and LoCaL-all
 #
 # Same pools, evaluation sets, validation splits and seeds. **Frozen encoder** (the cheaper
@@ -343,6 +380,9 @@ else:
                  + f" ({int(g['models beating the mean predictor'])} of {int(g['models'])} models beat it)"
                  for n, g in gp.iterrows()]
         lines.append(f"- Learned gain over the mean predictor at p = {p_}: " + "; ".join(parts) + ".")
+    if len(capacity):
+        lines += [f"- Capacity, {rq5_capacity.finding(capacity, p_)}"
+                  for p_ in (min(P.rq5_percentages), max(P.rq5_percentages))]
     if head:
         lines.append(f"- Headline, {notes[-1]}")
     lines += [

@@ -86,7 +86,10 @@ NB_07_rq5_training_OUT := tables/table6_training.csv tables/table6_training.md t
                           tables/rq5_sensitivity.csv tables/rq5_sensitivity.md tables/rq5_cost.csv tables/rq5_cost.md \
                           figures/rq5_mae_vs_p.png figures/rq5_mae_vs_p.pdf \
                           tables/rq5_learned_gain.csv tables/rq5_learned_gain.md \
-                          figures/rq5_learned_gain.png figures/rq5_learned_gain.pdf
+                          figures/rq5_learned_gain.png figures/rq5_learned_gain.pdf \
+                          tables/rq5_capacity.csv tables/rq5_capacity.md \
+                          tables/rq5_capacity_curves.csv tables/rq5_capacity_curves.md \
+                          figures/rq5_capacity_curves.png figures/rq5_capacity_curves.pdf
 
 # 09 re-executes run 0 of each (sampled) LoCaL pair's label; its verdict strings are cached under .cache/x1-run0
 NB_09_sparse_tests_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)

@@ -34,7 +34,7 @@ LAYER_OF = {
     "lcl.labelling": "study", "lcl.surface_budget": "study",
     "lcl.correlation": "rq", "lcl.distinguish": "rq", "lcl.coverage": "rq", "lcl.effectiveness": "rq",
     "lcl.label_sensitivity": "rq", "lcl.sparse_tests": "rq", "lcl.robustness": "rq", "lcl.red_herrings": "rq",
-    "lcl.calibration": "rq", "lcl.trained_metric": "rq", "lcl.region_checks": "rq",
+    "lcl.calibration": "rq", "lcl.trained_metric": "rq", "lcl.region_checks": "rq", "lcl.rq5_capacity": "rq",
     "lcl.claims": "report", "lcl.conclusions": "report", "lcl.reasons": "report",
     "lcl.findings": "report", "lcl.outputs": "report", "lcl.runner": "report", "lcl.report": "report",
     "lcl.verify": "report", "lcl.pipeline": "report", "lcl.display": "report",

@@ -35,6 +35,14 @@ class Profile:
     rq5_max_steps: int = 40  # optimiser steps (batch 16) at most
     rq5_eval_every: int = 20  # steps between validation evaluations
     rq5_patience: int = 2  # evaluations without improvement before stopping
+    # RQ5 capacity check (lcl.rq5_capacity): Table 6's first models at the endpoints of p trained again with
+    # larger settings (max steps, top layers trained or None for all, tokens), early-stopped after
+    # rq5_capacity_patience validations without improvement. One setting (six times Table 6's steps) at
+    # full: each adds about 8 min on 2 cores, so more settings (e.g. (240, 2, 128) or (240, 1, 256))
+    # are a profile override, not part of the 90-min build.
+    rq5_capacity: tuple[tuple[int, int | None, int], ...] = ((240, 1, 128),)
+    rq5_capacity_models: int = 1  # models per setting and p (seeds and draws of Table 6's models 0, 1, ...)
+    rq5_capacity_patience: int = 3
 
     def to_dict(self) -> dict[str, object]:
         return asdict(self)
@@ -46,11 +54,11 @@ PROFILES = {
     "full": Profile("full", 2000, 1000, 5, 2000, 10, tuple(range(0, 101, 10)), 5, None, rq2_pool_candidates=446),
     "quick": Profile("quick", 200, 100, 2, 200, 2, (0, 50, 100), 1, 5, 3, 3, rq1_pairs=60, rq2_pairs=20,
                      rq2_pool_programs=12, rq3_balanced=427, eval_pairs_cap=80, rq5_base_pairs=120, rq5_eval=40,
-                     rq5_max_steps=6, rq5_eval_every=2),
+                     rq5_max_steps=6, rq5_eval_every=2, rq5_capacity=((18, 1, 128),)),
     # smoke: the smallest run that still exercises every code path (the notebook tests use it)
     "smoke": Profile("smoke", 40, 30, 2, 50, 2, (0, 100), 1, 2, 2, 2, rq1_pairs=15, rq2_pairs=5,
                      rq2_pool_programs=3, rq3_balanced=20, eval_pairs_cap=15, rq5_base_pairs=24, rq5_eval=8,
-                     rq5_max_length=64, rq5_max_steps=2, rq5_eval_every=1),
+                     rq5_max_length=64, rq5_max_steps=2, rq5_eval_every=1, rq5_capacity=((4, 1, 64),)),
 }
 
 
