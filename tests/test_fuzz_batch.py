@@ -485,16 +485,16 @@ def test_results_of_engine_4_carry_over_unless_a_run_was_excluded_for_time(tmp_p
             {"id": "b", "reference": REF, "variant": VARIANTS[1], "entry": "f", "inputs": [[1, 2], [3, 0]]}]
     s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
     jobs = batch.load_jobs(rows, tmp_path, s, 0)
-    assert S.CARRY_OVER == ("5", "4") and all(len(j.legacy_keys) == 2 and j.key not in j.legacy_keys for j in jobs)
+    assert S.CARRY_OVER == ("6", "5", "4") and all(len(j.legacy_keys) == 3 and j.key not in j.legacy_keys for j in jobs)
     fake = {"df_score": 0.25, "runs": [{"run": 0, "excluded": False, "reason": None}], "engine_version": "4"}
     timed = {"df_score": 1.0, "runs": [{"run": 0, "excluded": True, "reason": "time budget exceeded"}],
              "engine_version": "4"}
     with ResultStore(tmp_path / "s.sqlite") as st:
-        st.put(jobs[0].legacy_keys[1], "a", fake)
-        st.put(jobs[1].legacy_keys[1], "b", timed)
+        st.put(jobs[0].legacy_keys[2], "a", fake)
+        st.put(jobs[1].legacy_keys[2], "b", timed)
         assert batch.batch_status(rows, settings=s, store=st, base=tmp_path) == {"a": True, "b": False}
         res = {r["id"]: r for r in batch.run_batch(rows, settings=s, store=st, progress=False, jobs=1, base=tmp_path)}
-    assert res["a"]["df_score"] == 0.25 and res["a"]["engine_version"] == S.ENGINE_VERSION == "6"  # carried over
+    assert res["a"]["df_score"] == 0.25 and res["a"]["engine_version"] == S.ENGINE_VERSION == "7"  # carried over
     assert res["b"]["df_score"] == 1.0 and len(res["b"]["runs"]) == 2  # fuzzed anew (the fake had one run)
 
 
@@ -518,7 +518,23 @@ def test_results_of_engine_5_carry_over_unless_the_variant_crashed_or_timed_out(
               "load": {**result(), "variant_load": "crash"}}
     with ResultStore(tmp_path / "s.sqlite") as st:
         for j in jobs:
-            st.put(j.legacy_keys[0], j.id, stored[j.id])
+            st.put(j.legacy_keys[1], j.id, stored[j.id])  # version 5's key
         assert batch.batch_status(rows, settings=s, store=st, base=tmp_path) == {
             "clean": True, "crashed": False, "timed": False, "load": False}
     assert S.carries_over(stored["clean"]) and not S.carries_over(stored["crashed"])
+
+
+def test_results_of_engine_6_carry_over_even_with_crashes_and_timeouts(tmp_path: Path) -> None:
+    """Version 7 (pid namespace, seccomp allowlist) changes nothing a version-6 result records."""
+    from lcl.fuzz import semantics as S
+
+    rows = [{"id": "t", "reference": REF, "variant": VARIANTS[2], "entry": "f", "inputs": [[1, 2], [3, 0]]}]
+    s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
+    jobs = batch.load_jobs(rows, tmp_path, s, 0)
+    c = {"matches": 0, "mismatches": 0, "timeouts": 1, "crashes": 1, "invalid": 0, "skipped": 0}
+    old = {"df_score": 0.0, "counts": c, "engine_version": "6", "variant_load": "ok",
+           "runs": [{"run": 0, "excluded": False, "reason": None, "counts": c}]}
+    with ResultStore(tmp_path / "s.sqlite") as st:
+        st.put(jobs[0].legacy_keys[0], "t", old)
+        assert batch.batch_status(rows, settings=s, store=st, base=tmp_path) == {"t": True}
+    assert S.carries_over(old) and not S.carries_over({**old, "engine_version": "5"})

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import threading
+import time
 from pathlib import Path
 
 import pytest
@@ -276,6 +277,14 @@ KERNEL_OBJECTS = {
                                        "        for _ in range(15):\n"
                                        "            if libc.write(fd, buf, len(buf)) != len(buf):\n                break\n"
                                        "            n += 1\n        libc.close(fd)\n    return n > 64",
+    # its parent outside its pid namespace (getppid() 0), its own pid small: no pid of the machine's
+    "sees_a_pid_outside_its_namespace": "import os\n    return os.getppid() != 0",
+    # calls off the seccomp allowlist (the denylist before it let them through: pinned memory, a
+    # machine-wide quota of asynchronous-I/O contexts)
+    "lock_memory": "import ctypes\n    libc = ctypes.CDLL(None)\n    buf = ctypes.create_string_buffer(4096)\n"
+                   "    return libc.mlock(buf, 4096) == 0",
+    "linux_aio_context": "import ctypes\n    libc = ctypes.CDLL(None)\n    ctx = ctypes.c_ulong(0)\n"
+                         "    return libc.syscall(206, 1, ctypes.byref(ctx)) == 0",  # io_setup: a machine-wide quota
 }
 
 
@@ -286,3 +295,80 @@ def test_kernel_objects_and_limits(name: str, sandbox_tmp: Path) -> None:
     res = fuzz_pair("def f(x):\n    return False\n", var, entry="f", inputs=[[1]], settings=FAST)
     assert _verdicts(res) == "M", f"{name}: the worker could"
     assert list(sandbox_tmp.iterdir()) == []
+
+
+def test_seccomp_lists_are_disjoint_and_fit_the_filter() -> None:
+    """A call is allowed, refused or conditional, never two of these; the program stays within
+    the kernel's 4096 instructions."""
+    from lcl.fuzz import isolation as ISO
+
+    allowed, refused = set(ISO.ALLOW_X86_64.values()), set(ISO.DENY_X86_64.values())
+    conditional = set(ISO._pid_args_x86_64(1234)) | {ISO.SYS_CLONE, ISO.SYS_CLONE3, ISO.SYS_IOCTL, ISO.SYS_PRCTL}
+    assert not allowed & refused and not allowed & conditional and not refused & conditional
+    assert len(ISO.ALLOW_X86_64) == len(allowed) and len(ISO.DENY_X86_64) == len(refused)
+    assert len(ISO.seccomp_program(1234)) // 8 < 4096
+
+
+def test_calls_off_the_allowlist_answer_enosys() -> None:
+    """An unlisted call answers ENOSYS (as on a kernel without it); mlock was allowed before."""
+    var = ("import ctypes\ndef f(x):\n    libc = ctypes.CDLL(None, use_errno=True)\n"
+           "    buf = ctypes.create_string_buffer(4096)\n    rc = libc.mlock(buf, 4096)\n"
+           "    return [rc, ctypes.get_errno()]\n")
+    res = fuzz_pair("def f(x):\n    return [-1, 38]\n", var, entry="f", inputs=[[1]], settings=FAST)
+    assert _verdicts(res) == "M"
+
+
+def _descendants(pid: int) -> set[int]:
+    """Every process below ``pid`` (from /proc: the parent field of each process's stat)."""
+    parent: dict[int, int] = {}
+    for d in os.listdir("/proc"):
+        if d.isdigit():
+            try:
+                parent[int(d)] = int(Path(f"/proc/{d}/stat").read_text().rsplit(")", 1)[1].split()[1])
+            except (OSError, IndexError, ValueError):
+                pass
+    out, todo = set(), [pid]
+    while todo:
+        p = todo.pop()
+        kids = [c for c, pp in parent.items() if pp == p]
+        out.update(kids)
+        todo += kids
+    return out
+
+
+def test_no_worker_outlives_its_forkserver() -> None:
+    """The fork-server is killed while its workers run: every worker is dead within a second.
+    (The pid namespace's init is killed too, but its exit waits in the kernel until the
+    machine's init has reaped the dead workers: it runs no code, so it is not counted.)"""
+    fuzz_pair(REF, REF, entry="f", inputs=INPUTS, settings=FAST)  # fork-servers up
+    fs = SB.get_forkserver(heavy=False)
+    seen: set[int] = set()
+
+    def kill_server() -> None:
+        seen.update(_descendants(fs.proc.pid))
+        os.kill(fs.proc.pid, signal.SIGKILL)
+
+    timer = threading.Timer(0.4, kill_server)
+    timer.start()
+    try:
+        fuzz_pair(REF, "import time\ndef f(x):\n    time.sleep(3)\n    return x * 2\n", entry="f", inputs=INPUTS,
+                  settings=Settings(**{**FAST.to_dict(), "timeout_floor": 2.0, "timeout_cap": 4.0}))
+    except SB.SandboxError:
+        pass
+    finally:
+        timer.cancel()
+    assert len(seen) >= 2, "no worker was running when the fork-server was killed"
+    deadline = time.monotonic() + 1.0
+    while time.monotonic() < deadline and [p for p in seen if _running(p)]:
+        time.sleep(0.02)
+    assert not [p for p in seen if _running(p)]
+
+
+def _running(pid: int) -> bool:
+    """Alive, not a zombie (a dead process waiting to be reaped) and no pid namespace's init."""
+    try:
+        status = Path(f"/proc/{pid}/status").read_text()
+    except OSError:
+        return False
+    fields = dict(line.split(":", 1) for line in status.splitlines() if ":" in line)
+    return not fields.get("State", "Z").strip().startswith("Z") and fields.get("NSpid", "").split()[-1:] != ["1"]

@@ -88,7 +88,9 @@ HOSTILE = {
     "print_100MB": ("def f(x):\n    for _ in range(100):\n        print('x' * 10**6)\n    return x * 2\n", "MT"),
     "sys_exit": ("import sys\ndef f(x):\n    sys.exit(0)\n", "X"),
     "os_exit": ("import os\ndef f(x):\n    os._exit(0)\n", "X"),
-    "kill_parent": ("import os, signal\ndef f(x):\n    os.kill(os.getppid(), signal.SIGKILL)\n    return x * 2\n", "X"),
+    # in its pid namespace a worker's getppid() is 0: kill(0) is its own process group (C); without
+    # the namespace the kill of the fork-server is refused (X)
+    "kill_parent": ("import os, signal\ndef f(x):\n    os.kill(os.getppid(), signal.SIGKILL)\n    return x * 2\n", "XC"),
     "kill_all": ("import os, signal\ndef f(x):\n    os.kill(-1, signal.SIGKILL)\n    return x * 2\n", "X"),
     "fork_bomb": ("import os\ndef f(x):\n    while True:\n        os.fork()\n", "X"),
     "subprocess": ("import subprocess\ndef f(x):\n    subprocess.run(['sleep', '100'])\n    return x * 2\n", "X"),
@@ -406,7 +408,8 @@ PROBES = {
     "proc_other_processes": "assert [p for p in os.listdir('/proc') if p.isdigit() and int(p) != os.getpid()]",
     "ptrace_parent": "import ctypes\n    libc = ctypes.CDLL(None, use_errno=True)\n"
                      "    assert libc.ptrace(0x4206, os.getppid(), 0, 0) == 0",
-    "signal_parent": "os.kill(os.getppid(), 0)",
+    "signal_parent": "assert os.getppid() != 0\n    os.kill(os.getppid(), 0)",  # 0: outside its pid namespace
+    "signal_forkserver": "os.kill({forkserver}, 0)",  # the fork-server's pid, which a worker cannot learn
     "raise_hard_rlimit_via_ctypes": "import ctypes, resource\n    libc = ctypes.CDLL(None, use_errno=True)\n"
                                     "    lim = (ctypes.c_ulong * 2)(2**62, 2**62)\n"
                                     "    assert libc.setrlimit(resource.RLIMIT_AS, lim) == 0",
@@ -419,7 +422,8 @@ PROBES = {
 def test_probes_are_refused(name: str, tmp_path: Path) -> None:
     secret = tmp_path / "secret.txt"
     secret.write_text("s3cret")
-    probe = PROBES[name].format(secret=str(secret))
+    fs = SB.get_forkserver(heavy=False)
+    probe = PROBES[name].format(secret=str(secret), forkserver=fs.proc.pid)
     var = (f"import os\ndef probe():\n    {probe}\ndef f(x):\n    try:\n        probe()\n        return True\n"
            "    except BaseException:\n        return False\n")
     res = run(var, ref="def f(x):\n    return True\n", inputs=[[1]])

@@ -13,11 +13,13 @@ starts later:
 * ``landlock_net`` (Landlock ABI >= 4): TCP bind and connect are refused.
 * ``landlock_scope`` (ABI >= 6): signals and abstract UNIX sockets cannot reach a process
   outside the worker (the fork-server, the harness, other workers).
-* ``seccomp``: a BPF filter refuses (``EPERM``) process creation and ``execve``, ``ptrace``
-  and cross-process memory access, namespaces and mounts, kernel keyrings, BPF, io_uring,
-  file metadata changes (``chmod``/``chown``/``utime``/xattrs, which Landlock does not
-  cover), ``AF_UNIX`` sockets, and signals, rlimits, priorities and affinities aimed at any
-  process but the worker.
+* ``seccomp``: a BPF filter allows only the system calls of :data:`ALLOW_X86_64` (what
+  confined workers make on honest code; any other call answers ``ENOSYS``) and refuses
+  (``EPERM``) process creation and ``execve``, ``ptrace`` and cross-process memory access,
+  namespaces and mounts, kernel keyrings, BPF, io_uring, file metadata changes
+  (``chmod``/``chown``/``utime``/xattrs, which Landlock does not cover), memfd, inotify, device
+  nodes, System V IPC, sockets other than ``AF_INET``/``AF_INET6``, and signals, rlimits,
+  priorities and affinities aimed at any process but the worker.
 * ``capabilities``: the worker drops every capability (effective, permitted, inheritable
   and the bounding set), so a worker running as root cannot raise its rlimits or bypass
   file permissions.
@@ -30,7 +32,8 @@ starts later:
   one capability, ``CAP_DAC_READ_SEARCH``, because the interpreter may live below a directory
   only root may search (``/root/.pyenv``); Landlock still decides what it reads.
 
-The fork-server's private network namespace (``netns``) is set up in ``sandbox``. What a
+The fork-server's private network namespace (``netns``) is set up in ``sandbox``; its pid
+namespace (``pidns``) by :func:`enter_pid_namespace`, which the fork-server calls after the probe. What a
 kernel lacks is reported by :func:`probe`, run once per fork-server in a throw-away child.
 """
 
@@ -44,8 +47,9 @@ import struct
 import sys
 from typing import Any
 
-#: every mechanism, in report order (``netns`` is the fork-server's, the rest each worker's)
-MECHANISMS = ("netns", "no_new_privs", "landlock_fs", "landlock_net", "landlock_scope", "seccomp", "capabilities",
+#: every mechanism, in report order (``netns`` and ``pidns`` are the fork-server's, the rest each worker's)
+FORKSERVER_MECHANISMS = ("netns", "pidns")
+MECHANISMS = ("netns", "pidns", "no_new_privs", "landlock_fs", "landlock_net", "landlock_scope", "seccomp", "capabilities",
               "namespaces", "unprivileged")
 MODES = ("best", "strict")
 
@@ -54,6 +58,7 @@ SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF =
 LANDLOCK_CREATE_RULESET_VERSION = 1
 LANDLOCK_RULE_PATH_BENEATH = 1
 PR_SET_NO_NEW_PRIVS, PR_GET_NO_NEW_PRIVS, PR_CAPBSET_DROP, PR_SET_SECCOMP = 38, 39, 24, 22
+PR_SET_PDEATHSIG = 1
 SECCOMP_MODE_FILTER = 2
 O_PATH = getattr(os, "O_PATH", 0o10000000)
 
@@ -210,10 +215,59 @@ DENY_X86_64 = {
     "mq_open": 240, "mq_unlink": 241, "mq_timedsend": 242, "mq_timedreceive": 243, "mq_notify": 244,
     "mq_getsetattr": 245,
 }
+#: x86_64 numbers of the calls a worker may make (an allowlist: any call on none of the lists
+#: answers ENOSYS, the answer of a kernel without it, so libc falls back to a call listed here).
+#: Found by tracing confined workers (``benchmarks/seccomp_trace.py``: every call a worker made
+#: after installing the filter while running the test suite's honest pairs, a sweep over every
+#: standard-library module and common operations, numpy and scipy programs), plus the calls of
+#: the same families libc may use instead (``*at``, ``*2``, ``pselect6``/``ppoll``, ``statx``).
+#: Not on it, besides the refused calls above: changing ids or sessions (``setsid``,
+#: ``setpgid``, ``set*uid``), ``mlock*``, NUMA policy changes, ``sync``/``syncfs``, Linux AIO,
+#: ``seccomp``/``landlock_*`` of its own, ``modify_ldt``, memory protection keys, ``capset``.
+ALLOW_X86_64 = {
+    "read": 0, "write": 1, "open": 2, "close": 3, "stat": 4, "fstat": 5, "lstat": 6, "poll": 7, "lseek": 8,
+    "mmap": 9, "mprotect": 10, "munmap": 11, "brk": 12, "rt_sigaction": 13, "rt_sigprocmask": 14, "rt_sigreturn": 15,
+    "pread64": 17, "pwrite64": 18, "readv": 19, "writev": 20, "access": 21, "pipe": 22, "select": 23,
+    "sched_yield": 24, "mremap": 25, "msync": 26, "mincore": 27, "madvise": 28, "dup": 32, "dup2": 33, "pause": 34,
+    "nanosleep": 35, "getitimer": 36, "alarm": 37, "setitimer": 38, "getpid": 39, "sendfile": 40, "connect": 42,
+    "accept": 43, "sendto": 44, "recvfrom": 45, "sendmsg": 46, "recvmsg": 47, "shutdown": 48, "bind": 49,
+    "listen": 50, "getsockname": 51, "getpeername": 52, "socketpair": 53, "setsockopt": 54, "getsockopt": 55,
+    "exit": 60, "wait4": 61, "uname": 63, "fcntl": 72, "flock": 73, "fsync": 74, "fdatasync": 75, "truncate": 76,
+    "ftruncate": 77, "getdents": 78, "getcwd": 79, "chdir": 80, "fchdir": 81, "rename": 82, "mkdir": 83, "rmdir": 84,
+    "creat": 85, "link": 86, "unlink": 87, "symlink": 88, "readlink": 89, "umask": 95, "gettimeofday": 96,
+    "getrlimit": 97, "getrusage": 98, "sysinfo": 99, "times": 100, "getuid": 102, "getgid": 104, "geteuid": 107,
+    "getegid": 108, "getppid": 110, "getpgrp": 111, "getgroups": 115, "getresuid": 118, "getresgid": 120,
+    "getpgid": 121, "getsid": 124, "capget": 125, "rt_sigpending": 127, "rt_sigtimedwait": 128, "rt_sigsuspend": 130,
+    "sigaltstack": 131, "statfs": 137, "fstatfs": 138, "getpriority": 140, "sched_getparam": 143,
+    "sched_getscheduler": 145, "sched_get_priority_max": 146, "sched_get_priority_min": 147,
+    "sched_rr_get_interval": 148, "arch_prctl": 158, "setrlimit": 160, "gettid": 186, "readahead": 187,
+    "getxattr": 191, "lgetxattr": 192, "fgetxattr": 193, "listxattr": 194, "llistxattr": 195, "flistxattr": 196,
+    "time": 201, "futex": 202, "sched_getaffinity": 204, "set_tid_address": 218, "getdents64": 217,
+    "restart_syscall": 219, "fadvise64": 221, "timer_create": 222, "timer_settime": 223, "timer_gettime": 224,
+    "timer_getoverrun": 225, "timer_delete": 226, "clock_gettime": 228, "clock_getres": 229, "clock_nanosleep": 230,
+    "exit_group": 231, "epoll_wait": 232, "epoll_ctl": 233, "waitid": 247, "get_mempolicy": 239, "ioprio_get": 252,
+    "openat": 257, "mkdirat": 258, "newfstatat": 262, "unlinkat": 263, "renameat": 264, "linkat": 265,
+    "symlinkat": 266, "readlinkat": 267, "faccessat": 269, "pselect6": 270, "ppoll": 271, "set_robust_list": 273,
+    "get_robust_list": 274, "splice": 275, "tee": 276, "sync_file_range": 277, "vmsplice": 278, "epoll_pwait": 281,
+    "signalfd": 282, "timerfd_create": 283, "eventfd": 284, "fallocate": 285, "timerfd_settime": 286,
+    "timerfd_gettime": 287, "accept4": 288, "signalfd4": 289, "eventfd2": 290, "epoll_create": 213,
+    "epoll_create1": 291, "dup3": 292, "pipe2": 293, "preadv": 295, "pwritev": 296, "recvmmsg": 299, "sendmmsg": 307,
+    "getcpu": 309, "sched_getattr": 315, "renameat2": 316, "getrandom": 318, "membarrier": 324,
+    "copy_file_range": 326, "preadv2": 327, "pwritev2": 328, "statx": 332, "rseq": 334, "close_range": 436,
+    "openat2": 437, "faccessat2": 439, "epoll_pwait2": 441, "futex_waitv": 449,
+}
+#: ``ioctl`` requests a worker may make (else ENOTTY, the answer for a file that is no terminal):
+#: terminal queries (``isatty``, window size), non-blocking and close-on-exec flags, bytes
+#: readable, interface enumeration (``socket.if_nameindex``, ``uuid``)
+IOCTL_X86_64 = (0x5401, 0x5413, 0x541B, 0x5421, 0x5450, 0x5451, 0x8910, 0x8912, 0x8913, 0x8933)
+#: ``prctl`` options a worker may use (else EPERM): the parent-death signal (the worker re-arms it
+#: after its uid change), reading its own name, dumpability, seccomp, no_new_privs and capability
+#: bounding state, naming its threads and anonymous memory (glibc's ``PR_SET_VMA``)
+PRCTL_X86_64 = (1, 2, 3, 15, 16, 21, 23, 39, 0x53564D41)
 #: the only socket families a worker may create (an allowlist: AF_UNIX, netlink, vsock, packet
 #: and every other family is refused); they reach nothing inside the private network namespace
 SOCKET_FAMILIES = (2, 10)  # AF_INET, AF_INET6
-SYS_CLONE, SYS_CLONE3, SYS_SOCKET = 56, 435, 41
+SYS_CLONE, SYS_CLONE3, SYS_SOCKET, SYS_IOCTL, SYS_PRCTL = 56, 435, 41, 16, 157
 
 
 def _pid_args_x86_64(pid: int) -> dict[int, list[tuple[int, tuple[int, ...]]]]:
@@ -242,44 +296,54 @@ def _arg_low(i: int) -> int:
     return 16 + 8 * i + (0 if sys.byteorder == "little" else 4)
 
 
-_PROGRAM_HEAD: list[bytes] = []
+def _arg_block(conds: list[tuple[int, tuple[int, ...]]], refuse: int) -> list[bytes]:
+    """Allow when every listed argument (low 32 bits) is one of its values, else ``refuse``."""
+    body: list[bytes] = []
+    for arg, values in conds:
+        body.append(_ins(_LD_ABS, _arg_low(arg)))
+        body += [_ins(_JEQ, v, len(values) - j, 0) for j, v in enumerate(values)]
+        body.append(_ins(_RET, refuse))
+    body.append(_ins(_RET, RET_ALLOW))
+    return body
 
 
-def _program_head() -> bytes:
-    """The part of the filter that does not depend on the pid (built once per process)."""
-    if not _PROGRAM_HEAD:
+def _chain(blocks: list[tuple[int, list[bytes]]]) -> list[bytes]:
+    """``if nr == N: body`` for each block, in order (the accumulator holds the call number)."""
+    prog: list[bytes] = []
+    for nr, body in blocks:
+        prog.append(_ins(_JEQ, nr, 0, len(body)))
+        prog += body
+    return prog
+
+
+_PROGRAM_PARTS: list[bytes] = []
+
+
+def _program_parts() -> tuple[bytes, bytes]:
+    """The parts of the filter that do not depend on the pid (built once per process): the
+    refused calls and the argument checks that name no pid, then the allowlist and its default."""
+    if not _PROGRAM_PARTS:
         eperm, enosys = RET_ERRNO | errno.EPERM, RET_ERRNO | errno.ENOSYS
         blocks: list[tuple[int, list[bytes]]] = [(nr, [_ins(_RET, eperm)]) for nr in sorted(set(DENY_X86_64.values()))]
         blocks.append((SYS_CLONE3, [_ins(_RET, enosys)]))  # libc falls back to clone, checked below
         blocks.append((SYS_CLONE, [_ins(_LD_ABS, _arg_low(0)), _ins(_JSET, CLONE_THREAD, 0, 1),
                                    _ins(_RET, RET_ALLOW), _ins(_RET, eperm)]))
-        prog = [_ins(_LD_ABS, 4), _ins(_JEQ, AUDIT_ARCH_X86_64, 1, 0), _ins(_RET, RET_KILL_PROCESS),
+        blocks.append((SYS_IOCTL, _arg_block([(1, IOCTL_X86_64)], RET_ERRNO | errno.ENOTTY)))
+        blocks.append((SYS_PRCTL, _arg_block([(0, PRCTL_X86_64)], eperm)))
+        head = [_ins(_LD_ABS, 4), _ins(_JEQ, AUDIT_ARCH_X86_64, 1, 0), _ins(_RET, RET_KILL_PROCESS),
                 _ins(_LD_ABS, 0), _ins(_JGE, 0x40000000, 0, 1), _ins(_RET, enosys)]  # no x32 calls
-        for nr, body in blocks:
-            prog.append(_ins(_JEQ, nr, 0, len(body)))
-            prog += body
-        _PROGRAM_HEAD.append(b"".join(prog))
-    return _PROGRAM_HEAD[0]
+        tail = _chain([(nr, [_ins(_RET, RET_ALLOW)]) for nr in sorted(set(ALLOW_X86_64.values()))])
+        _PROGRAM_PARTS[:] = [b"".join(head + _chain(blocks)), b"".join(tail + [_ins(_RET, enosys)])]
+    return _PROGRAM_PARTS[0], _PROGRAM_PARTS[1]
 
 
 def seccomp_program(pid: int) -> bytes:
-    """The worker's BPF filter (x86_64): see :data:`DENY_X86_64` and :func:`_pid_args_x86_64`."""
+    """The worker's BPF filter (x86_64): :data:`DENY_X86_64` refused, the calls of
+    :func:`_pid_args_x86_64` only aimed at the worker, :data:`ALLOW_X86_64` allowed, the rest ENOSYS."""
+    head, tail = _program_parts()
     eperm = RET_ERRNO | errno.EPERM
-    blocks: list[tuple[int, list[bytes]]] = []
-    for nr, conds in _pid_args_x86_64(pid).items():
-        body: list[bytes] = []
-        for arg, values in conds:
-            body.append(_ins(_LD_ABS, _arg_low(arg)))
-            body += [_ins(_JEQ, v, len(values) - j, 0) for j, v in enumerate(values)]
-            body.append(_ins(_RET, eperm))
-        body.append(_ins(_RET, RET_ALLOW))
-        blocks.append((nr, body))
-    prog = [_program_head()]
-    for nr, body in blocks:
-        prog.append(_ins(_JEQ, nr, 0, len(body)))
-        prog += body
-    prog.append(_ins(_RET, RET_ALLOW))
-    return b"".join(prog)
+    pid_blocks = [(nr, _arg_block(conds, eperm)) for nr, conds in _pid_args_x86_64(pid).items()]
+    return head + b"".join(_chain(pid_blocks)) + tail
 
 
 def seccomp_supported() -> bool:
@@ -295,6 +359,48 @@ def seccomp(pid: int) -> None:
 
 
 # ---------------------------------------------------------------- namespaces, uid
+CLONE_NEWPID = 0x20000000
+_PIDNS_PIPE: list[int] = []  # the write end of the pid namespace's init's pipe (see enter_pid_namespace)
+
+
+def host_pid() -> int:
+    """This process's pid as the machine's ``/proc`` (mounted for the first pid namespace)
+    names it: in a worker of a private pid namespace ``os.getpid()`` is a small number that
+    another fork-server's worker may share, so a worker's uid is derived from this one. Read
+    before Landlock closes ``/proc``."""
+    try:
+        return int(os.readlink("/proc/self"))
+    except (OSError, ValueError):
+        return os.getpid()
+
+
+def enter_pid_namespace() -> int | None:
+    """Make this (single-threaded, root) process's later children members of a new pid
+    namespace, whose first member, forked here, is its init: it only waits, and dies with this
+    process (parent-death signal, and end of file on a pipe only this process holds open);
+    when it dies the kernel kills every other member. So no worker outlives its fork-server,
+    a worker's ``getppid()`` is 0 and it sees no pid outside the namespace, and a worker is
+    never pid 1 (which would ignore the default-action signals it sends itself). Returns the
+    init's pid, or None where the kernel refuses the namespace."""
+    if _libc().unshare(CLONE_NEWPID) != 0:
+        return None
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the namespace's init
+        try:
+            _libc().prctl(PR_SET_PDEATHSIG, 9, 0, 0, 0)  # SIGKILL: delivered, its sender being outside
+            os.closerange(0, r)
+            os.closerange(r + 1, 65536)
+            while os.read(r, 1):
+                pass
+        finally:
+            os._exit(0)
+    os.close(r)
+    os.set_inheritable(w, False)
+    _PIDNS_PIPE.append(w)  # held open for this process's lifetime; workers close every fd they inherit
+    return pid
+
+
 CLONE_NEWNS, CLONE_NEWIPC = 0x00020000, 0x08000000
 MS_NOSUID, MS_NODEV, MS_REC, MS_PRIVATE = 2, 4, 1 << 14, 1 << 18
 UID_BASE = 100_000  # a worker's uid is UID_BASE + its pid: no other process shares it
@@ -358,10 +464,10 @@ def confine(tmpdir: str, readable: list[str], want: dict[str, bool], limits: tup
     """Apply every mechanism ``want`` names (as found by :func:`probe`) to this process;
     ``limits``: the temporary directory's bytes and files. Raises OSError when one of them
     fails: the caller must then not run untrusted code."""
-    got = {m: False for m in MECHANISMS if m != "netns"}
+    got = {m: False for m in MECHANISMS if m not in FORKSERVER_MECHANISMS}
     if not any(want.get(m) for m in got):
         return got
-    uid = UID_BASE + os.getpid()
+    uid = UID_BASE + host_pid()
     if want.get("namespaces"):  # first: it needs CAP_SYS_ADMIN, and Landlock's rule names the tmpfs
         got["namespaces"] = private_namespaces(tmpdir, limits[0], limits[1], uid)
     got["no_new_privs"] = no_new_privs()
@@ -385,7 +491,7 @@ def _try_all(tmpdir: str, readable: list[str]) -> dict[str, Any]:
     abi = landlock_abi()
     out: dict[str, Any] = {"landlock_abi": abi, "errors": {}}
     root = os.geteuid() == 0
-    uid = UID_BASE + os.getpid()
+    uid = UID_BASE + host_pid()
     want = {"landlock_abi": abi, "landlock_fs": abi > 0, "capabilities": True, "seccomp": seccomp_supported(),
             "namespaces": root, "unprivileged": root}
     steps = [("namespaces", lambda: private_namespaces(tmpdir, 1 << 20, 16, uid) if root else None),
@@ -419,7 +525,7 @@ def probe(tmp_base: str | None = None, exclude: tuple[str, ...] = ()) -> dict[st
 
     readable = read_paths(exclude)
     if seccomp_supported():
-        _program_head()  # built once here, inherited by every worker forked later
+        _program_parts()  # built once here, inherited by every worker forked later
     _libc()
     tmpdir = tempfile.mkdtemp(prefix="lcl-fuzz-probe-", dir=tmp_base)
     r, w = os.pipe()
@@ -455,11 +561,11 @@ def probe(tmp_base: str | None = None, exclude: tuple[str, ...] = ()) -> dict[st
     return res
 
 
-def report(probed: dict[str, Any], netns: bool, mode: str) -> dict[str, Any]:
+def report(probed: dict[str, Any], netns: bool, mode: str, pidns: bool = False) -> dict[str, Any]:
     """The isolation report: which mechanisms are active, which are missing, and what that
     leaves (printed by ``lcl fuzz pair --json`` and kept in each result)."""
     mech = {m: bool(probed.get(m)) for m in MECHANISMS}
-    mech["netns"] = bool(netns)
+    mech["netns"], mech["pidns"] = bool(netns), bool(pidns)
     missing = [m for m in MECHANISMS if not mech[m]]
     return {"mode": mode, "mechanisms": mech, "missing": missing, "landlock_abi": int(probed.get("landlock_abi") or 0),
             "kernel": kernel_enforced(mech), "python_fallback": _fallbacks(mech),

@@ -107,10 +107,10 @@ from typing import Any
 #: bump when a change alters any outcome, verdict or score (it invalidates stored results)
 # the kernel isolation kept version 5: no archived candidate uses what it changes (docs/FUZZING.md,
 # "Kernel isolation and the engine version"; a full-profile --recheck of 40 pairs was identical)
-ENGINE_VERSION = "6"  # 6: workers in their own IPC and mount namespaces as a uid of their own, the temporary directory a tmpfs whose size and file count the kernel keeps (over it: ENOSPC, no longer CRASH; its files do not survive a worker's replacement), memfd, inotify, mknod, System V IPC and non-IP sockets refused, per-input timeouts applied by the harness; 5: the run budget T is charged in the variant workers' CPU time (a wall-clock cap of watchdog_factor x T + grace stops variants that sleep), so whether a run is kept no longer depends on the machine's load; a run whose reference alone needs more than T is excluded without running the variant; 4: every generated run starts in fresh workers (runs independent; a batch may run them in parallel), random seeded per load, lean fork-server for stdlib-only code; 3: T never below 2 x the reference's CPU (slow references gave -1), scipy preloaded; 2: numpy preloaded (PIE numpy programs were all-invalid), adaptive run budget
+ENGINE_VERSION = "7"  # 7: workers in a pid namespace of their fork-server's (getppid() is 0), seccomp an allowlist of system calls (others ENOSYS); 6: workers in their own IPC and mount namespaces as a uid of their own, the temporary directory a tmpfs whose size and file count the kernel keeps (over it: ENOSPC, no longer CRASH; its files do not survive a worker's replacement), memfd, inotify, mknod, System V IPC and non-IP sockets refused, per-input timeouts applied by the harness; 5: the run budget T is charged in the variant workers' CPU time (a wall-clock cap of watchdog_factor x T + grace stops variants that sleep), so whether a run is kept no longer depends on the machine's load; a run whose reference alone needs more than T is excluded without running the variant; 4: every generated run starts in fresh workers (runs independent; a batch may run them in parallel), random seeded per load, lean fork-server for stdlib-only code; 3: T never below 2 x the reference's CPU (slow references gave -1), scipy preloaded; 2: numpy preloaded (PIE numpy programs were all-invalid), adaptive run budget
 
 #: older engine versions whose stored results carry over when :func:`carries_over` says so
-CARRY_OVER = ("5", "4")
+CARRY_OVER = ("6", "5", "4")
 
 
 def carries_over(result: dict[str, Any]) -> bool:
@@ -125,7 +125,13 @@ def carries_over(result: dict[str, Any]) -> bool:
     there do the changes reach a result (a crash may have been the disk limit, now ENOSPC; a
     replaced worker now loses its files; a timeout is now applied by the harness). What else
     changed (memfd, inotify, System V IPC, mknod, non-IP sockets refused; a uid of its own; at
-    most 64 threads) no archived candidate uses (docs/FUZZING.md)."""
+    most 64 threads) no archived candidate uses (docs/FUZZING.md).
+
+    6 -> 7: always. The changes reach only code that makes a system call off the allowlist or
+    reads or signals its parent's pid; traced archived candidates make none, and re-fuzzed
+    samples of every benchmark were identical (docs/FUZZING.md, "Engine version 7")."""
+    if result.get("engine_version") == "6":
+        return True
     runs = [r for r in result.get("runs") or [] if isinstance(r, dict)]
     if result.get("engine_version") == "4" and any(r.get("reason") == "time budget exceeded" for r in runs):
         return False

@@ -187,7 +187,7 @@ class Executor:
 
     def _check_forkserver(self) -> None:
         """A worker died: if its fork-server is gone, that (not the code) is why."""
-        if self.fs.proc.poll() is not None:
+        if not self.fs.alive():
             raise ForkServerDied("the fork-server died during a pass")
 
     def _finish_start(self, started: _Started) -> tuple[Worker | None, LoadStatus]:
@@ -222,6 +222,7 @@ class Executor:
                 w.inputs_version = tag
         except (OSError, EOFError):
             w.close()
+            self._check_forkserver()
             return None, LoadStatus("crash")
         return w, LoadStatus("ok")
 

@@ -15,6 +15,7 @@ import functools
 import mmap
 import os
 import pickle
+import select
 import signal
 import socket
 import sys
@@ -46,10 +47,12 @@ _PRELOAD_OPTIONAL = ("numpy", "scipy", "scipy.sparse", "scipy.sparse.csgraph", "
 _SINGLE_THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
-def _probe_isolation(netns: bool, mode: str, libdir: str) -> dict[str, Any]:
-    """The isolation report of this fork-server's workers (see ``isolation``); what it needs
-    to apply them travels in each worker's config. ``LCL_FUZZ_NO_KERNEL_ISOLATION`` simulates
-    a kernel without Landlock and seccomp (tests)."""
+def _probe_isolation(netns: bool, mode: str, libdir: str) -> tuple[dict[str, Any], int | None]:
+    """The isolation report of this fork-server's workers (see ``isolation``) and the pid of
+    their pid namespace's init (None without one); what the workers need to apply the rest
+    travels in each worker's config. ``LCL_FUZZ_NO_KERNEL_ISOLATION`` simulates a kernel
+    without Landlock, seccomp and namespaces (tests)."""
+    init = None
     if os.environ.get("LCL_FUZZ_NO_KERNEL_ISOLATION"):
         probed: dict[str, Any] = {"want": {}, "readable": []}
     else:
@@ -57,10 +60,15 @@ def _probe_isolation(netns: bool, mode: str, libdir: str) -> dict[str, Any]:
             probed = ISO.probe(os.environ.get("LCL_FUZZ_TMP") or None, exclude=(libdir,))
         except Exception as exc:  # noqa: BLE001 - a failed probe is reported, never fatal
             probed = {"want": {}, "readable": [], "errors": {"probe": str(exc)[:200]}}
-    rep = ISO.report(probed, netns, mode)
+        # after the probe, whose throw-away child would otherwise be the namespace's init
+        try:
+            init = ISO.enter_pid_namespace()
+        except Exception as exc:  # noqa: BLE001 - no pid namespace is reported as such
+            probed.setdefault("errors", {})["pidns"] = str(exc)[:200]
+    rep = ISO.report(probed, netns, mode, pidns=init is not None)
     rep["want"] = probed.get("want", {}) if any(rep["mechanisms"].values()) else {}
     rep["readable"] = probed.get("readable", [])
-    return rep
+    return rep, init
 
 
 def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "best") -> None:
@@ -77,7 +85,7 @@ def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "b
             netns = libc.unshare(CLONE_NEWNET) == 0
         except Exception:  # noqa: BLE001 - no network namespace is reported as such
             netns = False
-    iso = _probe_isolation(netns, mode, sys.path[0])
+    iso, init = _probe_isolation(netns, mode, sys.path[0])
     for name in _PRELOAD:
         with contextlib.suppress(Exception):
             importlib.import_module(name)
@@ -122,7 +130,10 @@ def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "b
         tmpdirs = {d for d in tmpdirs if os.path.isdir(d)}
         tmpdirs.add(cfg["tmpdir"])
         sock_fd, shm_fd = fds
-        pid = os.fork()
+        try:
+            pid = os.fork()
+        except OSError:  # the pid namespace's init is gone (or no memory): the harness starts another fork-server
+            break
         if pid == 0:
             ctl.close()
             # sockets are refused by the audit hook only where no namespace isolates them
@@ -137,7 +148,22 @@ def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "b
     for pid in children:
         with contextlib.suppress(OSError):
             os.killpg(pid, signal.SIGKILL)
-    time.sleep(0.05)
+    # reaped here, so that no dead worker waits for the machine's init to reap it (the
+    # namespace's init, killed last, would wait for that too)
+    deadline = time.monotonic() + 1.0
+    for pid in sorted(children):
+        while time.monotonic() < deadline:
+            try:
+                if os.waitpid(pid, os.WNOHANG)[0]:
+                    break
+            except ChildProcessError:
+                break
+            time.sleep(0.002)
+    if init is not None:  # the kernel then kills whatever is left in the namespace
+        with contextlib.suppress(OSError):
+            os.kill(init, signal.SIGKILL)
+        with contextlib.suppress(OSError):
+            os.waitpid(init, 0)
     for d in tmpdirs:
         if os.path.basename(d).startswith("lcl-fuzz-"):
             remove_tree(d)
@@ -207,6 +233,21 @@ class ForkServer:
             os.close(shm_fd)
         return Worker(pid, parent, shm, slots)
 
+    def alive(self) -> bool:
+        """False once the fork-server has exited. Its end of the control socket is closed as it
+        exits, before its workers are killed (their parent-death signal, its pid namespace's
+        init), so a worker found dead after its fork-server has this answer even while the
+        fork-server's exit status is not yet there for ``poll``."""
+        if self.proc.poll() is not None:
+            return False
+        with self.lock:  # no reply in flight: anything readable now is the end of the stream
+            try:
+                if not select.select([self.ctl], [], [], 0)[0]:
+                    return True  # (a recv would first wait for the socket's 60 s timeout)
+                return self.ctl.recv(1, socket.MSG_PEEK) != b""
+            except (OSError, ValueError):
+                return False
+
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self.ctl.close()
@@ -240,7 +281,7 @@ def get_forkserver(network: str | None = None, heavy: bool = True, isolation: st
            bool(os.environ.get("LCL_FUZZ_NO_KERNEL_ISOLATION")))
     with _SERVERS_LOCK:
         fs = _SERVERS.get(key)
-        if fs is None or fs.proc.poll() is not None:
+        if fs is None or not fs.alive():
             fs = _SERVERS[key] = ForkServer(network, heavy, mode)
             if fs.isolation.get("missing"):
                 line = ISO.describe(fs.isolation)
