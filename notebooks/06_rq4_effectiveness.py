@@ -120,7 +120,11 @@ show(ta)
 # The substitutes are judged by one rule in every RQ (their MAE against df_score beside the authors'); this
 # table asks the narrower question of agreement: Spearman rho between our score and the authors' value of
 # the same metric, pair by pair, and their mean absolute difference (`effectiveness.agreement_with_authors`).
-# The reimplementations (CodeBLEU, CrystalBLEU) are the reference for what agreement looks like.
+# The reimplementations (CodeBLEU, CrystalBLEU) are the reference for what agreement looks like. Rows per
+# source benchmark separate function-level pairs (HumanEval, MBPP) from program-level ones (APPS, PIE):
+# CodeScore_base, the substitute's training, has labelled function-level HumanEval completions only
+# (`lcl codescore-base`; the mirror holds no labelled program-level set whose problems no evaluated set
+# uses), so the lines under the table show whether its agreement follows the level it was trained on.
 
 # %%
 agree = eff.agreement_with_authors(scored["LoCaL_published"], auth, cems, seed)
@@ -130,6 +134,8 @@ outputs.save_table(agree, "rq4_agreement_with_authors", profile=profile, seed=se
                           "CodeBERTScore[MiniLM] and CodeScore-style (retrained) stand in for the authors' "
                           "CodeBERTScore (CodeBERT) and CodeScore (UniXcoder)."])
 show(agree)
+show(Markdown("Spearman rho with the authors' values, per source benchmark:\n\n"
+              + "\n".join(eff.agreement_by_level(agree) or ["- no benchmark of both levels among the joined pairs"])))
 
 # %% [markdown]
 # ## Increase in error from CodeScore_test to LoCaL

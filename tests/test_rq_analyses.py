@@ -245,3 +245,11 @@ def test_agreement_with_the_authors_joins_by_id_and_keeps_the_reimplementation_a
     assert t.loc[("CodeBLEU", "all"), "mean |ours - authors'|"] == 0.0
     assert t.loc[("CodeScore-style (retrained)", "all"), "Spearman rho"] == -1.0
     assert t.loc[("CodeScore-style (retrained)", "OPT"), "n"] == n // 2
+    assert t.loc[("CodeBLEU", "PIE (programs)"), "n"] == n  # per source benchmark, from the release
+
+
+def test_agreement_by_level_names_each_benchmark_with_its_rho() -> None:
+    agree = pd.DataFrame({"Metric": ["M"] * 3, "pairs": ["all", "HumanEval (functions)", "PIE (programs)"],
+                          "n": [20, 10, 10], "Spearman rho": [0.5, 0.9, -0.2]})
+    assert eff.agreement_by_level(agree) == ["- M: functions HumanEval +0.900 (n = 10); programs PIE -0.200 (n = 10)."]
+    assert eff.agreement_by_level(agree.iloc[:2]) == []

@@ -271,16 +271,21 @@ def agreement_with_authors(scored: pd.DataFrame, authors: pd.DataFrame, metric_c
     bootstrap 95% CI (does it rank pairs alike?) and the mean absolute difference of the scores
     (does it give the same numbers?). A reimplementation should sit near rho = 1 and 0; a
     substitute shows here how far it is from the model it stands in for."""
-    theirs_named = authors.drop(columns=["benchmark", "variant_type", "df_score"], errors="ignore").rename(
-        columns={c: f"{c} (authors)" for c in AUTHOR_KEYS.values()})
+    theirs_named = authors.drop(columns=["variant_type", "df_score"], errors="ignore").rename(
+        columns={**{c: f"{c} (authors)" for c in AUTHOR_KEYS.values()}, "benchmark": "_release_benchmark"})
     joined = scored.merge(theirs_named, on="id")
+    # per source benchmark too: HumanEval and MBPP pairs are functions, APPS and PIE programs, so
+    # a substitute trained on one level shows here where its agreement holds and where it fails
+    benches = sorted(joined["_release_benchmark"].dropna().unique()) if "_release_benchmark" in joined else []
+    groups = [("all", joined), ("OPT", joined[joined.variant_type == "OPT"]),
+              ("MUT", joined[joined.variant_type == "MUT"])]
+    groups += [(f"{b} ({BENCH_LEVEL.get(b, '?')})", joined[joined["_release_benchmark"] == b]) for b in benches]
     rows = []
     for col in metric_columns:
         theirs = f"{scoring.paper_name(col)} (authors)"
         if theirs not in joined:
             continue
-        for kind, g in (("all", joined), ("OPT", joined[joined.variant_type == "OPT"]),
-                        ("MUT", joined[joined.variant_type == "MUT"])):
+        for kind, g in groups:
             g = g.dropna(subset=[col, theirs])
             if len(g) < 3:
                 continue
@@ -291,6 +296,27 @@ def agreement_with_authors(scored: pd.DataFrame, authors: pd.DataFrame, metric_c
     return pd.DataFrame(rows, columns=["Metric", "pairs", "n", "Spearman rho", "CI low", "CI high",
                                        "mean |ours - authors'|"])
 
+
+def agreement_by_level(agree: pd.DataFrame) -> list[str]:
+    """One computed line per metric of :func:`agreement_with_authors`'s table: its Spearman rho
+    with the authors' values on the function-level benchmarks' pairs and on the program-level
+    ones (the per-benchmark rows, each with its n), where a metric has both."""
+    lines = []
+    for col, t in agree.groupby("Metric", sort=False):
+        parts = {}
+        for level in ("functions", "programs"):
+            g = t[t["pairs"].str.endswith(f"({level})")]
+            if len(g):
+                parts[level] = ", ".join(f"{r['pairs'].split(' ')[0]} {r['Spearman rho']:+.3f} (n = {r['n']})"
+                                         for _, r in g.iterrows())
+        if len(parts) == 2:
+            lines.append(f"- {col}: functions {parts['functions']}; programs {parts['programs']}.")
+    return lines
+
+
+#: the level of each released benchmark's pairs (Section 3.2: HumanEval and MBPP are function
+#: completions, APPS and PIE whole stdin programs)
+BENCH_LEVEL = {"HumanEval": "functions", "MBPP": "functions", "APPS": "programs", "PIE": "programs"}
 
 AUTHOR_KEYS = {"codebleu": "CodeBLEU", "crystalbleu": "CrystalBLEU", "codebertscore": "CodeBERTScore",
                "codescore": "CodeScore", "surfaceSim": "SurfaceSim"}
