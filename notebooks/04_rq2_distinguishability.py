@@ -195,6 +195,21 @@ shown = pd.DataFrame({
 })
 show(shown)
 
+# %% [markdown]
+# ### Table 4 read against a constant score
+#
+# The trivial metric gives every pair the same score. Its d is exactly 1 on both datasets (Eq. 3
+# divides two equal means) and its drop is 0%. So d > 1 on `ds_orig` is separation a constant
+# cannot have, and d < 1 on `ds_replaced` means a CEM scores the df = 0 mutants *above* the
+# equivalent pairs: worse than giving up. A side of 1 is read only when every repetition is on it.
+
+# %%
+vs_constant = distinguish.against_constant(long[long.metric != distinguish.SURFACE_LABEL])
+outputs.save_table(vs_constant, "rq2_against_constant", profile=profile, seed=seed, directory=tables_out,
+                   title="RQ2: each CEM's d per repetition against a constant-score metric (d = 1, drop 0%)",
+                   notes=["above 1 / below 1: repetitions whose d (Eq. 3) is on that side of the constant's d = 1"])
+show(vs_constant)
+
 # %%
 cem = t4[t4.metric != distinguish.SURFACE_LABEL].reset_index(drop=True)
 x = np.arange(len(cem))
@@ -265,8 +280,7 @@ lines += [] if not have_pie else [  # no sentence about d on empty tables
     f"mutant pairs per repetition (fewest over repetitions), {k} repetitions (paper: 100/100/100, 10).",
     "- Where we differ and why: CodeBERTScore is computed with MiniLM (no CodeBERT offline), CodeScore with our "
     "retrained CodeScore-style model; the mutants' df_score = 0 comes from our fuzzer and reviewed specs "
-    f"(N = {P.fuzz_inputs_program}, R = {P.fuzz_runs}), and only PIE problems with a verified spec are mutated; "
-    "CrystalBLEU's ignore set is computed on the union of all scored pairs.",
+    f"(N = {P.fuzz_inputs_program}, R = {P.fuzz_runs}), and only PIE problems with a verified spec are mutated.",
 ]
 eq_refs = {row["reference"] for rep in reps for row in rep.eq}
 for pop in pools:
@@ -281,9 +295,17 @@ for pop in pools:
         f"{len({m['task'] for pool in pools[pop] for m in pool})} programs of mean {mutated_lines[pop]:.0f} non-blank "
         f"lines (slow programs of the equivalent pairs: {distinguish.mean_lines(eq_refs):.0f}); NEQ score on "
         f"ds_replaced: {neq}.")
+if len(vs_constant):
+    sides = {(r["metric"], r["dataset"]): r for _, r in vs_constant.iterrows()}
+    lines.append("- Against a constant score (d = 1 in every repetition): " + "; ".join(
+        f"{scoring.paper_name(m)} ds_orig {sides[(m, distinguish.ORIG)]['above 1']} of "
+        f"{sides[(m, distinguish.ORIG)]['repetitions']} repetitions above 1, ds_replaced "
+        f"{sides[(m, distinguish.REPL)]['below 1']} of {sides[(m, distinguish.REPL)]['repetitions']} below 1"
+        for m in cem.metric if (m, distinguish.ORIG) in sides and (m, distinguish.REPL) in sides) + ".")
 if reps:
     lines.append(f"- Each repetition drew its own df = 0 mutants; on average {shared:.0%} of one repetition's mutants "
-                 "are used by another one too (0% would be fully fresh draws).")
+                 "are used by another one too (0% would be fully fresh draws). This is a property of the construction "
+                 "(the population's size against the 100 each repetition needs), not evidence for any claim.")
 if cost:
     fresh = distinguish.fuzz_cost(cost["sample"], k * n)
     lines.append(
@@ -294,6 +316,10 @@ if cost:
         + (f"This profile's population is therefore the first {P.rq2_pool_candidates} candidates of the "
            "population's seeded order, the ones whose labels are archived; the repetitions draw from those."
            if P.rq2_pool_candidates else ""))
+realised = distinguish.candidates_per_df0(ledgers.get(distinguish.PIE_PAIRS, []))
+if np.isfinite(realised):
+    lines.append(f"- Realised in this profile's repetitions: {realised:.1f} candidates examined per df = 0 mutant "
+                 "kept (screened ones included).")
 low = [scoring.paper_name(m) for m, e, pe in zip(cem.metric, cem["EQ"], cem["EQ (paper)"]) if e < 0.5 * pe]
 if low:
     lines.append(f"- {', '.join(low)}: mean score on equivalent pairs under half the paper's. The CodeScore-style "

@@ -48,6 +48,7 @@ NB_04_rq2_distinguishability_IN  := $(BASE_MODEL) $(wildcard data/constraints/PI
 NB_04_rq2_distinguishability_OUT := tables/table4_distinguishability.csv tables/table4_distinguishability.md \
                                     tables/rq2_repetitions.csv tables/rq2_repetitions.md \
                                     tables/rq2_populations.csv tables/rq2_populations.md \
+                                    tables/rq2_against_constant.csv tables/rq2_against_constant.md \
                                     tables/table4_crystalbleu_sensitivity.csv tables/table4_crystalbleu_sensitivity.md \
                                     figures/rq2_distinguishability.png figures/rq2_distinguishability.pdf
 

@@ -172,6 +172,23 @@ def test_repetition_scores_and_table4_math() -> None:
     assert s["EQ"] == pytest.approx(np.mean([0.8, 0.85])) and s["NEQ repl"] == pytest.approx(np.mean([0.9, 0.875]))
 
 
+def test_against_constant_reads_each_side_of_one() -> None:
+    scored, reps = _synthetic()
+    scored["Constant"] = 0.7
+    long = D.repetition_scores(scored, reps, columns=["M", "Constant"])
+    t = D.against_constant(long).set_index(["metric", "dataset"])
+    # M: d = 3.3 and 3.0 on ds_orig, 0.53 and 0.67 on ds_replaced (the synthetic table above)
+    assert t.loc[("M", D.ORIG), "above 1"] == 2 and t.loc[("M", D.ORIG), "reading"].startswith("above")
+    assert t.loc[("M", D.REPL), "below 1"] == 2 and t.loc[("M", D.REPL), "reading"].startswith("below")
+    # a constant metric is the reference itself: d = 1 exactly, on neither side
+    const = t.loc[("Constant", D.ORIG)]
+    assert const["d mean"] == pytest.approx(1.0) and (const["above 1"], const["below 1"]) == (0, 0)
+    assert const["reading"].startswith("not separated")
+    long.loc[(long.metric == "M") & (long.dataset == D.ORIG) & (long.repetition == 1), "d"] = 0.9
+    mixed = D.against_constant(long).set_index(["metric", "dataset"]).loc[("M", D.ORIG)]
+    assert (mixed["above 1"], mixed["below 1"]) == (1, 1) and mixed["reading"].startswith("not separated")
+
+
 def test_drops_percentage() -> None:
     t = pd.DataFrame({"d orig": [8.60, 2.0, 1.0], "d repl": [0.40, 1.0, 2.0]})
     assert D.drops(t).tolist() == pytest.approx([(8.60 - 0.40) / 8.60 * 100, 50.0, -100.0])
@@ -437,6 +454,16 @@ def test_population_rows_put_populations_side_by_side() -> None:
 
     assert code.loc["local", "d repl (paper)"] == paper_value("T4.CodeBLEU.d_repl")
     assert len(D.population_rows({})) == 0
+
+
+def test_candidates_per_df0_leaves_out_what_came_after_the_target() -> None:
+    from collections import Counter
+
+    a = Counter({"mutants fuzzed": 400, "fuzzed after the pool target was reached (not used)": 50,
+                 "kept: df_score = 0": 100})
+    b = Counter({"mutants fuzzed": 300, "kept: df_score = 0": 100})
+    assert D.candidates_per_df0([a, b]) == pytest.approx((3.5 + 3.0) / 2)
+    assert np.isnan(D.candidates_per_df0([Counter({"mutants fuzzed": 10})]))
 
 
 def test_fuzz_cost_extrapolates_from_the_sample() -> None:

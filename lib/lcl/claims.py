@@ -390,6 +390,7 @@ class Absence:
 TABLE_SOURCES: dict[str, tuple[str, ...]] = {
     "table3_correlation": ("pie",), "table3_crystalbleu_sensitivity": ("pie",),
     "table4_distinguishability": ("pie",), "rq2_repetitions": ("pie",), "rq2_populations": ("pie",),
+    "rq2_against_constant": ("pie",),
     "rq4_increase": ("codescore_test",), "table6_training": ("codescore_test",), "rq5_runs": ("codescore_test",),
 }
 

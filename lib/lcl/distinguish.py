@@ -558,6 +558,34 @@ def drops(table: pd.DataFrame) -> pd.Series:
     return (table["d orig"] - table["d repl"]) / table["d orig"] * 100.0
 
 
+#: columns of :func:`against_constant`
+CONSTANT_COLUMNS = ["metric", "dataset", "repetitions", "d mean", "d min", "d max", "above 1", "below 1", "reading"]
+
+
+def against_constant(long: pd.DataFrame) -> pd.DataFrame:
+    """Table 4 read against the trivial metric that gives every pair the same score.
+
+    Eq. 3 of a constant metric is exactly 1 on every dataset (equal means), and its drop is 0%.
+    So "d > 1 on ds_orig" says a CEM separates better than the constant, and "d < 1 on
+    ds_replaced" says it ranks non-equivalent mutants *above* equivalent pairs, worse than the
+    constant. Per metric and dataset: how many repetitions have d above and below 1, and the
+    reading, which is a side of 1 only when every repetition is on it.
+    """
+    rows: list[dict[str, Any]] = []
+    for (metric, dataset), g in long.groupby(["metric", "dataset"], sort=False):
+        d = g["d"].to_numpy(float)
+        d = d[np.isfinite(d)]
+        above, below = int((d > 1).sum()), int((d < 1).sum())
+        reading = ("above the constant (d > 1 in every repetition)" if len(d) and above == len(d) else
+                   "below the constant (d < 1 in every repetition)" if len(d) and below == len(d) else
+                   "not separated from the constant (repetitions on both sides of 1)" if len(d) else "no d")
+        rows.append({"metric": metric, "dataset": dataset, "repetitions": len(d),
+                     "d mean": float(np.mean(d)) if len(d) else np.nan, "d min": float(np.min(d)) if len(d) else np.nan,
+                     "d max": float(np.max(d)) if len(d) else np.nan, "above 1": above, "below 1": below,
+                     "reading": reading})
+    return pd.DataFrame(rows, columns=CONSTANT_COLUMNS)
+
+
 def fmt(mean: float, std: float, digits: int = 2) -> str:
     """``0.49 (±0.03)``, as the paper prints Table 4."""
     if not np.isfinite(mean):
@@ -623,6 +651,15 @@ def population_rows(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
         parts.append(shown)
     out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["metric", "population", *cols])
     return out.sort_values(["metric", "population"], kind="stable").reset_index(drop=True)
+
+
+def candidates_per_df0(ledgers: Sequence[Counter]) -> float:
+    """Candidates a repetition examined (fuzzed or screened) per df = 0 mutant it kept, mean over
+    the repetitions' ledgers (:func:`mutant_pool`); those fuzzed after the target count for nothing.
+    NaN when no repetition kept one."""
+    rates = [(c["mutants fuzzed"] - c["fuzzed after the pool target was reached (not used)"]) / c["kept: df_score = 0"]
+             for c in ledgers if c.get("kept: df_score = 0")]
+    return float(np.mean(rates)) if rates else float("nan")
 
 
 def fuzz_cost(sample: dict[str, float], needed: int) -> dict[str, float]:
