@@ -3,7 +3,6 @@ reason when it is absent; the suite passes with and without it."""
 
 from __future__ import annotations
 
-import os
 import shutil
 from pathlib import Path
 
@@ -12,9 +11,13 @@ import pytest
 from lcl import paths, sources
 
 ROOT = Path(__file__).resolve().parents[1]
-# tests never merge the committed label archive (data/labels/) into their stores; the archive's
-# own tests point LCL_LABEL_ARCHIVE at a scratch folder
-os.environ["LCL_LABEL_ARCHIVE"] = "off"
+
+
+@pytest.fixture(autouse=True)
+def no_label_archive(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Tests never merge the committed label archive (data/labels/) into their stores; the
+    archive's own tests point LCL_LABEL_ARCHIVE at a scratch folder."""
+    monkeypatch.setenv("LCL_LABEL_ARCHIVE", "off")
 
 
 @pytest.fixture(scope="session")
@@ -66,4 +69,3 @@ def copy_raw_from_project(root: Path, names: list[str]) -> None:
                 shutil.copytree(a, b)
             elif a.exists():
                 shutil.copy(a, b)
-        os.environ.setdefault("LCL_TEST_SEEDED", "1")

@@ -104,10 +104,9 @@ import sys
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-#: bump when a change alters any outcome, verdict or score (it invalidates stored results)
-# the kernel isolation kept version 5: no archived candidate uses what it changes (docs/FUZZING.md,
-# "Kernel isolation and the engine version"; a full-profile --recheck of 40 pairs was identical)
-ENGINE_VERSION = "7"  # 7: workers in a pid namespace of their fork-server's (getppid() is 0), seccomp an allowlist of system calls (others ENOSYS); 6: workers in their own IPC and mount namespaces as a uid of their own, the temporary directory a tmpfs whose size and file count the kernel keeps (over it: ENOSPC, no longer CRASH; its files do not survive a worker's replacement), memfd, inotify, mknod, System V IPC and non-IP sockets refused, per-input timeouts applied by the harness; 5: the run budget T is charged in the variant workers' CPU time (a wall-clock cap of watchdog_factor x T + grace stops variants that sleep), so whether a run is kept no longer depends on the machine's load; a run whose reference alone needs more than T is excluded without running the variant; 4: every generated run starts in fresh workers (runs independent; a batch may run them in parallel), random seeded per load, lean fork-server for stdlib-only code; 3: T never below 2 x the reference's CPU (slow references gave -1), scipy preloaded; 2: numpy preloaded (PIE numpy programs were all-invalid), adaptive run budget
+#: bump when a change alters any outcome, verdict or score (it invalidates stored results); what
+#: each version changed, and why kernel isolation kept version 5: docs/FUZZING.md, "Engine versions"
+ENGINE_VERSION = "7"
 
 #: older engine versions whose stored results carry over when :func:`carries_over` says so
 CARRY_OVER = ("6", "5", "4")
@@ -144,7 +143,6 @@ def carries_over(result: dict[str, Any]) -> bool:
 
 # ---------------------------------------------------------------------------- outcome kinds
 NOTRUN, OK, EXC, TIMEOUT, CRASH = 0, 1, 2, 3, 4
-KIND_NAMES = {NOTRUN: "NOTRUN", OK: "OK", EXC: "EXC", TIMEOUT: "TIMEOUT", CRASH: "CRASH"}
 
 # ---------------------------------------------------------------------------- verdicts
 MATCH, MISMATCH, VTIMEOUT, VCRASH, INVALID, SKIPPED = "M", "X", "T", "C", "I", "-"
@@ -265,7 +263,6 @@ def outcomes_match(kind_a: int, digest_a: bytes, kind_b: int, digest_b: bytes) -
 # (tag, length, bytes, zero padding), longer ones as tag|0x80 + a 15-byte BLAKE2b. Equal
 # outcomes have equal digests; different outcomes collide with probability ~2**-120.
 _TAG_MARSHAL, _TAG_CANON, _TAG_EXC, _TAG_STDOUT = 1, 2, 3, 4
-_ZEROS = bytes(16)
 
 
 _PREFIX = {(t, n): bytes((t, n)) for t in range(1, 5) for n in range(15)}

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import math
 import warnings
 from collections.abc import Callable, Generator, Sequence
 from typing import Any
@@ -167,7 +166,3 @@ def _check_range(name: str, vals: np.ndarray) -> np.ndarray:
 
         raise UserError(f"metric {name!r} returned scores outside [0, 1] (min {finite.min()}, max {finite.max()})")
     return np.clip(vals, 0.0, 1.0)
-
-
-def nan_to_none(x: float) -> float | None:
-    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)

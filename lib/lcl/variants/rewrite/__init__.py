@@ -21,6 +21,6 @@ from .context import STRATEGIES
 from .context import _Ctx as _Ctx  # the tests build a rewrite context directly
 from .driver import Variant, optimise
 from .registry import REWRITES
-from .similarity import edit_similarity, surface_similarity
+from .similarity import surface_similarity
 
-__all__ = ["REWRITES", "STRATEGIES", "Variant", "edit_similarity", "optimise", "surface_similarity"]
+__all__ = ["REWRITES", "STRATEGIES", "Variant", "optimise", "surface_similarity"]

@@ -1,12 +1,8 @@
-"""Similarity of a variant to its reference: SurfaceSim (Eq. 1 of the paper) and the plain
-normalised edit similarity.
-"""
+"""Similarity of a variant to its reference: SurfaceSim (Eq. 1 of the paper)."""
 
 from __future__ import annotations
 
 import warnings
-
-from rapidfuzz.distance import Levenshtein
 
 
 def surface_similarity(a: str, b: str) -> float:
@@ -17,8 +13,3 @@ def surface_similarity(a: str, b: str) -> float:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", SimilarityWarning)
         return float(surface_sim(a, b, mode="paper"))
-
-
-def edit_similarity(a: str, b: str) -> float:
-    """Normalised Levenshtein similarity of two texts (1.0 = identical)."""
-    return float(Levenshtein.normalized_similarity(a, b))
