@@ -91,7 +91,7 @@ from IPython.display import Markdown
 
 from lcl.display import show
 
-from lcl import dataset, findings, outputs, profiles, red_herrings as rh, robustness as rb, scoring, training
+from lcl import dataset, effectiveness, findings, outputs, profiles, red_herrings as rh, robustness as rb, scoring, training
 from lcl.findings import Finding
 
 P = profiles.get(profile)
@@ -194,7 +194,7 @@ outputs.save_figure(fig, "x2_robustness", profile=profile, seed=seed, directory=
 
 # %%
 frame = scoring.pairs_frame(all_rows)
-frame = frame[frame.df_score.notna() & (frame.df_score >= 0)].reset_index(drop=True)
+frame = effectiveness.labelled(frame)  # pairs with a df_score (not -1: every run excluded)
 frame = frame.merge(pd.DataFrame({"id": [r["id"] for r in all_rows], "operator": [r.get("operator") for r in all_rows]})
                     .drop_duplicates("id"), on="id", how="left")
 mutants = scoring.score_frame(frame[frame.variant_type == rh.MUTANT].reset_index(drop=True), codescore_model=model)

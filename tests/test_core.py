@@ -128,6 +128,21 @@ def test_one_pair_vocabulary_reads_every_file_format() -> None:
         pair_from_row({"id": "b", "candidate": "c"})
 
 
+def test_fuzzing_outcome_is_named_not_a_magic_number() -> None:
+    """-1 (every run excluded), an error and a missing score are three outcomes, never a score."""
+    import numpy as np
+
+    from lcl.records import NO_KEPT_RUN, Outcome, Pair, df_band, has_score, outcome_of, result_outcome
+
+    assert [has_score(v) for v in (0.0, 1.0, np.float64(0.5), NO_KEPT_RUN, None, float("nan"), True, 1.5)] == \
+        [True, True, True, False, False, False, False, False]
+    assert outcome_of(0.0) is Outcome.SCORED and outcome_of(NO_KEPT_RUN) is Outcome.NO_KEPT_RUN
+    assert outcome_of(None) is Outcome.ERROR and outcome_of(float("nan")) is Outcome.ERROR
+    assert result_outcome({"df_score": 1.0, "error": "boom"}) is Outcome.ERROR and result_outcome({}) is Outcome.ERROR
+    assert Pair("a", "r", "c", "LoCaL", df_score=NO_KEPT_RUN).outcome is Outcome.NO_KEPT_RUN
+    assert [df_band(v) for v in (0.0, 1e-9, 0.999, 1.0, NO_KEPT_RUN)] == ["0", "between", "between", "1", "n/a"]
+
+
 def test_a_given_jsonl_file_fails_with_one_line_naming_file_and_line(tmp_path) -> None:
     import pytest
 

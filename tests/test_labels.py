@@ -19,7 +19,9 @@ def _pairs(ds: str, k: int) -> list[Pair]:
 
 
 def test_bucket() -> None:
-    assert [L.bucket(v) for v in (0.0, 0.3, 1.0, -1.0, None, float("nan"))] == ["0", "between", "1", "n/a", "n/a", "n/a"]
+    from lcl.records import df_band
+
+    assert [df_band(v) for v in (0.0, 0.3, 1.0, -1.0, None, float("nan"))] == ["0", "between", "1", "n/a", "n/a", "n/a"]
 
 
 def test_settings_are_the_papers_at_full_only() -> None:

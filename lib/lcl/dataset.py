@@ -24,7 +24,7 @@ from typing import Any
 from . import cache, claim_links, curation, loaders, paths, seeds, surface_budget
 from .claim_links import Derived, Link
 from .profiles import Profile
-from .records import Task
+from .records import Outcome, Task, result_outcome
 
 SCHEMA = {
     # -- every pair file (local_pairs_<profile>, clone_pairs_<profile>, published_pairs) --
@@ -326,11 +326,11 @@ def assemble(rows: list[dict[str, Any]], results: list[dict[str, Any]], ledger: 
     for row in rows:
         res = by_id.get(row["id"], {})
         kind = row["variant_type"]
-        df = res.get("df_score")
-        if res.get("error") or df is None:
+        df, what = res.get("df_score"), result_outcome(res)
+        if what is Outcome.ERROR:
             ledger.drop(kind, "cannot be fuzzed (" + str(res.get("error", "no result"))[:60] + ")")
             continue
-        if df < 0:
+        if what is Outcome.NO_KEPT_RUN:
             ledger.drop(kind, "every run timed out (df_score = -1)")
             continue
         spec = spec_for(row["task"])
@@ -491,7 +491,7 @@ def published_pairs(ledger: Ledger) -> list[dict[str, Any]]:
         if p.df_score is None:
             ledger.drop("PUBLISHED", "no published score")
             continue
-        if p.df_score < 0:
+        if p.outcome is Outcome.NO_KEPT_RUN:
             ledger.drop("PUBLISHED", "timed out in the authors' fuzzing (score = -1)")
             continue
         with warnings.catch_warnings():

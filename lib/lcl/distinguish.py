@@ -43,7 +43,7 @@ import pandas as pd
 from . import claim_links, scoring, seeds
 from .claim_links import Link
 from .profiles import Profile
-from .records import Pair, candidate_of
+from .records import Outcome, Pair, candidate_of, df_band, result_outcome
 from .stats import distinguishability
 
 #: dataset names used in every table
@@ -408,18 +408,18 @@ def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *
         results = {r["id"]: r for r in dataset.label(full, profile, seed, jobs, progress=progress)} if full else {}
         for row in chunk:
             res = results.get(row["id"], {})
-            df = res.get("df_score")
+            what, band = result_outcome(res), df_band(res.get("df_score"))
             if target is not None and len(pool) >= target:
                 counts[AFTER_TARGET] += 1
             elif row["id"] in out:
                 counts["excluded: its first run already matches on some input (df_score > 0; screened, R = 1)"] += 1
-            elif res.get("error") or df is None:
+            elif what is Outcome.ERROR:
                 counts["excluded: cannot be fuzzed"] += 1
-            elif df < 0:
+            elif what is Outcome.NO_KEPT_RUN:
                 counts[f"excluded: df_score = -1 ({_why_no_runs(res)})"] += 1
-            elif df >= 1.0:
+            elif band == "1":
                 counts["excluded: equivalent (df_score = 1)"] += 1
-            elif df > 0:
+            elif band == "between":
                 counts["excluded: differs on some inputs only (0 < df_score < 1)"] += 1
             else:
                 c = res.get("counts") or {}

@@ -13,6 +13,7 @@ import pandas as pd
 
 from . import claim_links, scoring, stats
 from .claim_links import Derived, Link
+from .records import has_score
 
 SURFACE = "SurfaceSim"
 TABLE5, INCREASE, WORST, BY_BENCH = "table5_mae", "rq4_increase", "rq4_worst_cases", "rq4_mae_by_benchmark"
@@ -97,7 +98,7 @@ def cap(frame: pd.DataFrame, n: int | None, seed: int) -> pd.DataFrame:
 
 def labelled(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows with a usable ground truth (timed-out pairs, df_score = -1, excluded as in the paper)."""
-    return frame[frame.df_score.notna() & (frame.df_score >= 0)].reset_index(drop=True)
+    return frame[frame.df_score.map(has_score)].reset_index(drop=True)
 
 
 def with_sources(frame: pd.DataFrame, rows: list[dict]) -> pd.DataFrame:
@@ -328,7 +329,7 @@ def author_scores(pairs: list) -> pd.DataFrame:
     rows = []
     for p in pairs:
         s = p.extra.get("author_scores")
-        if not s or p.df_score is None or p.df_score < 0:
+        if not s or not has_score(p.df_score):
             continue
         rows.append({"id": p.id, "benchmark": p.benchmark, "variant_type": p.variant_type, "df_score": p.df_score,
                      **{label: float(s[k]) for k, label in AUTHOR_KEYS.items() if s.get(k) is not None}})

@@ -32,6 +32,7 @@ import pandas as pd
 
 from . import regions, scoring
 from .profiles import Profile
+from .records import has_score
 
 #: columns of the label-sensitivity table
 COLUMNS = ["metric", "quantity", "conclusion", "n", "value_theirs", "value_ours", "difference", "comparator",
@@ -78,17 +79,18 @@ def released_with_both_labels(profile: Profile, seed: int, jobs: int = 1,
 
 
 def covered(frame: pd.DataFrame) -> pd.DataFrame:
-    """The rows both label sets cover: the authors' df_score >= 0 and ours >= 0 (-1 means every
-    run timed out; missing means not labelled)."""
-    theirs = pd.to_numeric(frame[THEIRS], errors="coerce")
-    ours = pd.to_numeric(frame[OURS], errors="coerce")
-    return frame[(theirs >= 0) & (ours >= 0)].reset_index(drop=True)
+    """The rows both label sets cover: a df_score on both sides (:func:`~lcl.records.has_score`:
+    not missing, not :data:`~lcl.records.NO_KEPT_RUN`)."""
+    return frame[_scored(frame[THEIRS]) & _scored(frame[OURS])].reset_index(drop=True)
+
+
+def _scored(column: pd.Series) -> pd.Series:
+    return pd.to_numeric(column, errors="coerce").map(has_score).astype(bool)
 
 
 def coverage_counts(frame: pd.DataFrame) -> dict[str, int]:
     """How many released pairs carry each label set and both."""
-    theirs = pd.to_numeric(frame[THEIRS], errors="coerce") >= 0
-    ours = pd.to_numeric(frame[OURS], errors="coerce") >= 0
+    theirs, ours = _scored(frame[THEIRS]), _scored(frame[OURS])
     return {"released pairs": len(frame), "with their label": int(theirs.sum()),
             "with our label": int(ours.sum()), "with both": int((theirs & ours).sum())}
 

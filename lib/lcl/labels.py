@@ -19,20 +19,10 @@ import pandas as pd
 
 from .errors import UserError
 from .profiles import Profile
-from .records import Pair
+from .records import NO_KEPT_RUN, Outcome, Pair, df_band
 
 #: the sets whose published ``score`` is re-derived: the LoCaL release and the CodeScore_test baseline
 LABEL_SETS = ("LoCaL_published", "CodeScore_test")
-
-
-def bucket(v: float | None) -> str:
-    if v is None or v != v or v < 0:
-        return "n/a"
-    if v <= 0.0:
-        return "0"
-    if v >= 1.0:
-        return "1"
-    return "between"
 
 
 def label_pairs(profile: Profile) -> tuple[list[Pair], list[str]]:
@@ -125,7 +115,7 @@ def rederive(pairs: list[Pair], *, n_function: int, n_program: int, runs: int, s
             "id": p.id, "dataset": p.dataset, "benchmark": p.benchmark or (uid.split("/")[0] if uid else None),
             "task": uid, "variant_type": p.variant_type, "theirs": p.df_score, "ours": ours,
             "abs_diff": abs(ours - p.df_score) if (ours is not None and ours >= 0 and p.df_score is not None) else None,
-            "bucket_theirs": bucket(p.df_score), "bucket_ours": bucket(ours),
+            "bucket_theirs": df_band(p.df_score), "bucket_ours": df_band(ours),
             "identical": p.reference == p.candidate,
             "spec": (("verified" if spec.verified else spec.origin) if spec else None),
             "counts": res.get("counts") if res else None,
@@ -193,8 +183,8 @@ def cause_for(row: dict[str, Any], causes: dict[str, tuple[str, str]]) -> tuple[
         ours, skipped = row.get("ours"), row.get("skipped")
         if isinstance(skipped, str) and skipped:
             return ("not fuzzed: " + skipped, "")
-        if ours is not None and ours == ours and ours < 0:
-            return ("no score: every run excluded (df_score = -1)", "")
+        if ours == NO_KEPT_RUN:
+            return ("no score: " + Outcome.NO_KEPT_RUN.value, "")
         return ("not fuzzed: no score", "")
     if row["id"] in causes:
         return causes[row["id"]]

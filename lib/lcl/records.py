@@ -10,9 +10,11 @@ loads into it.
 from __future__ import annotations
 
 import hashlib
+import numbers
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Literal
+from enum import Enum
+from typing import Any, Literal, TypeGuard
 
 Level = Literal["function", "program"]
 
@@ -55,8 +57,9 @@ class Task:
 class Pair:
     """A (reference, candidate) code pair.
 
-    ``df_score`` is the differential-fuzzing similarity (Algorithm 1) in [0, 1], -1 when
-    every run timed out, ``None`` when unknown. ``lang`` is ``python`` or ``java``.
+    ``df_score`` is the differential-fuzzing similarity (Algorithm 1) in [0, 1],
+    :data:`NO_KEPT_RUN` when every run was excluded, ``None`` when unknown (:attr:`outcome`
+    says which). ``lang`` is ``python`` or ``java``.
     """
 
     id: str
@@ -80,8 +83,52 @@ class Pair:
         h.update(self.candidate.encode())
         return h.hexdigest()
 
+    @property
+    def outcome(self) -> Outcome:
+        """What fuzzing gave this pair (:func:`outcome_of` its ``df_score``)."""
+        return outcome_of(self.df_score)
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+# ----------------------------------------------------------------------------- fuzzing outcomes
+#: the df_score that files and the result store carry when Algorithm 1 kept no run (every run
+#: timed out, exceeded its budget or had no valid input): the paper's -1
+NO_KEPT_RUN = -1.0
+
+
+class Outcome(Enum):
+    """What differential fuzzing (Algorithm 1) gave a pair; ``value`` is how tables say it."""
+
+    SCORED = "scored"  # a df_score in [0, 1]
+    NO_KEPT_RUN = "every run excluded (df_score = -1)"
+    ERROR = "cannot be fuzzed"  # an error, or no result at all
+
+
+def has_score(df: object) -> TypeGuard[float]:
+    """Whether ``df`` is a usable df_score: a number in [0, 1] (not None, NaN or :data:`NO_KEPT_RUN`)."""
+    return isinstance(df, numbers.Real) and not isinstance(df, bool) and 0.0 <= float(df) <= 1.0
+
+
+def outcome_of(df: object, error: object = None) -> Outcome:
+    """The :class:`Outcome` of a df_score (and the error a fuzzing result may carry)."""
+    if error or df is None or (isinstance(df, numbers.Real) and df != df):
+        return Outcome.ERROR
+    return Outcome.SCORED if has_score(df) else Outcome.NO_KEPT_RUN
+
+
+def result_outcome(result: Mapping[str, Any]) -> Outcome:
+    """The :class:`Outcome` of one fuzzing result or labelled row (``df_score``, ``error``)."""
+    return outcome_of(result.get("df_score"), result.get("error"))
+
+
+def df_band(df: object) -> str:
+    """The df_score bands tables count by: ``0`` (differs on every input), ``between``, ``1``
+    (equivalent on every input), ``n/a`` (no score)."""
+    if not has_score(df):
+        return "n/a"
+    return "0" if df <= 0.0 else "1" if df >= 1.0 else "between"
 
 
 # ----------------------------------------------------------------------------- one vocabulary

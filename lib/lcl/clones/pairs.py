@@ -10,6 +10,7 @@ from collections import Counter
 from typing import Any
 
 from .. import seeds
+from ..records import Outcome, df_band, result_outcome
 from .caps import Caps, caps_for
 from .clustering import Cluster, candidates, cluster, fingerprint_all
 from .domains import DomainGenerator
@@ -89,14 +90,14 @@ def assemble(rows: list[dict[str, Any]], results: list[dict[str, Any]], ledger: 
     out = []
     for row in rows:
         res = by_id.get(row["id"], {})
-        df = res.get("df_score")
-        if res.get("error") or df is None:
+        df, what = res.get("df_score"), result_outcome(res)
+        if what is Outcome.ERROR:
             ledger.drop("CLONE pair", "cannot be fuzzed (" + str(res.get("error", "no result"))[:60] + ")")
             continue
-        if df < 0:
+        if what is Outcome.NO_KEPT_RUN:
             ledger.drop("CLONE pair", "every run timed out (df_score = -1)")
             continue
-        if df < 1.0:
+        if df_band(df) != "1":
             ledger.drop("CLONE pair", "equivalence not confirmed on fresh inputs (df_score < 1): discarded")
             continue
         out.append({**row, "df_score": df, "run_scores": res.get("run_scores"), "counts": res.get("counts"),

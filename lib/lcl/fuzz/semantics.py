@@ -104,6 +104,8 @@ import sys
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
+from ..records import NO_KEPT_RUN
+
 #: bump when a change alters any outcome, verdict or score (it invalidates stored results); what
 #: each version changed, and why kernel isolation kept version 5: docs/FUZZING.md, "Engine versions"
 ENGINE_VERSION = "7"
@@ -590,10 +592,10 @@ def score_run(run: int, seed: int, verdicts: str, charged: float, budget_exceede
 
 
 def df_score(run_scores: list[RunScore]) -> float:
-    """Mean over kept runs; -1 when every run was excluded (Algorithm 1)."""
+    """Mean over kept runs; :data:`~lcl.records.NO_KEPT_RUN` when every run was excluded (Algorithm 1)."""
     kept = [r.score for r in run_scores if not r.excluded and r.score is not None]
     if not kept:
-        return -1.0
+        return NO_KEPT_RUN
     return sum(kept) / len(kept)
 
 

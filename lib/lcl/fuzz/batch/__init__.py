@@ -34,6 +34,7 @@ from pathlib import Path
 from typing import Any
 
 from ...io import write_jsonl
+from ...records import NO_KEPT_RUN, has_score
 from .. import semantics as S
 from .executors import NO_WORKER_TIMEOUT, _executor, dask_completed, default_jobs
 from .fuzz_jobs import _error_result, _pair_job, _Parts, _ref_job, _ref_run_job, _reference_run, _run_part_job
@@ -174,11 +175,12 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
 
 def results_summary(results: list[dict[str, Any]]) -> dict[str, Any]:
     scores = [r["df_score"] for r in results if r.get("df_score") is not None]
+    kept = [x for x in scores if has_score(x)]
     return {
         "pairs": len(results),
         "errors": sum(1 for r in results if r.get("error")),
-        "all_runs_excluded": sum(1 for x in scores if x == -1),
-        "mean_df_score": (sum(x for x in scores if x >= 0) / max(1, sum(1 for x in scores if x >= 0))) if scores else None,
+        "all_runs_excluded": sum(1 for x in scores if x == NO_KEPT_RUN),
+        "mean_df_score": (sum(kept) / max(1, len(kept))) if scores else None,
     }
 
 
