@@ -46,6 +46,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 from lcl.fuzz import Settings, fuzz_pair  # noqa: E402
 from lcl.fuzz.batch import run_batch  # noqa: E402
 from lcl.fuzz.store import ResultStore  # noqa: E402
+from lcl.records import NO_KEPT_RUN  # noqa: E402
 
 REF = '''
 def has_close_elements(numbers, threshold):
@@ -271,7 +272,6 @@ def real_batch(n_tasks: int, tmp: Path) -> tuple[float, float, int, int] | None:
     generated from each task's spec (N = 2000, R = 5, default settings), --jobs 1 vs 2.
     Returns (pairs/s with 1 job, with 2 jobs, pairs, pairs excluded) or None without HumanEval."""
     from lcl import dataset, loaders
-    from lcl.fuzz import register_resolver
     from lcl.task_specs import resolve_published
     from lcl.task_specs import tasks_for
     from lcl.profiles import PROFILES
@@ -280,7 +280,6 @@ def real_batch(n_tasks: int, tmp: Path) -> tuple[float, float, int, int] | None:
         return None
     tasks = loaders.select("HumanEval", loaders.LOADERS["HumanEval"]().tasks)[:n_tasks]
     rows = dataset.candidates(tasks, PROFILES["full"], 0, dataset.Ledger())
-    register_resolver(resolve_published)
     tasks_for(rows[0]["task"])  # the task index is loaded once per process: not part of the timing
     batch = [{"id": r["id"], "golden_code": r["reference"], "generated_code": r["variant"], "task": r["task"]}
              for r in rows]
@@ -288,10 +287,10 @@ def real_batch(n_tasks: int, tmp: Path) -> tuple[float, float, int, int] | None:
     for jobs in (1, 2):
         t = time.perf_counter()
         res = run_batch(batch, settings=Settings(), seed=0, jobs=jobs, store=ResultStore(tmp / f"real{jobs}.sqlite"),
-                        progress=False, keep_going=True)
+                        progress=False, keep_going=True, resolvers=[resolve_published])
         times.append(time.perf_counter() - t)
         scores.append([r["df_score"] for r in res])
-    return len(batch) / times[0], len(batch) / times[1], len(batch), sum(1 for x in scores[0] if x == -1.0)
+    return len(batch) / times[0], len(batch) / times[1], len(batch), sum(1 for x in scores[0] if x == NO_KEPT_RUN)
 
 
 def hanging(runs: int, budget: float, n: int) -> float:

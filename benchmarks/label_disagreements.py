@@ -132,7 +132,7 @@ def explain(args: argparse.Namespace) -> int:
     """Per-input verdicts of one pair, through the sandboxed engine."""
     from lcl import loaders
     from lcl.fuzz import Settings, fuzz_pair
-    from lcl.fuzz.semantics import derive_seed
+    from lcl.fuzz.semantics import run_seed
     from lcl.task_specs import resolve_published, task_uid_for_row
     from lcl.task_specs import spec_for
 
@@ -166,7 +166,7 @@ def explain(args: argparse.Namespace) -> int:
                     seed=args.seed, settings=s, label=p.id)
     print(f"ours={res.df_score:.4f} counts={res.counts()}")
     for r in res.runs:
-        items = info["generator"](derive_seed(args.seed, r.run), n)
+        items = info["generator"](run_seed(args.seed, r.run), n)
         by = {}
         for x, v in zip(items, r.verdicts):
             by.setdefault(v, []).append(x)

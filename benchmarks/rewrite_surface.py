@@ -65,11 +65,10 @@ def _summary(name: str, rows: list[dict]) -> None:
 
 
 def _fuzz(rows: list[dict], n: int, inputs: int, runs: int, jobs: int, seed: int) -> None:
-    from lcl.fuzz import Settings, register_resolver, run_batch
+    from lcl.fuzz import Settings, run_batch
     from lcl.fuzz.store import ResultStore
     from lcl.task_specs import resolve_published
 
-    register_resolver(resolve_published)
     pool = [r for r in rows if r["changed"]]
     sample = sorted(random.Random(seed).sample(range(len(pool)), min(n, len(pool))))
     batch = [{"id": pool[i]["id"], "golden_code": pool[i]["reference"], "generated_code": pool[i]["variant"],
@@ -84,12 +83,12 @@ def _fuzz(rows: list[dict], n: int, inputs: int, runs: int, jobs: int, seed: int
                 chunk = batch[start:start + 20]
                 try:
                     res += run_batch(chunk, settings=settings, seed=seed, jobs=jobs, store=store, progress=False,
-                                     keep_going=True)
+                                     keep_going=True, resolvers=[resolve_published])
                 except Exception:  # noqa: BLE001 - an engine failure on one pair: rerun the chunk pair by pair
                     for row in chunk:
                         try:
                             res += run_batch([row], settings=settings, seed=seed, jobs=jobs, store=store,
-                                             progress=False, keep_going=True)
+                                             progress=False, keep_going=True, resolvers=[resolve_published])
                         except Exception as exc:  # noqa: BLE001
                             res.append({"id": row["id"], "error": f"engine: {type(exc).__name__}: {exc}"})
         finally:

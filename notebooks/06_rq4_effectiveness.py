@@ -44,7 +44,7 @@ from IPython.display import Markdown
 
 from lcl.display import not_computed, show
 
-from lcl import claims, curation, dataset, effectiveness as eff, loaders, outputs, profiles, scoring, training
+from lcl import claim_links, claims, curation, dataset, effectiveness as eff, loaders, outputs, profiles, scoring, training
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
@@ -103,7 +103,7 @@ show(t5)
 
 # %%
 auth = eff.author_scores(published)
-auth_cols = [c for c in ("CodeBLEU", "CrystalBLEU", "CodeBERTScore", "CodeScore") if c in auth]
+auth_cols = [c for c in claim_links.PAPER_CEMS if c in auth]
 ta = pd.DataFrame([{"Dataset": f"LoCaL_published{'' if k == 'all' else '_' + k.lower()} (authors' scores)",
                     "n": len(g), **{c: round(float(np.mean(np.abs(g[c] - g.df_score))), 3) for c in auth_cols}}
                    for k, g in (("all", auth), ("OPT", auth[auth.variant_type == "OPT"]),

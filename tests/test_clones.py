@@ -163,7 +163,7 @@ def test_domains_are_deterministic_and_picklable() -> None:
         assert clones.generate(name, 3, 20) == clones.generate(name, 3, 20)
     assert clones.generate("int_list", 1, 50) != clones.generate("int_list", 2, 50)
     gen = pickle.loads(pickle.dumps(clones.DomainGenerator("sorted_target")))
-    assert gen.__qualname__ == f"CloneDomain[sorted_target:v{clones.VERSION}]"
+    assert gen.cache_name == f"lcl.clones.CloneDomain[sorted_target:v{clones.VERSION}]"
     for xs, t in gen(11, 50):
         assert xs == sorted(set(xs)) and isinstance(t, int)
     with pytest.raises(KeyError):

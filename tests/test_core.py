@@ -141,6 +141,9 @@ def test_fuzzing_outcome_is_named_not_a_magic_number() -> None:
     assert result_outcome({"df_score": 1.0, "error": "boom"}) is Outcome.ERROR and result_outcome({}) is Outcome.ERROR
     assert Pair("a", "r", "c", "LoCaL", df_score=NO_KEPT_RUN).outcome is Outcome.NO_KEPT_RUN
     assert [df_band(v) for v in (0.0, 1e-9, 0.999, 1.0, NO_KEPT_RUN)] == ["0", "between", "between", "1", "n/a"]
+    from lcl.fuzz import semantics
+
+    assert semantics.NO_KEPT_RUN == NO_KEPT_RUN  # the engine writes it out (its sandbox imports the stdlib only)
 
 
 def test_a_given_jsonl_file_fails_with_one_line_naming_file_and_line(tmp_path) -> None:

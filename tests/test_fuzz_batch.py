@@ -160,7 +160,6 @@ def test_batch_validation_writes_nothing(tmp_path: Path) -> None:
 
 def test_published_rows_need_a_resolver(tmp_path: Path) -> None:
     rows = [{"id": "HumanEval/0_mut3", "golden_code": REF, "generated_code": VARIANTS[2]}]
-    batch.clear_resolvers()
     with pytest.raises(UserError, match="HumanEval/0_mut3.*no input resolver"):
         batch.run_batch(rows, None, settings=Settings(runs=1), store=ResultStore(tmp_path / "s.sqlite"), progress=False)
 
@@ -171,19 +170,16 @@ def test_published_rows_need_a_resolver(tmp_path: Path) -> None:
             raise KeyError(row["id"])
         return {"entry": "f", "inputs": [[1, 0], [2, 1]]}
 
-    batch.register_resolver(resolver)
-    try:
-        res = batch.run_batch(rows, None, settings=Settings(runs=1), store=ResultStore(tmp_path / "s.sqlite"),
-                              progress=False)
-        assert res[0]["df_score"] == pytest.approx(0.5)
-        with pytest.raises(UserError, match="HumanEval/99_x: unknown task id"):
-            batch.run_batch([{"id": "HumanEval/99_x", "golden_code": REF, "generated_code": REF}], None,
-                            settings=Settings(runs=1), store=ResultStore(tmp_path / "s.sqlite"), progress=False)
-        with pytest.raises(UserError, match="MBPP/1: unknown task id"):
-            batch.run_batch([{"id": "MBPP/1", "golden_code": REF, "generated_code": REF}], None,
-                            settings=Settings(runs=1), store=ResultStore(tmp_path / "s.sqlite"), progress=False)
-    finally:
-        batch.clear_resolvers()
+    resolvers = [resolver]
+    res = batch.run_batch(rows, None, settings=Settings(runs=1), store=ResultStore(tmp_path / "s.sqlite"),
+                          progress=False, resolvers=resolvers)
+    assert res[0]["df_score"] == pytest.approx(0.5)
+    with pytest.raises(UserError, match="HumanEval/99_x: unknown task id"):
+        batch.run_batch([{"id": "HumanEval/99_x", "golden_code": REF, "generated_code": REF}], None,
+                        settings=Settings(runs=1), store=ResultStore(tmp_path / "s.sqlite"), progress=False, resolvers=resolvers)
+    with pytest.raises(UserError, match="MBPP/1: unknown task id"):
+        batch.run_batch([{"id": "MBPP/1", "golden_code": REF, "generated_code": REF}], None,
+                        settings=Settings(runs=1), store=ResultStore(tmp_path / "s.sqlite"), progress=False, resolvers=resolvers)
 
 
 def _gen(seed: int, n: int) -> list:
@@ -193,9 +189,13 @@ def _gen(seed: int, n: int) -> list:
     return [[rnd.randint(0, 9), rnd.randint(0, 3)] for _ in range(n)]
 
 
+def _gen_resolver(row: dict) -> dict:
+    return {"entry": "f", "generator": _gen, "n": 40}
+
+
 def _count_reference_passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """A list that grows by one per reference pass (``Executor.run_pass`` in precise mode) run
-    in this process, with the generator resolver (``_gen``, n = 40) registered."""
+    in this process (pass the generator resolver :func:`_gen_resolver`)."""
     from lcl.fuzz import sandbox
 
     ref_passes: list[int] = []
@@ -207,22 +207,18 @@ def _count_reference_passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
         return orig(self, *a, **k)
 
     monkeypatch.setattr(sandbox.Executor, "run_pass", counting)
-    batch.clear_resolvers()
-    batch.register_resolver(lambda row: {"entry": "f", "generator": _gen, "n": 40})
     return ref_passes
 
 
 def test_generator_resolver_shares_reference_outcomes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     ref_passes = _count_reference_passes(monkeypatch)
+    resolvers = [_gen_resolver]
     rows = [{"id": f"T/1_{k}", "golden_code": REF, "generated_code": v} for k, v in enumerate(VARIANTS[:4])]
-    try:
-        s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
-        # jobs=1: the counting patch must see the reference passes (a pool would run them elsewhere,
-        # and `make test` exports LCL_JOBS)
-        res = batch.run_batch(rows, None, settings=s, store=ResultStore(tmp_path / "s.sqlite"), progress=False, seed=3,
-                              jobs=1)
-    finally:
-        batch.clear_resolvers()
+    s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
+    # jobs=1: the counting patch must see the reference passes (a pool would run them elsewhere,
+    # and `make test` exports LCL_JOBS)
+    res = batch.run_batch(rows, None, settings=s, store=ResultStore(tmp_path / "s.sqlite"), progress=False, seed=3,
+                          jobs=1, resolvers=resolvers)
     assert len(ref_passes) == 2  # one per run, shared by the 4 variants
     assert [r["df_score"] for r in res][:2] == [1.0, 1.0]
     assert res[0]["inputs_mode"] == "generator" and len(set(res[0]["inputs_digests"])) == 2
@@ -240,15 +236,11 @@ def test_batch_generates_each_input_set_once(tmp_path: Path) -> None:
         return _gen(seed, n)
 
     gen.__qualname__ = "counting_gen"
-    batch.clear_resolvers()
-    batch.register_resolver(lambda row: {"entry": "f", "generator": gen, "n": 40})
+    resolvers = [lambda row: {"entry": "f", "generator": gen, "n": 40}]
     rows = [{"id": f"T/1_{k}", "golden_code": REF, "generated_code": v} for k, v in enumerate(VARIANTS[:4])]
     s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
-    try:
-        res = batch.run_batch(rows, None, settings=s, store=ResultStore(tmp_path / "s.sqlite"), progress=False, seed=3,
-                              jobs=2)
-    finally:
-        batch.clear_resolvers()
+    res = batch.run_batch(rows, None, settings=s, store=ResultStore(tmp_path / "s.sqlite"), progress=False, seed=3,
+                          jobs=2, resolvers=resolvers)
     assert len(calls) == 2 and len(set(calls)) == 2  # 2 runs; without sharing: 2 x (1 + 4)
     for k in range(4):
         direct = fuzz_pair_direct(VARIANTS[k], s)
@@ -381,32 +373,29 @@ def test_published_rows_duplicates_and_unfuzzable_rows(tmp_path):
     def resolver(row):
         return {"entry": "f", "inputs": [[1], [2], [3]]} if row["id"].startswith("T") else None
 
-    B.register_resolver(resolver)
-    try:
-        ok = "def f(x):\n    return x + 1\n"
-        rows = [{"id": "T1", "golden_code": ok, "generated_code": ok},
-                {"id": "T1", "golden_code": ok, "generated_code": "def f(x):\n    return x\n"},
-                {"id": "T2", "golden_code": ok, "generated_code": "def f(x) return"},
-                {"id": "U9", "golden_code": ok, "generated_code": ok}]
-        with pytest.raises(UserError, match="2 pair\\(s\\) cannot be fuzzed"):
-            B.run_batch(rows, tmp_path / "out.jsonl", progress=False)
-        assert not (tmp_path / "out.jsonl").exists()
-        from lcl.fuzz.store import ResultStore
+    resolvers = [resolver]
+    ok = "def f(x):\n    return x + 1\n"
+    rows = [{"id": "T1", "golden_code": ok, "generated_code": ok},
+            {"id": "T1", "golden_code": ok, "generated_code": "def f(x):\n    return x\n"},
+            {"id": "T2", "golden_code": ok, "generated_code": "def f(x) return"},
+            {"id": "U9", "golden_code": ok, "generated_code": ok}]
+    with pytest.raises(UserError, match="2 pair\\(s\\) cannot be fuzzed"):
+        B.run_batch(rows, tmp_path / "out.jsonl", progress=False, resolvers=resolvers)
+    assert not (tmp_path / "out.jsonl").exists()
+    from lcl.fuzz.store import ResultStore
 
-        assert B.batch_status(rows, store=ResultStore(tmp_path / "s2.sqlite")) == {
-            "T1": False, "T1#2": False, "T2": None, "U9": None}
-        res = B.run_batch(rows, tmp_path / "out.jsonl", store=ResultStore(tmp_path / "s2.sqlite"), progress=False,
-                          keep_going=True)
-        assert B.batch_status(rows, store=ResultStore(tmp_path / "s2.sqlite")) == {
-            "T1": True, "T1#2": True, "T2": None, "U9": None}
-        assert B.batch_status(rows, store=ResultStore(tmp_path / "s2.sqlite"), seed=1)["T1"] is False  # other key
-        by_id = {r["id"]: r for r in res}
-        assert list(by_id) == ["T1", "T1#2", "T2", "U9"]
-        assert by_id["T1"]["df_score"] == 1.0 and by_id["T1#2"]["df_score"] == 0.0
-        assert by_id["T2"]["df_score"] is None and "unparsable" in by_id["T2"]["error"]
-        assert by_id["U9"]["df_score"] is None and "unknown task" in by_id["U9"]["error"]
-    finally:
-        B.clear_resolvers()
+    assert B.batch_status(rows, store=ResultStore(tmp_path / "s2.sqlite"), resolvers=resolvers) == {
+        "T1": False, "T1#2": False, "T2": None, "U9": None}
+    res = B.run_batch(rows, tmp_path / "out.jsonl", store=ResultStore(tmp_path / "s2.sqlite"), progress=False,
+                      keep_going=True, resolvers=resolvers)
+    assert B.batch_status(rows, store=ResultStore(tmp_path / "s2.sqlite"), resolvers=resolvers) == {
+        "T1": True, "T1#2": True, "T2": None, "U9": None}
+    assert B.batch_status(rows, store=ResultStore(tmp_path / "s2.sqlite"), seed=1, resolvers=resolvers)["T1"] is False  # other key
+    by_id = {r["id"]: r for r in res}
+    assert list(by_id) == ["T1", "T1#2", "T2", "U9"]
+    assert by_id["T1"]["df_score"] == 1.0 and by_id["T1#2"]["df_score"] == 0.0
+    assert by_id["T2"]["df_score"] is None and "unparsable" in by_id["T2"]["error"]
+    assert by_id["U9"]["df_score"] is None and "unknown task" in by_id["U9"]["error"]
 
 
 def test_pool_splits_generated_pairs_into_runs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -425,20 +414,16 @@ def test_pool_splits_generated_pairs_into_runs(tmp_path: Path, monkeypatch: pyte
         return orig(*a, **k)
 
     monkeypatch.setattr(batch.fuzz_jobs, "fuzz_pair", counting)  # where the pair jobs look it up
-    batch.clear_resolvers()
-    batch.register_resolver(lambda row: {"entry": "f", "generator": _gen, "n": 40})
+    resolvers = [_gen_resolver]
     rows = [{"id": f"T/1_{k}", "golden_code": REF, "generated_code": v} for k, v in enumerate([*VARIANTS[:3], leaky])]
     s = Settings(runs=3, run_budget=5, timeout_floor=0.2)
     out = {}
-    try:
-        for jobs in (1, 2):
-            parts.clear()
-            batch.run_batch(rows, tmp_path / f"o{jobs}.jsonl", settings=s, store=ResultStore(tmp_path / f"{jobs}.sqlite"),
-                            progress=False, seed=3, jobs=jobs)
-            out[jobs] = (tmp_path / f"o{jobs}.jsonl").read_text()
-            assert sorted(map(str, parts)) == (["None"] * 4 if jobs == 1 else sorted([f"[{r}]" for r in range(3)] * 4))
-    finally:
-        batch.clear_resolvers()
+    for jobs in (1, 2):
+        parts.clear()
+        batch.run_batch(rows, tmp_path / f"o{jobs}.jsonl", settings=s, store=ResultStore(tmp_path / f"{jobs}.sqlite"),
+                        progress=False, seed=3, jobs=jobs, resolvers=resolvers)
+        out[jobs] = (tmp_path / f"o{jobs}.jsonl").read_text()
+        assert sorted(map(str, parts)) == (["None"] * 4 if jobs == 1 else sorted([f"[{r}]" for r in range(3)] * 4))
     assert out[1] == out[2]
     leaky_row = json.loads(out[2].splitlines()[3])
     # every run starts with a fresh counter: 25 inputs answered (a reused worker would answer 0 in runs 1, 2)
@@ -451,23 +436,21 @@ def test_pool_splits_references_into_runs_and_reuses_them_across_r(tmp_path: Pat
     run: a label at R = 3 after one at R = 1 (the RQ2 screen, then the full label) runs the
     reference for runs 2 and 3 only, and both give what ``--jobs 1`` gives."""
     ref_passes = _count_reference_passes(monkeypatch)
+    resolvers = [_gen_resolver]
     rows = [{"id": f"T/1_{k}", "golden_code": REF, "generated_code": v} for k, v in enumerate(VARIANTS[:4])]
     # a reference that fails to load in the sandbox: every run's reference job fails
     broken = [{"id": "T/2_0", "golden_code": "raise ValueError('boom')\ndef f(x, y):\n    return x\n",
                "generated_code": REF}]
     got = {}
-    try:
-        store = ResultStore(tmp_path / "pool.sqlite")
-        for runs in (1, 3):
-            ref_passes.clear()
-            s = Settings(runs=runs, run_budget=5, timeout_floor=0.2)
-            got[runs] = batch.run_batch(rows, None, settings=s, store=store, progress=False, seed=3, jobs=2)
-            assert len(ref_passes) == (1 if runs == 1 else 2)  # run 1's reference is shared
-        alone = batch.run_batch(rows, None, settings=s, store=ResultStore(tmp_path / "alone.sqlite"), progress=False,
-                                seed=3, jobs=1)
-        errs = batch.run_batch(broken, None, settings=s, store=store, progress=False, seed=3, jobs=2)
-    finally:
-        batch.clear_resolvers()
+    store = ResultStore(tmp_path / "pool.sqlite")
+    for runs in (1, 3):
+        ref_passes.clear()
+        s = Settings(runs=runs, run_budget=5, timeout_floor=0.2)
+        got[runs] = batch.run_batch(rows, None, settings=s, store=store, progress=False, seed=3, jobs=2, resolvers=resolvers)
+        assert len(ref_passes) == (1 if runs == 1 else 2)  # run 1's reference is shared
+    alone = batch.run_batch(rows, None, settings=s, store=ResultStore(tmp_path / "alone.sqlite"), progress=False,
+                            seed=3, jobs=1, resolvers=resolvers)
+    errs = batch.run_batch(broken, None, settings=s, store=store, progress=False, seed=3, jobs=2, resolvers=resolvers)
     strip = [{k: v for k, v in r.items() if k != "key"} for r in got[3]]
     assert strip == [{k: v for k, v in r.items() if k != "key"} for r in alone]
     assert [r["df_score"] for r in got[3]][:2] == [1.0, 1.0]

@@ -8,7 +8,7 @@ import math
 import pytest
 
 from lcl.errors import UserError
-from lcl.fuzz import LoadError, Settings, derive_seed, fuzz_pair
+from lcl.fuzz import LoadError, Settings, run_seed, fuzz_pair
 from lcl.fuzz import semantics as S
 from lcl.fuzz.algorithm import compute_reference, reference_key
 from lcl.fuzz.sandbox import CodeSpec
@@ -191,8 +191,8 @@ def test_determinism_and_generator_seeds() -> None:
     b = fuzz_pair(ref, var, entry="f", generator=gen, n=200, seed=11, settings=S3)
     assert a.to_dict() == b.to_dict()
     assert a.verdict_digest == b.verdict_digest
-    assert seen == [derive_seed(11, r) for r in range(3)] * 2
-    assert a.to_dict()["seeds"] == [derive_seed(11, r) for r in range(3)]
+    assert seen == [run_seed(11, r) for r in range(3)] * 2
+    assert a.to_dict()["seeds"] == [run_seed(11, r) for r in range(3)]
     assert len(set(a.to_dict()["inputs_digests"])) == 3  # distinct inputs per run
     assert len({r.score for r in a.runs}) > 1  # and so distinct scores
     c = fuzz_pair(ref, var, entry="f", generator=gen, n=200, seed=12, settings=S3)

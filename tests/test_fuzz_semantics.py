@@ -115,10 +115,10 @@ def test_timeouts_and_seeds() -> None:
     assert S.reference_over_budget(60.5, s) and S.reference_over_budget(150.0, s)
     fixed = s.with_(run_budget=7.0, run_budget_floor=7.0, run_budget_factor=0.0, run_budget_ref_factor=0.0)  # `--budget 7`
     assert S.run_time_budget(0.0, fixed) == S.run_time_budget(50.0, fixed) == 7.0
-    seeds = [S.derive_seed(7, r) for r in range(5)]
-    assert len(set(seeds)) == 5 and seeds == [S.derive_seed(7, r) for r in range(5)]
+    seeds = [S.run_seed(7, r) for r in range(5)]
+    assert len(set(seeds)) == 5 and seeds == [S.run_seed(7, r) for r in range(5)]
     assert all(0 <= x < 2**63 for x in seeds)
-    assert S.derive_seed(8, 0) != seeds[0]
+    assert S.run_seed(8, 0) != seeds[0]
     assert S.Settings.from_dict(s.to_dict()) == s
     with pytest.raises(ValueError):
         S.Settings.from_dict({"nope": 1})

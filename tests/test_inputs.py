@@ -170,7 +170,7 @@ def test_published_ids_resolve_to_spec_generators(project_data):
     assert r["entry"] == "has_close_elements" and r["stdin"] is False
     gen = r["generator"]
     xs = gen(1, 50)
-    assert len(xs) == 50 and xs == gen(1, 50) and "SpecGenerator[HumanEval/0" in gen.__qualname__
+    assert len(xs) == 50 and xs == gen(1, 50) and "lcl.inputs.resolve.SpecGenerator[HumanEval/0" in gen.cache_name
 
 
 

@@ -12,6 +12,7 @@ import pytest
 
 from lcl import profiles
 from lcl import rq5_capacity as C
+from lcl import seeds
 from lcl import training as T
 
 
@@ -70,7 +71,7 @@ def test_run_curves_summary_and_best_setting(setup):
         return _Model(pairs, config)
 
     runs, curves = C.run(base, local, cst, prof, seed=7, trainer=trainer, progress=False)
-    assert {s for s, *_ in seen} == {T.derive_seed(7, "rq5", p, k) for p in (0, 100) for k in range(2)}
+    assert {s for s, *_ in seen} == {seeds.unit_seed(7, "rq5", p, k) for p in (0, 100) for k in range(2)}
     assert sorted({m for _, m, _ in seen}) == [10, 50, 80] and len(seen) == 3 * 2 * 2
     assert all(n > 0 for *_, n in seen)  # every model early-stops on its validation split
     # curves: one point per validation, and the mean predictor's MAE on the same split

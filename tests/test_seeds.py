@@ -5,7 +5,7 @@ from __future__ import annotations
 import hashlib
 import random
 
-from lcl import seeds, training
+from lcl import seeds
 from lcl.fuzz import semantics
 
 
@@ -23,11 +23,11 @@ def test_digest64_is_the_first_eight_bytes_of_sha256() -> None:
 def test_the_fuzzing_run_seed_is_the_same_construction() -> None:
     for base in (0, 1, 20250101):
         for run in range(4):
-            assert semantics.derive_seed(base, run) == seeds.digest64("lcl-fuzz", base, run) >> 1
+            assert semantics.run_seed(base, run) == seeds.digest64("lcl-fuzz", base, run) >> 1
 
 
 def test_recorded_values_do_not_move() -> None:
     """Values fixed when the derivations were gathered here: a change would silently re-seed
     every archived fuzzing result (run seeds) or every RQ5 model."""
-    assert semantics.derive_seed(20250101, 0) == 6029937620743545040
-    assert training.derive_seed(20250101, "rq5", 10, 3) == 1078963810
+    assert semantics.run_seed(20250101, 0) == 6029937620743545040
+    assert seeds.unit_seed(20250101, "rq5", 10, 3) == 1078963810

@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
+from lcl import seeds
 from lcl import training as T
 
 
@@ -185,9 +186,9 @@ def test_table6_mean_std_and_headline():
     assert np.isnan(T.headline(one[one["p (%)"] == 0])["RQ5.combined_drop"])
 
 
-def test_derive_seed_is_stable_and_distinct():
-    assert T.derive_seed(1, "rq5", 0, 0) == T.derive_seed(1, "rq5", 0, 0)
-    assert len({T.derive_seed(1, "rq5", p, k) for p in range(0, 101, 10) for k in range(5)}) == 55
+def test_unit_seed_is_stable_and_distinct():
+    assert seeds.unit_seed(1, "rq5", 0, 0) == seeds.unit_seed(1, "rq5", 0, 0)
+    assert len({seeds.unit_seed(1, "rq5", p, k) for p in range(0, 101, 10) for k in range(5)}) == 55
 
 
 @pytest.mark.parametrize("completion, body", [

@@ -28,6 +28,10 @@ from . import paths
 
 PAPER_SUFFIX = " (paper)"
 
+#: the four CEMs under the names the paper's tables give them, in the paper's column order
+#: (substitutes included: our CodeBERTScore[MiniLM] and CodeScore-style stand in their columns)
+PAPER_CEMS: tuple[str, ...] = ("CodeBLEU", "CrystalBLEU", "CodeBERTScore", "CodeScore")
+
 
 def paper_claims() -> pd.DataFrame:
     """Every number of the paper (``data/reference/paper_claims.csv``), indexed by ``claim_id``."""

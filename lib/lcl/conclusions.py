@@ -14,9 +14,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from . import claim_links
-from .claim_links import Reading
+from .claim_links import PAPER_CEMS, Reading
 
-CEMS = ("CodeBLEU", "CrystalBLEU", "CodeBERTScore", "CodeScore")
+CEMS = PAPER_CEMS
 #: the CEMs we run as substitutes for the authors' models (MiniLM for CodeBERT, a retrained
 #: CodeScore-style model for the CodeScore checkpoint); the other two are reimplementations
 SUBSTITUTES = ("CodeBERTScore", "CodeScore")
@@ -280,8 +280,12 @@ def constant_score(v: Values) -> Values:
     return out
 
 
+#: Section 4.6's ranking of the metrics by their error increase on LoCaL, largest first
+PAPER_RATIO_ORDER = ("CodeScore", "CodeBLEU", "CrystalBLEU", "CodeBERTScore")
+
+
 def _ratio_order(v: Values) -> Verdict:
-    order = [c for c in ("CodeScore", "CodeBLEU", "CrystalBLEU", "CodeBERTScore") if c in comparable(v)]
+    order = [c for c in PAPER_RATIO_ORDER if c in comparable(v)]
     ids = [f"aux.RQ4.ratio.{c}" for c in order]
     left = [c for c in CEMS if c not in order]
     shown = _fmt(v, *ids) + (f" ({', '.join(left)} left out: not comparable)" if left else "")

@@ -294,7 +294,7 @@ def recheck(rows: list[dict[str, Any]], profile: Profile, seed: int, k: int, job
     import tempfile
     from pathlib import Path
 
-    from .fuzz import register_resolver, run_batch
+    from .fuzz import run_batch
     from .fuzz.store import ResultStore
     from .task_specs import resolve_published
 
@@ -305,9 +305,9 @@ def recheck(rows: list[dict[str, Any]], profile: Profile, seed: int, k: int, job
         return []
     stored = label(pick, profile, seed, jobs, progress=False)  # all stored: nothing is fuzzed
     batch, settings = _fuzz_batch(pick, profile)
-    register_resolver(resolve_published)
     with tempfile.TemporaryDirectory(prefix="lcl-recheck-") as tmp, ResultStore(Path(tmp) / "s.sqlite") as st:
-        fresh = run_batch(batch, settings=settings, seed=seed, jobs=jobs, progress=progress, keep_going=True, store=st)
+        fresh = run_batch(batch, settings=settings, seed=seed, jobs=jobs, progress=progress, keep_going=True, store=st,
+                          resolvers=[resolve_published])
     return [{"id": a["id"], "stored_df": a.get("df_score"), "fresh_df": b.get("df_score"),
              "stored_runs": a.get("run_scores"), "fresh_runs": b.get("run_scores"),
              "identical": a.get("df_score") == b.get("df_score") and a.get("run_scores") == b.get("run_scores")}

@@ -35,10 +35,9 @@ def fuzz_labels(batch: list[dict[str, Any]], settings: fuzz.Settings, *, seed: i
     come back as error rows, never dropped. Resumable: finished pairs come from the store."""
     if not batch:
         return []
-    fuzz.register_resolver(resolver)
     with label_archive.open_store() as store:
         return fuzz.run_batch(batch, settings=settings, seed=seed, jobs=jobs, progress=progress, keep_going=True,
-                              store=store)
+                              store=store, resolvers=[resolver])
 
 
 def stored_labels(batch: list[dict[str, Any]], settings: fuzz.Settings, *, seed: int,
@@ -47,6 +46,5 @@ def stored_labels(batch: list[dict[str, Any]], settings: fuzz.Settings, *, seed:
     cannot fuzz (None); runs nothing."""
     if not batch:
         return {}
-    fuzz.register_resolver(resolver)
     with label_archive.open_store() as store:
-        return fuzz.batch_status(batch, settings=settings, seed=seed, store=store)
+        return fuzz.batch_status(batch, settings=settings, seed=seed, store=store, resolvers=[resolver])

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import pandas as pd
 
 from . import claim_links, loaders, sources
-from .claim_links import Link
+from .claim_links import PAPER_CEMS, Link
 from .records import Task
 
 PAPER_BENCH = {"HumanEval": "HumanEval", "MBPP": "MBPP", "APPS": "APPS", "PIE": "PIE"}
@@ -148,7 +148,7 @@ def task_profile(summaries: list[BenchmarkSummary]) -> pd.DataFrame:
 
 
 # ----------------------------------------------------------------------------- Figure 2
-METRIC_ORDER = ["CodeBLEU", "CrystalBLEU", "CodeBERTScore", "CodeScore"]
+METRIC_ORDER = list(PAPER_CEMS)
 
 
 def survey_counts() -> pd.DataFrame | None:

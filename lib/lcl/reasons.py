@@ -16,9 +16,9 @@ from dataclasses import dataclass
 
 import pandas as pd
 
-from .claim_links import Declaration, Derived, Link
+from .claim_links import PAPER_CEMS, Declaration, Derived, Link
 
-CEMS = ("CodeBLEU", "CrystalBLEU", "CodeBERTScore", "CodeScore")
+CEMS = PAPER_CEMS
 UNEXPLAINED = "unexplained"
 
 

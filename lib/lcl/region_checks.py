@@ -25,6 +25,7 @@ import numpy as np
 import pandas as pd
 
 from . import coverage, regions
+from .claim_links import PAPER_CEMS
 
 X, Y = coverage.X, coverage.Y
 PAPER_THRESHOLDS, ABLATION = "rq3_coverage_paper_thresholds", "rq3_ablation"
@@ -137,7 +138,7 @@ def ablation_fits(frames: dict[str, pd.DataFrame], cems: list[str], substitutes:
         fits.append(Fit("released + CodeScore_test", released, tuple(plain)))
     if released_authors is not None and not released_authors.empty:
         authors = {"released LoCaL_balanced": released_authors}
-        every = tuple(c for c in ("CodeBLEU", "CrystalBLEU", "CodeBERTScore", "CodeScore") if c in released_authors)
+        every = tuple(c for c in PAPER_CEMS if c in released_authors)
         fits += [Fit(AUTHORS_POINTS, authors, every), Fit(AUTHORS_POINTS, authors, every, 0.0),
                  Fit(AUTHORS_POINTS, authors,
                      tuple(c for c in every if c in ("CodeBLEU", "CrystalBLEU")))]

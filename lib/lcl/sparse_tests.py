@@ -206,6 +206,7 @@ def fuzz_run0(row: dict[str, Any], settings: S.Settings, seed: int) -> Run0:
     profile's settings. Cached by both codes, the generator's digest-bearing name, N, seed,
     settings and engine version, so a rerun fuzzes nothing."""
     from .fuzz.algorithm import code_digest, fuzz_pair
+    from .fuzz.batch import generator_name
     from .task_specs import resolve_published
 
     spec = resolve_published({"id": row["id"], "golden_code": row["reference"], "generated_code": row["variant"],
@@ -215,7 +216,7 @@ def fuzz_run0(row: dict[str, Any], settings: S.Settings, seed: int) -> Run0:
     gen, stdin = spec["generator"], bool(spec["stdin"])
     n = settings.n_default("program" if stdin else "function")
     k = cache.key("lcl-x1-run0", S.ENGINE_VERSION, code_digest(row["reference"]), code_digest(row["variant"]),
-                  spec["entry"], stdin, f"{gen.__module__}.{gen.__qualname__}", n, seed, settings.result_relevant())
+                  spec["entry"], stdin, generator_name(gen), n, seed, settings.result_relevant())
 
     def compute() -> dict[str, Any]:
         t0 = time.perf_counter()

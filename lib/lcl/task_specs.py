@@ -9,7 +9,7 @@ The input engine (:mod:`lcl.inputs`) knows specs, not benchmarks; this module ti
 - Inferred drafts (regenerated on demand, never committed): ``data/interim/constraints_inferred/``.
   :func:`spec_for` returns the reviewed spec when there is one, else the inferred draft (inferred
   and cached on first use), so every output can label a pair whose task only has a draft.
-- :func:`resolve_published` (registered with :func:`lcl.fuzz.register_resolver`): the id names
+- :func:`resolve_published` (the resolver :func:`lcl.fuzz.run_batch` is given): the id names
   the task (``LOCAL_HE_112_OP_1`` -> HumanEval/112, ``LOCAL_APPS_707_11_MUT_7`` -> APPS/707,
   ``PIE_p02599_s870922238`` -> PIE/p02599). Inputs come from the task's spec: the benchmark's own
   test inputs first, then spec-generated ones from the run's seed (Algorithm 1: a fresh input set
@@ -151,14 +151,13 @@ def check_references(uid: str, limit: int = 5) -> list[Task]:
 
 
 class SpecGenerator:
-    """``gen(seed, n)`` for the fuzzing engine; its ``__qualname__`` carries a digest of the
+    """``gen(seed, n)`` for the fuzzing engine; its ``cache_name`` carries a digest of the
     spec and seed inputs, so cached fuzz results are invalidated when either changes."""
 
     def __init__(self, spec: Spec, seed_inputs: list[Any]) -> None:
         self.spec, self.seed_inputs = spec, seed_inputs
         digest = hashlib.sha256((dumps(spec, strict=False) + repr(seed_inputs)).encode()).hexdigest()[:16]
-        self.__qualname__ = f"SpecGenerator[{spec.task}:{spec.origin}:{digest}]"
-        self.__module__ = GENERATOR_NAMESPACE
+        self.cache_name = f"{GENERATOR_NAMESPACE}.SpecGenerator[{spec.task}:{spec.origin}:{digest}]"
 
     def __call__(self, seed: int, n: int) -> list[Any]:
         return with_seeds(self.seed_inputs, generate(self.spec, n, seed), n)
@@ -214,7 +213,7 @@ def seed_inputs(uid: str, spec: Spec) -> list[Any]:
 
 
 def resolve_published(row: dict[str, Any]) -> dict[str, Any] | None:
-    """Resolver for :func:`lcl.fuzz.register_resolver`: entry/stdin and a spec generator."""
+    """Resolver for :func:`lcl.fuzz.run_batch` (``resolvers=[...]``): entry/stdin and a spec generator."""
     uid = task_uid_for_row(row)
     if uid is None:
         return None

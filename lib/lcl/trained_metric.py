@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from . import paths, training
+from . import paths, seeds, training
 from .metrics.cache import pair_digest
 from .metrics.local_trained import LABEL
 from .profiles import Profile
@@ -85,7 +85,7 @@ def train_released(base_rows: list[dict[str, Any]], local_rows: list[dict[str, A
     size = training.training_size(base_pool, local_pool)
     if size < 2:
         return None
-    s = training.derive_seed(seed, "rq5", P_LOCAL, MODEL_INDEX)
+    s = seeds.unit_seed(seed, "rq5", P_LOCAL, MODEL_INDEX)
     rng = random.Random(s)
     drawn = training.mixed_training_set(base_pool, local_pool, P_LOCAL, size, rng)
     train_set, val = training.split_validation(drawn, training.VAL_FRACTION, rng)

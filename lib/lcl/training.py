@@ -21,7 +21,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from . import cache, claim_links, paths, records, sources
+from . import cache, claim_links, paths, records, seeds, sources
 from .claim_links import Derived, Link
 from .profiles import Profile
 from .records import Outcome, result_outcome
@@ -180,13 +180,6 @@ SET_COLORS = {"Combined": "tab:purple", "Baseline": "tab:blue", "LoCaL_test": "t
 HELD_OUT_BENCHMARK = "PIE"  # Section 4.7.1: "The PIE samples in LoCaL are held out for inference"
 
 
-def derive_seed(seed: int, *parts: object) -> int:
-    """A seed for one unit of work (e.g. ``("rq5", p, k)``), stable across runs and platforms."""
-    from .seeds import digest64
-
-    return (digest64(seed, *parts, sep="\0") >> 32) % (2**31 - 1)
-
-
 def candidate_of(row: dict[str, Any]) -> str:
     """A row's candidate code (:func:`lcl.records.candidate_of`); a row without one is an error."""
     cand = records.candidate_of(row)
@@ -252,7 +245,7 @@ def evaluation_sets(codescore_test_rows: list[dict[str, Any]], local_pie_rows: l
     pie = [r for r in _dedupe(labelled_rows(local_pie_rows)) if pair_key(r) not in keys]
     sizes = [len(x) for x in (base, pie) if x]
     k = min([n, *sizes]) if sizes else 0
-    rng = random.Random(derive_seed(seed, "rq5-eval"))
+    rng = random.Random(seeds.unit_seed(seed, "rq5-eval"))
     pick = [sorted(rng.sample(src, min(k, len(src))), key=lambda r: str(r["id"])) for src in (base, pie)]
     return pick[0], pick[1]
 
@@ -403,7 +396,7 @@ def experiment(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]]
 
     Each (p, k) draws its training set, its validation split (``val_fraction`` of the fixed
     training size, same p mix) and initialises its model with the seed
-    ``derive_seed(seed, "rq5", p, k)``; models are trained by ``trainer`` (default
+    ``seeds.unit_seed(seed, "rq5", p, k)``; models are trained by ``trainer`` (default
     :func:`train_model`, cached by training content) with the evaluation pairs as ``exclude``.
     """
     import pandas as pd
@@ -423,7 +416,7 @@ def experiment(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]]
     rows: list[dict[str, Any]] = []
     for p in percentages:
         for k in range(models_per_p):
-            s = derive_seed(seed, "rq5", p, k)
+            s = seeds.unit_seed(seed, "rq5", p, k)
             rng = random.Random(s)
             drawn = mixed_training_set(base_pool, local_pool, p, size, rng)
             train_set, val = split_validation(drawn, val_fraction, rng)

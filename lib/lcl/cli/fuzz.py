@@ -185,8 +185,8 @@ def cmd_fuzz_batch(args: argparse.Namespace) -> int:
         raise UserError(f"--out {args.out}: folder {args.out.parent} does not exist")
     _check_isolation(args)
     # default: the project's own resolver (task from the id, inputs from its constraint spec)
-    for spec in args.resolver or [os.environ.get("LCL_FUZZ_RESOLVER") or "lcl.task_specs:resolve_published"]:
-        load_resolver(spec)
+    resolvers = [load_resolver(spec) for spec in
+                 args.resolver or [os.environ.get("LCL_FUZZ_RESOLVER") or "lcl.task_specs:resolve_published"]]
     if args.jobs is not None and args.jobs < 1:
         raise UserError("--jobs: must be at least 1")
     # an explicit --store is used as it is; the default one gets the committed labels merged in
@@ -194,7 +194,7 @@ def cmd_fuzz_batch(args: argparse.Namespace) -> int:
     try:
         results = run_batch(args.pairs, args.out, settings=s, seed=args.seed, jobs=args.jobs,
                             scheduler=args.scheduler, store=store, network=args.network,
-                            progress=not args.no_progress, keep_going=args.keep_going)
+                            progress=not args.no_progress, keep_going=args.keep_going, resolvers=resolvers)
     finally:
         store.close()
     summary = results_summary(results)

@@ -355,17 +355,15 @@ def generate(domain: str, seed: int, n: int) -> list[list[Any]]:
 
 
 class DomainGenerator:
-    """``gen(seed, n)`` for the fuzzing engine (picklable; its ``__qualname__`` names the
-    domain and :data:`VERSION`, so cached fuzz results follow generator changes)."""
+    """``gen(seed, n)`` for the fuzzing engine (picklable; its ``cache_name`` names the domain
+    and :data:`VERSION`, so cached fuzz results follow generator changes)."""
 
     def __init__(self, domain: str) -> None:
         if domain not in DOMAINS:
             raise KeyError(f"unknown clone input domain {domain!r}")
         self.domain = domain
-        self.__qualname__ = f"CloneDomain[{domain}:v{VERSION}]"
-        # the fuzz result store keys a generator by module and qualname: it stays the package's name,
-        # as before this module was split out of it, so that cached results are still found
-        self.__module__ = "lcl.clones"
+        # "lcl.clones": the package these generators were first defined in; the archived results are keyed by it
+        self.cache_name = f"lcl.clones.CloneDomain[{domain}:v{VERSION}]"
 
     def __call__(self, seed: int, n: int) -> list[list[Any]]:
         return generate(self.domain, seed, n)

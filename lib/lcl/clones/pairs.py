@@ -63,7 +63,7 @@ def pair_rows(clusters: list[Cluster], caps: Caps, seed: int, ledger: Any) -> li
 
 
 def resolve_clone(row: dict[str, Any]) -> dict[str, Any] | None:
-    """Resolver for :func:`lcl.fuzz.register_resolver`: clone rows carry their input domain."""
+    """Resolver for :func:`lcl.fuzz.run_batch` (``resolvers=[...]``): clone rows carry their input domain."""
     if not str(row.get("id", "")).startswith("CLONE_") or "clone_domain" not in row:
         return None
     return {"entry": ENTRY, "generator": DomainGenerator(row["clone_domain"])}

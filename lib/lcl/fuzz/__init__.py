@@ -2,7 +2,7 @@
 
 Public API (imported lazily, so the fork-server and ``lcl --help`` stay light)::
 
-    from lcl.fuzz import fuzz_pair, Settings, run_batch, register_resolver
+    from lcl.fuzz import fuzz_pair, Settings, run_batch, load_resolver
 
 ``fuzz_pair(reference, variant, entry=..., inputs=[...])`` -> :class:`PairResult`
 (``.df_score``, ``.to_dict()``); ``stdin=True`` for programs; ``generator=gen`` with
@@ -16,7 +16,7 @@ from typing import Any
 
 _EXPORTS = {
     "Settings": "semantics",
-    "derive_seed": "semantics",
+    "run_seed": "semantics",
     "ENGINE_VERSION": "semantics",
     "fuzz_pair": "algorithm",
     "compute_reference": "algorithm",
@@ -25,7 +25,7 @@ _EXPORTS = {
     "CodeSpec": "sandbox",
     "run_batch": "batch",
     "batch_status": "batch",
-    "register_resolver": "batch",
+    "load_resolver": "batch",
     "ResultStore": "store",
 }
 
@@ -38,10 +38,10 @@ __all__ = [
     "Settings",
     "batch_status",
     "compute_reference",
-    "derive_seed",
     "fuzz_pair",
-    "register_resolver",
+    "load_resolver",
     "run_batch",
+    "run_seed",
 ]
 
 

@@ -461,7 +461,7 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
     """Algorithm 1 for one (reference, variant) pair.
 
     Give either explicit ``inputs`` (N = their count, or the first ``n``; every run
-    re-executes them) or ``generator(seed, n)`` (run r uses ``derive_seed(seed, r)``; N is
+    re-executes them) or ``generator(seed, n)`` (run r uses ``run_seed(seed, r)``; N is
     ``n`` or the level's default). ``inputs_hash``: ``inputs_digest`` of the explicit inputs
     used (after ``n``) when the caller has it already. Raises :class:`LoadError`/``UserError``
     for bad code or inputs; never raises because of what the variant does at run time.
@@ -481,7 +481,7 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
     check_code(variant, level=level, entry=entry, side="variant", label=label)
     ref_spec = CodeSpec(level, reference, entry, "reference.py")
     var_spec = CodeSpec(level, variant, entry, "variant.py")
-    seeds = [S.derive_seed(seed, r) for r in range(s.runs)]
+    seeds = [S.run_seed(seed, r) for r in range(s.runs)]
     order = list(range(s.runs)) if only_runs is None else sorted(set(only_runs))
     if only_runs is not None and (inputs is not None or not order or not set(order) <= set(range(s.runs))):
         raise UserError("only_runs: a non-empty subset of range(runs), with a generator")

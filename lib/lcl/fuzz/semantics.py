@@ -92,7 +92,7 @@ Arguments and state
 Runs and seeds
     With explicit inputs the R runs re-execute the same inputs (their scores differ only
     through timeouts); with a generator ``gen(seed, n)`` run r uses
-    ``derive_seed(base_seed, r)``. The seeds are recorded per result.
+    ``run_seed(base_seed, r)``. The seeds are recorded per result.
 """
 
 from __future__ import annotations
@@ -104,7 +104,9 @@ import sys
 from dataclasses import asdict, dataclass, field, fields, replace
 from typing import Any
 
-from ..records import NO_KEPT_RUN
+#: df_score when every run was excluded (the paper's -1); equal to lcl.records.NO_KEPT_RUN, written
+#: out because the sandbox's modules import only the standard library (tests/test_core.py checks it)
+NO_KEPT_RUN = -1.0
 
 #: bump when a change alters any outcome, verdict or score (it invalidates stored results); what
 #: each version changed, and why kernel isolation kept version 5: docs/FUZZING.md, "Engine versions"
@@ -203,7 +205,7 @@ class Settings:
         return d
 
 
-def derive_seed(base_seed: int, run: int) -> int:
+def run_seed(base_seed: int, run: int) -> int:
     """Seed of run ``run`` (0-based) derived from the recorded base seed (63-bit)."""
     # lcl.seeds.digest64("lcl-fuzz", base_seed, run) >> 1, written out: the sandbox's modules import
     # only the standard library (tests/test_seeds.py checks the two agree)
@@ -592,7 +594,7 @@ def score_run(run: int, seed: int, verdicts: str, charged: float, budget_exceede
 
 
 def df_score(run_scores: list[RunScore]) -> float:
-    """Mean over kept runs; :data:`~lcl.records.NO_KEPT_RUN` when every run was excluded (Algorithm 1)."""
+    """Mean over kept runs; :data:`NO_KEPT_RUN` when every run was excluded (Algorithm 1)."""
     kept = [r.score for r in run_scores if not r.excluded and r.score is not None]
     if not kept:
         return NO_KEPT_RUN

@@ -9,9 +9,9 @@ Rows (JSON Lines) come in two shapes:
   ``inputs_file`` (JSONL, one input per line); optional ``n`` and ``seed``. Relative files are
   resolved against the directory of the pairs file.
 - published LoCaL: ``id``, ``golden_code``, ``generated_code``. The task, entry point and
-  inputs are resolved from the id by a *resolver* (``register_resolver``), which the
-  input-constraints module provides. Without one, such rows fail with a ``UserError`` naming
-  the id.
+  inputs are resolved from the id by a *resolver* the caller passes (``resolvers=[...]``;
+  the project's is :func:`lcl.task_specs.resolve_published`; ``LCL_FUZZ_RESOLVER`` names one
+  more). Without one, such rows fail with a ``UserError`` naming the id.
 
 A resolver is ``fn(row) -> dict | None`` returning ``{"entry": NAME}`` or ``{"stdin": True}``
 plus ``{"inputs": [...]}`` or ``{"generator": gen, "n": N}`` (``gen(seed, n) -> list``; it
@@ -30,6 +30,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -43,13 +44,13 @@ from .jobs import (
     PairJob,
     Resolver,
     _read_rows,
-    clear_resolvers,
+    generator_name,
     job_keys,
     load_jobs,
     load_resolver,
     read_inputs_file,
-    register_resolver,
     resolve_row,
+    with_env_resolver,
 )
 from .scheduling import CHUNK_TASKS, _Chunk, _run_chunks, _run_chunks_pipelined, _task_chunks
 
@@ -77,17 +78,16 @@ def carry_over(jobs: list[PairJob], st: Any) -> set[str]:
 
 
 def batch_status(pairs: list[dict[str, Any]], *, settings: S.Settings | None = None, seed: int = 0,
-                 store: Any = None, base: str | Path | None = None) -> dict[str, bool | None]:
+                 store: Any = None, base: str | Path | None = None,
+                 resolvers: Sequence[Resolver] = ()) -> dict[str, bool | None]:
     """Which pairs of a batch already have a result in ``store``, without running anything:
     pair id -> True (stored), False (still to fuzz) or None (cannot be fuzzed: an error row).
     Same resolution and keys as :func:`run_batch`, so "stored" means run_batch will not fuzz it."""
     from ..store import open_default
 
     s = settings or S.Settings()
-    spec = os.environ.get("LCL_FUZZ_RESOLVER")
-    if spec:
-        load_resolver(spec)
-    job_list = load_jobs(list(pairs), Path(base) if base else Path.cwd(), s, seed, keep_going=True)
+    job_list = load_jobs(list(pairs), Path(base) if base else Path.cwd(), s, seed, keep_going=True,
+                         resolvers=with_env_resolver(resolvers))
     st = open_default() if store is None else store
     try:
         done = st.has_many([j.key for j in job_list if j.error is None])
@@ -102,8 +102,9 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
               settings: S.Settings | None = None, seed: int = 0, jobs: int | None = None,
               scheduler: str | None = None, store: Any = None, network: str | None = None,
               progress: bool = True, base: str | Path | None = None,
-              keep_going: bool = False) -> list[dict[str, Any]]:
-    """Fuzz every pair; finished pairs come from / go to ``store`` (a :class:`ResultStore`).
+              keep_going: bool = False, resolvers: Sequence[Resolver] = ()) -> list[dict[str, Any]]:
+    """Fuzz every pair; finished pairs come from / go to ``store`` (a :class:`ResultStore`);
+    published-format rows are resolved by ``resolvers`` (then ``LCL_FUZZ_RESOLVER``'s).
 
     Returns the result rows in input order and, when ``out`` is given, writes them to ``out``
     atomically (one JSON object per line, sorted keys; byte-identical for identical inputs).
@@ -120,10 +121,7 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
     else:
         rows = list(pairs)
         base_dir = Path(base) if base else Path.cwd()
-    spec = os.environ.get("LCL_FUZZ_RESOLVER")
-    if spec:
-        load_resolver(spec)
-    job_list = load_jobs(rows, base_dir, s, seed, keep_going=keep_going)
+    job_list = load_jobs(rows, base_dir, s, seed, keep_going=keep_going, resolvers=with_env_resolver(resolvers))
     scheduler = scheduler or os.environ.get("LCL_DASK_SCHEDULER") or None
     jobs = jobs or default_jobs()
     # in-process executors share generated input sets (Dask jobs are pickled); a thread pool
@@ -192,7 +190,7 @@ __all__ = [
     "CHUNK_TASKS", "NO_WORKER_TIMEOUT", "PairJob", "Resolver", "_Chunk", "_GenerationProcess", "_GeneratorMemo",
     "_Parts", "_SharedGenerator", "_error_result", "_executor", "_pair_job", "_read_rows", "_ref_job",
     "_ref_run_job", "_reference_run", "_run_chunks", "_run_chunks_pipelined", "_run_part_job", "_task_chunks",
-    "batch_status", "carry_over", "clear_resolvers", "dask_completed", "default_jobs", "dumps_last_line",
-    "job_keys", "load_jobs", "load_resolver", "read_inputs_file", "register_resolver", "resolve_row",
-    "results_summary", "run_batch", "share_generators",
+    "batch_status", "carry_over", "dask_completed", "default_jobs", "dumps_last_line",
+    "generator_name", "job_keys", "load_jobs", "load_resolver", "read_inputs_file", "resolve_row", "results_summary", "run_batch",
+    "share_generators", "with_env_resolver",
 ]

@@ -70,7 +70,7 @@ def _reference_run(job: PairJob, run: int, s: S.Settings, network: str | None,
     """(reference key, outcomes) of run ``run`` of a generated task; ``refs`` (the store's
     reference table), when given, is consulted and filled under that per-run key."""
     spec = CodeSpec(job.level, job.reference, job.entry, "reference.py")
-    raw = job.generator(S.derive_seed(job.seed, run), job.n or s.n_default(job.level))
+    raw = job.generator(S.run_seed(job.seed, run), job.n or s.n_default(job.level))
     items = check_inputs(list(raw), level=job.level, source=f"pair {job.id}: generator")
     known = raw if isinstance(raw, InputSet) else None
     digest = known.inputs_digest() if known is not None else inputs_digest(items)

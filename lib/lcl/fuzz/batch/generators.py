@@ -10,7 +10,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from ..algorithm import InputSet
-from .jobs import PairJob, _generator_name
+from .jobs import PairJob, generator_name
 from .scheduling import CHUNK_TASKS
 
 if TYPE_CHECKING:  # imported where used, as before: the harness imports this module on every batch
@@ -96,9 +96,7 @@ class _SharedGenerator:
     def __init__(self, gen: Any, memo: _GeneratorMemo, process: _GenerationProcess | None = None) -> None:
         self.gen, self.memo = gen, memo
         self.make = process.generate if process is not None else _generate
-        self.name = _generator_name(gen)
-        self.__qualname__ = getattr(gen, "__qualname__", repr(gen))
-        self.__module__ = getattr(gen, "__module__", "?")
+        self.name = self.cache_name = generator_name(gen)
 
     def __call__(self, seed: int, n: int) -> InputSet:
         return self.memo.get((self.name, int(seed), int(n)), lambda: self.make(self.gen, seed, n))

@@ -1,5 +1,5 @@
-"""Job planning of a batch: pairs-file rows (explicit or published LoCaL, through registered
-resolvers) become checked :class:`PairJob` s with their result and reference cache keys.
+"""Job planning of a batch: pairs-file rows (explicit or published LoCaL, through the resolvers
+the caller passes) become checked :class:`PairJob` s with their result and reference cache keys.
 Nothing here runs code under test.
 """
 
@@ -8,7 +8,7 @@ from __future__ import annotations
 import importlib
 import json
 import os
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -19,33 +19,29 @@ from ...io import read_jsonl
 from .. import semantics as S
 from ..algorithm import InputSet, check_code, check_inputs, code_digest, inputs_digest
 
+#: ``fn(row) -> {"entry"|"stdin", "inputs"|"generator", "n"} | None`` for published-format rows
 Resolver = Callable[[dict[str, Any]], "dict[str, Any] | None"]
-_RESOLVERS: list[Resolver] = []
 
 
-def register_resolver(fn: Resolver) -> Resolver:
-    """Register a resolver for published-format rows (usable as a decorator)."""
-    if fn not in _RESOLVERS:
-        _RESOLVERS.append(fn)
-    return fn
-
-
-def clear_resolvers() -> None:
-    _RESOLVERS.clear()
-
-
-def load_resolver(spec: str) -> None:
-    """``module:function`` -> registered (used by ``--resolver`` and ``LCL_FUZZ_RESOLVER``)."""
+def load_resolver(spec: str) -> Resolver:
+    """The resolver ``module:function`` names (``--resolver``, ``LCL_FUZZ_RESOLVER``)."""
     mod, _, name = spec.partition(":")
+    if not name:
+        raise UserError(f"--resolver {spec}: expected MODULE:FUNCTION")
     try:
         m = importlib.import_module(mod)
     except ImportError as exc:
         raise UserError(f"--resolver {spec}: cannot import {mod} ({exc})") from None
-    if name:
-        fn = getattr(m, name, None)
-        if not callable(fn):
-            raise UserError(f"--resolver {spec}: {mod} has no callable {name}")
-        register_resolver(fn)
+    fn = getattr(m, name, None)
+    if not callable(fn):
+        raise UserError(f"--resolver {spec}: {mod} has no callable {name}")
+    return fn
+
+
+def with_env_resolver(resolvers: Sequence[Resolver]) -> list[Resolver]:
+    """``resolvers``, then the one ``LCL_FUZZ_RESOLVER`` names (a batch run outside the project)."""
+    spec = os.environ.get("LCL_FUZZ_RESOLVER")
+    return [*resolvers, *([load_resolver(spec)] if spec else [])]
 
 
 @dataclass
@@ -123,10 +119,12 @@ def read_inputs_file(path: str | Path, *, level: str) -> list[Any]:
 
 
 def resolve_row(row: dict[str, Any], base: Path, default_seed: int,
-                files: dict[tuple[str, str], InputSet] | None = None) -> PairJob:
+                files: dict[tuple[str, str], InputSet] | None = None,
+                resolvers: Sequence[Resolver] = ()) -> PairJob:
     """One pairs-file row -> a job. ``files``: inputs files already read in this batch, by
     (resolved path, level): rows naming the same file share one :class:`InputSet` (read,
-    digested and pickled once; their task's reference runs once)."""
+    digested and pickled once; their task's reference runs once). A published-format row is
+    resolved by the first of ``resolvers`` that recognises it."""
     if not isinstance(row, dict):
         raise UserError(f"pairs file: every line must be a JSON object, got {str(row)[:60]!r}")
     rid = row.get("id")
@@ -161,14 +159,14 @@ def resolve_row(row: dict[str, Any], base: Path, default_seed: int,
     golden, generated = row.get("golden_code"), row.get("generated_code")
     if not isinstance(golden, str) or not isinstance(generated, str):
         raise UserError(f"pair {rid}: published rows need string 'golden_code' and 'generated_code'")
-    if not _RESOLVERS:
+    if not resolvers:
         raise UserError(
-            f"pair {rid}: published LoCaL row (golden_code/generated_code) but no input resolver is "
-            "registered to find its task and input constraints; pass --resolver MODULE:FUNCTION "
+            f"pair {rid}: published LoCaL row (golden_code/generated_code) but no input resolver was "
+            "given to find its task and input constraints; pass --resolver MODULE:FUNCTION "
             "(or set LCL_FUZZ_RESOLVER), or give explicit 'reference', 'variant', 'entry'|'stdin', 'inputs'"
         )
     spec = None
-    for fn in _RESOLVERS:
+    for fn in resolvers:
         try:
             spec = fn(row)
         except (KeyError, LookupError) as exc:
@@ -190,7 +188,13 @@ def resolve_row(row: dict[str, Any], base: Path, default_seed: int,
                    spec.get("n", n), seed)
 
 
-def _generator_name(gen: Any) -> str:
+def generator_name(gen: Any) -> str:
+    """The name a generator enters result keys under: its ``cache_name`` where it has one (a
+    generator object naming what it generates, wherever its class is defined), else
+    ``module.qualname`` of the function."""
+    name = getattr(gen, "cache_name", None)
+    if isinstance(name, str):
+        return name
     return f"{getattr(gen, '__module__', '?')}.{getattr(gen, '__qualname__', repr(gen))}"
 
 
@@ -200,7 +204,7 @@ def job_keys(job: PairJob, settings: S.Settings) -> None:
                            else inputs_digest(job.inputs if job.n is None else job.inputs[: job.n]))
         inputs_part: Any = job.inputs_hash
     else:
-        inputs_part = ["generator", _generator_name(job.generator), job.n]
+        inputs_part = ["generator", generator_name(job.generator), job.n]
     def result_key(version: str) -> str:
         return cache.key("lcl-fuzz-result", version, job.level, job.entry, code_digest(job.reference),
                          code_digest(job.variant), inputs_part, job.seed, settings.result_relevant())
@@ -213,7 +217,7 @@ def job_keys(job: PairJob, settings: S.Settings) -> None:
 
 
 def load_jobs(rows: Iterable[dict[str, Any]], base: Path, settings: S.Settings, seed: int,
-              keep_going: bool = False) -> list[PairJob]:
+              keep_going: bool = False, resolvers: Sequence[Resolver] = ()) -> list[PairJob]:
     """Resolve and check every row. Published-format rows that cannot be fuzzed (unknown task,
     code that does not compile) are errors; with ``keep_going`` they become error rows in the
     results instead (nothing is dropped), otherwise all of them are reported at once."""
@@ -224,7 +228,7 @@ def load_jobs(rows: Iterable[dict[str, Any]], base: Path, settings: S.Settings, 
     for row in rows:
         published = isinstance(row, dict) and ("golden_code" in row or "generated_code" in row)
         try:
-            job = resolve_row(row, base, seed, files)
+            job = resolve_row(row, base, seed, files, resolvers)
         except UserError as exc:
             if not published or not isinstance(row.get("id"), (str, int)):
                 raise
