@@ -43,10 +43,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
-from lcl.fuzz import Settings, fuzz_pair  # noqa: E402
-from lcl.fuzz.batch import run_batch  # noqa: E402
-from lcl.fuzz.store import ResultStore  # noqa: E402
-from lcl.records import NO_KEPT_RUN  # noqa: E402
+from lcl.fuzz import Settings, fuzz_pair
+from lcl.fuzz.batch import run_batch
+from lcl.fuzz.store import ResultStore
+from lcl.records import NO_KEPT_RUN
 
 REF = '''
 def has_close_elements(numbers, threshold):
@@ -272,9 +272,8 @@ def real_batch(n_tasks: int, tmp: Path) -> tuple[float, float, int, int] | None:
     generated from each task's spec (N = 2000, R = 5, default settings), --jobs 1 vs 2.
     Returns (pairs/s with 1 job, with 2 jobs, pairs, pairs excluded) or None without HumanEval."""
     from lcl import dataset, loaders
-    from lcl.task_specs import resolve_published
-    from lcl.task_specs import tasks_for
     from lcl.profiles import PROFILES
+    from lcl.task_specs import resolve_published, tasks_for
 
     if not loaders.benchmark_available("HumanEval"):
         return None

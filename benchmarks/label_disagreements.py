@@ -133,8 +133,7 @@ def explain(args: argparse.Namespace) -> int:
     from lcl import loaders
     from lcl.fuzz import Settings, fuzz_pair
     from lcl.fuzz.semantics import run_seed
-    from lcl.task_specs import resolve_published, task_uid_for_row
-    from lcl.task_specs import spec_for
+    from lcl.task_specs import resolve_published, spec_for, task_uid_for_row
 
     pairs = {p.id: p for p in loaders.load_local_published() + loaders.load_codescore_test()}
     p = pairs[args.explain]

@@ -51,8 +51,7 @@ def measure(task: object, n: int, seed: int) -> dict:
     from lcl.fuzz.algorithm import compute_reference
     from lcl.fuzz.sandbox import CodeSpec
     from lcl.inputs.generate import generate
-    from lcl.task_specs import seed_inputs
-    from lcl.task_specs import spec_for, spec_uid
+    from lcl.task_specs import seed_inputs, spec_for, spec_uid
 
     n_run = N_PAPER[task.level]
     spec = spec_for(spec_uid(task))
@@ -87,8 +86,7 @@ def measure(task: object, n: int, seed: int) -> dict:
 def label_tasks() -> list:
     """One task per spec id referenced by the published LoCaL pairs or CodeScore_test (sorted)."""
     from lcl import loaders
-    from lcl.task_specs import task_uid_for_row
-    from lcl.task_specs import tasks_for
+    from lcl.task_specs import task_uid_for_row, tasks_for
 
     uids: set[str] = set()
     for ds in ("LoCaL_published", "CodeScore_test"):

@@ -29,8 +29,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
 
 def _variants(tasks: list, seed: int, keep_docstrings: bool = False) -> list[dict]:
-    from lcl.task_specs import spec_uid
     from lcl.similarity import SimilarityWarning, sim_ast, sim_edit
+    from lcl.task_specs import spec_uid
     from lcl.variants import optimise
 
     rows = []

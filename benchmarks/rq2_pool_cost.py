@@ -51,7 +51,7 @@ class CpuMeter:
         while not self.stop.wait(self.interval):
             self._sample()
 
-    def __enter__(self) -> "CpuMeter":
+    def __enter__(self) -> CpuMeter:
         self._sample()
         self.base = dict(self.seen)
         t = self.me.cpu_times()
@@ -70,34 +70,37 @@ class CpuMeter:
 def _complete(rows: list[dict[str, Any]], P: Any, seed: int, jobs: int) -> None:
     """Give every candidate before the window whose screen is stored but not its full label (an
     interrupted run) its full label, untimed, so the population's prefix is fully labelled."""
-    from lcl import dataset
     from lcl import distinguish as D
+    from lcl import labelling as L
 
-    stored = dataset.label_status(rows, P, seed)
-    first = dataset.label_status(rows, replace(P, fuzz_runs=1), seed)
+    s = L.profile_settings(P)
+    stored = L.candidates_stored(rows, s, seed)
+    first = L.candidates_stored(rows, D.screen_settings(s), seed)
     pending = [r for r in rows if not stored.get(r["id"]) and first.get(r["id"])]
-    out = D.screen(pending, P, seed, jobs, progress=False) if pending else set()
+    out = D.screen(pending, s, seed, jobs, progress=False) if pending else set()
     rest = [r for r in pending if r["id"] not in out]
     if rest:
-        dataset.label(rest, P, seed, jobs, progress=False)
+        L.label_candidates(rest, s, seed, jobs, progress=False)
 
 
 def measure(skip: int, sample: int, jobs: int, seed: int) -> dict[str, Any]:
-    from lcl import dataset, profiles
     from lcl import distinguish as D
+    from lcl import labelling as L
+    from lcl import profiles
 
     P = replace(profiles.get("full"), rq2_pool_candidates=None)
     rows, _ = D.population_candidates(P, seed)
     _complete(rows[:skip], P, seed, jobs)
     window = rows[skip:skip + sample]
-    stored = dataset.label_status(window, P, seed)
-    first = dataset.label_status(window, replace(P, fuzz_runs=1), seed)
+    s = L.profile_settings(P)
+    stored = L.candidates_stored(window, s, seed)
+    first = L.candidates_stored(window, D.screen_settings(s), seed)
     todo = [r for r in window if not stored.get(r["id"]) and not first.get(r["id"])]
     t0 = time.time()
     with CpuMeter() as meter:
-        out = D.screen(todo, P, seed, jobs, progress=False)
+        out = D.screen(todo, s, seed, jobs, progress=False)
         rest = [r for r in todo if r["id"] not in out]
-        res = dataset.label(rest, P, seed, jobs, progress=False) if rest else []
+        res = L.label_candidates(rest, s, seed, jobs, progress=False) if rest else []
     wall, cpu = time.time() - t0, meter.total
     df0 = sum(1 for r in res if not r.get("error") and r.get("df_score") == 0.0)
     return {"profile": "full", "seed": seed, "jobs": jobs, "population candidates": len(rows),

@@ -32,7 +32,7 @@
 # (b) is the whole of run 0 there.
 #
 # **Method.** Run 0 of each pair's archived label is re-executed with `fuzz_pair(..., only_runs=[0])`
-# under the same generator (`lcl.task_specs.resolve_published`, as `lcl.dataset.label` builds
+# under the same generator (`lcl.task_specs.resolve_published`, as `lcl.labelling.candidate_batch` builds
 # the batch), base seed and profile settings; every prefix of its verdict string is df(N) for a
 # smaller N, and the positions of the task's own seed inputs in it give (a). Whether run 0
 # reproduces the archived `run_scores[0]` exactly is counted and shown. Verdict strings are cached

@@ -29,7 +29,7 @@
 #
 # **Every perturbed program is untrusted** and is verified before use: Algorithm 1 fuzzes (program before,
 # program after the perturbation) in the sandbox, with the pair's task generator and the profile's N and R,
-# through the same batch machinery that labels LoCaL (`lcl.dataset.label`, its result store caches by
+# through the same batch machinery that labels LoCaL (`lcl.labelling.label_candidates`, its result store caches by
 # content, so a rerun fuzzes nothing). A pair is used only when df_score = 1; a lower df_score is a
 # perturbation bug, counted per perturbation and dropped. Algorithm 1 treats inputs on which the reference
 # crashes as invalid, so a mutant that crashes on every input cannot be judged against itself: for such

@@ -10,7 +10,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from lcl import dataset, loaders
+from lcl import dataset, labelling, loaders
 from lcl.errors import UserError
 from lcl.records import Pair
 
@@ -202,7 +202,7 @@ def test_cli_variants_label_fills_the_store_the_notebook_uses(project_data: dict
     tasks = [t for t in dataset.selected_tasks(profile) if t.benchmark == "HumanEval"]
     rows = dataset.candidates(tasks, profile, 20250101, dataset.Ledger())
     before = len(ResultStore())
-    results = dataset.label(rows, profile, 20250101, jobs=1, progress=False)
+    results = labelling.label_candidates(rows, labelling.profile_settings(profile), 20250101, jobs=1, progress=False)
     assert len(ResultStore()) == before and len(results) == len(rows)
     assert main(["variants", "label", "--profile", "smoke", "--no-progress", "--kind", "OPT", "HumanEval"]) == 0
     out = capsys.readouterr().out

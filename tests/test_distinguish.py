@@ -239,17 +239,17 @@ def test_mutant_pool_keeps_exact_zero_and_stops_at_target(monkeypatch: pytest.Mo
     labelled: list[str] = []
     screened: list[str] = []
 
-    def fake_label(chunk, profile, seed, jobs, progress=True):  # noqa: ANN001, ANN202
-        (screened if profile.fuzz_runs == 1 else labelled).extend(r["id"] for r in chunk)
-        df = first if profile.fuzz_runs == 1 else dfs
+    def fake_label(chunk, settings, seed, jobs, progress=True):  # noqa: ANN001, ANN202
+        (screened if settings.runs == 1 else labelled).extend(r["id"] for r in chunk)
+        df = first if settings.runs == 1 else dfs
         return [{"id": r["id"], "df_score": df[r["id"]], "error": None, "counts": {}, "runs": []} for r in chunk]
 
     monkeypatch.setattr(D, "pool_programs", lambda profile, seed, population: ([], Counter()))
     monkeypatch.setattr(dataset, "candidates", lambda tasks, profile, seed, ledger: rows)
-    monkeypatch.setattr(dataset, "label", fake_label)
+    monkeypatch.setattr(D, "label_candidates", fake_label)
     stored = {"M00", "M02"}  # full labels already in the store: used as they are, not screened
-    monkeypatch.setattr(dataset, "label_status", lambda chunk, profile, seed: {r["id"]: r["id"] in stored
-                                                                                  for r in chunk})
+    monkeypatch.setattr(D, "candidates_stored", lambda chunk, settings, seed: {r["id"]: r["id"] in stored
+                                                                                 for r in chunk})
     P = get("full")  # R = 5: screened (R = 2 is not: the screen would save nothing there)
     everything, c = D.mutant_pool(P, 1, 1, progress=False)
     assert {r["id"] for r in everything} == {k for k, v in dfs.items() if v == 0.0}  # 1e-9 is not 0
@@ -402,16 +402,16 @@ def test_pool_status_reads_the_store_and_fuzzes_nothing(monkeypatch: pytest.Monk
     first = {"M2": 0.3, "M3": 0.0}                          # run-1 screen results in the store
     status = {**{k: True for k in full}, "M2": False, "M3": False, "M4": None, "M6": False}
 
-    def fake_label(chunk, profile, seed, jobs, progress=True):  # noqa: ANN001, ANN202
-        src = first if profile.fuzz_runs == 1 else full
+    def fake_label(chunk, settings, seed, jobs, progress=True):  # noqa: ANN001, ANN202
+        src = first if settings.runs == 1 else full
         assert all(r["id"] in src for r in chunk), "status must not fuzz"
         return [{"id": r["id"], "df_score": src[r["id"]], "error": None} for r in chunk]
 
     monkeypatch.setattr(D, "pool_candidates", lambda profile, seed, order_seed=None, population=D.PIE_PAIRS:
                         (rows, Counter()))
-    monkeypatch.setattr(dataset, "label", fake_label)
-    monkeypatch.setattr(dataset, "label_status", lambda chunk, profile, seed: {
-        r["id"]: (r["id"] in first) if profile.fuzz_runs == 1 else status[r["id"]] for r in chunk})
+    monkeypatch.setattr(D, "label_candidates", fake_label)
+    monkeypatch.setattr(D, "candidates_stored", lambda chunk, settings, seed: {
+        r["id"]: (r["id"] in first) if settings.runs == 1 else status[r["id"]] for r in chunk})
     state, complete = D.pool_status(get("full"), 1, target=1)
     assert state == Counter({"candidates": 7, "full label stored": 3, "of which df_score = 0": 2, "cannot be fuzzed": 1,
                              "screened out (first run already matches: df_score > 0)": 1,

@@ -1,7 +1,10 @@
 """Candidate code for ``benchmarks/seccomp_trace.py``: one step per input (``f(k)`` runs step k),
 each a family of operations honest code uses (plus a few the sandbox refuses, so their answers
 are pinned too). ``f`` returns ``"ok"`` or ``"ExceptionName:errno"``, decoded by the tracer."""
-import sys, os, importlib
+import importlib
+import os
+import sys
+
 STEPS = {}
 def step(fn):
     STEPS[len(STEPS)] = fn
@@ -22,7 +25,7 @@ def times():
     import time; time.sleep(0.0005); time.time(); time.monotonic(); time.process_time(); time.perf_counter(); time.thread_time()
 @step
 def rnd():
-    import random, secrets; random.seed(3); random.SystemRandom().random(); secrets.token_bytes(4); os.urandom(4)
+    import random; import secrets; random.seed(3); random.SystemRandom().random(); secrets.token_bytes(4); os.urandom(4)
 @step
 def osinfo():
     os.listdir('.'); os.getcwd(); os.getpid(); os.getppid(); os.getuid(); os.getgid(); os.geteuid(); os.cpu_count(); os.getloadavg(); os.uname(); os.times(); os.umask(0o22); os.sched_getaffinity(0)
@@ -48,7 +51,7 @@ def sock():
     import socket; s = socket.socket(); s.close(); socket.socket(socket.AF_INET, socket.SOCK_DGRAM).close(); a, b = socket.socketpair(); a.send(b'x'); b.recv(1); a.close(); b.close(); socket.gethostname()
 @step
 def sel():
-    import select, selectors; select.select([], [], [], 0); p = select.poll(); p.poll(0); e = select.epoll(); e.close(); selectors.DefaultSelector().close()
+    import select; import selectors; select.select([], [], [], 0); p = select.poll(); p.poll(0); e = select.epoll(); e.close(); selectors.DefaultSelector().close()
 @step
 def tmp():
     import tempfile
@@ -66,16 +69,16 @@ def mm():
     os.remove('m')
 @step
 def res():
-    import resource, uuid, platform; resource.getrusage(resource.RUSAGE_SELF); resource.getrlimit(resource.RLIMIT_AS); resource.setrlimit(resource.RLIMIT_STACK, resource.getrlimit(resource.RLIMIT_STACK)); uuid.uuid4(); uuid.uuid1(); platform.uname(); platform.platform()
+    import resource; import uuid; import platform; resource.getrusage(resource.RUSAGE_SELF); resource.getrlimit(resource.RLIMIT_AS); resource.setrlimit(resource.RLIMIT_STACK, resource.getrlimit(resource.RLIMIT_STACK)); uuid.uuid4(); uuid.uuid1(); platform.uname(); platform.platform()
 @step
 def pw():
-    import pwd, grp; pwd.getpwuid(0); grp.getgrgid(0)
+    import pwd; import grp; pwd.getpwuid(0); grp.getgrgid(0)
 @step
 def user():
     import getpass; getpass.getuser()
 @step
 def misc():
-    import gc, datetime, locale; gc.collect(); datetime.datetime.now().astimezone(); locale.setlocale(locale.LC_ALL, 'C'); locale.getpreferredencoding()
+    import gc; import datetime; import locale; gc.collect(); datetime.datetime.now().astimezone(); locale.setlocale(locale.LC_ALL, 'C'); locale.getpreferredencoding()
 @step
 def aio():
     import asyncio
@@ -83,7 +86,7 @@ def aio():
     asyncio.run(co())
 @step
 def sync():
-    import queue, threading; q = queue.Queue(); q.put(1); q.get(timeout=0.01); threading.Event().wait(0.001); c = threading.Condition()
+    import queue; import threading; q = queue.Queue(); q.put(1); q.get(timeout=0.01); threading.Event().wait(0.001); c = threading.Condition()
     with c: c.wait(0.001)
     threading.Lock().acquire(timeout=0.001); threading.Semaphore(0).acquire(timeout=0.001)
 @step
@@ -108,10 +111,10 @@ def numpy_():
     import numpy as np; a = np.random.default_rng(1).random((50, 50)); np.linalg.inv(a + 50 * np.eye(50)); np.fft.fft(a[0]); np.sort(a); np.save('a.npy', a); np.load('a.npy'); os.remove('a.npy')
 @step
 def scipy_():
-    import numpy as np, scipy.sparse, scipy.sparse.csgraph, scipy.spatial; g = scipy.sparse.csr_matrix(np.ones((5, 5))); scipy.sparse.csgraph.shortest_path(g); scipy.spatial.cKDTree(np.arange(10).reshape(5, 2)).query([0, 0])
+    import numpy as np; import scipy.sparse; import scipy.sparse.csgraph; import scipy.spatial; g = scipy.sparse.csr_matrix(np.ones((5, 5))); scipy.sparse.csgraph.shortest_path(g); scipy.spatial.cKDTree(np.arange(10).reshape(5, 2)).query([0, 0])
 @step
 def decimal_fr():
-    import decimal, fractions, statistics, math; decimal.getcontext().prec = 50; decimal.Decimal(1) / 7; fractions.Fraction(1, 3); statistics.median([1, 2, 3]); math.factorial(500)
+    import decimal; import fractions; import statistics; import math; decimal.getcontext().prec = 50; decimal.Decimal(1) / 7; fractions.Fraction(1, 3); statistics.median([1, 2, 3]); math.factorial(500)
 @step
 def signals():
     import signal; signal.signal(signal.SIGALRM, lambda *a: None); signal.setitimer(signal.ITIMER_REAL, 0.001); signal.pause() if False else None; signal.alarm(0); signal.raise_signal(signal.SIGALRM) ; signal.pthread_sigmask(signal.SIG_BLOCK, []); signal.getitimer(signal.ITIMER_REAL)
@@ -120,7 +123,11 @@ def faulth():
     import faulthandler; faulthandler.enable(); faulthandler.dump_traceback(file=open('tb', 'w')); faulthandler.disable(); os.remove('tb')
 @step
 def zipt():
-    import zipfile, tarfile, gzip, bz2, lzma, io
+    import bz2
+    import gzip
+    import lzma
+    import tarfile
+    import zipfile
     with zipfile.ZipFile('z.zip', 'w') as z: z.writestr('a', 'b')
     with tarfile.open('t.tar', 'w') as t: t.add('z.zip')
     gzip.compress(b'x'); bz2.compress(b'x'); lzma.compress(b'x'); os.remove('z.zip'); os.remove('t.tar')

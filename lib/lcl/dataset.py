@@ -15,7 +15,6 @@ Every labelled candidate is kept in the pairs file (``LoCaL-all``); the curation
 from __future__ import annotations
 
 import ast
-import random
 from collections import Counter
 from dataclasses import dataclass, field
 from functools import lru_cache, partial
@@ -23,6 +22,7 @@ from typing import Any
 
 from . import cache, claim_links, curation, loaders, paths, seeds, surface_budget
 from .claim_links import Derived, Link
+from .labelling import label_candidates, profile_settings
 from .profiles import Profile
 from .records import Outcome, Task, result_outcome
 
@@ -161,7 +161,7 @@ def build_local(profile: Profile, seed: int, jobs: int, *, benchmarks: tuple[str
     """The LoCaL stage of notebook 02 and ``lcl variants label``: candidates (Step I) labelled by
     Algorithm 1 (Step III), resumable through the result store and the label archive."""
     stage = local_candidates(profile, seed, benchmarks=benchmarks, kind=kind)
-    stage.results = label(stage.rows, profile, seed, jobs, progress=progress)
+    stage.results = label_candidates(stage.rows, profile_settings(profile), seed, jobs, progress=progress)
     return stage
 
 
@@ -256,62 +256,6 @@ def _task_candidates(task: Task, uid: str, cap: int | None, seed: int) -> tuple[
     rows.append({**base, "id": f"{stem}_OPT_1", "variant_type": "OPT", "variant": v.code,
                  "strategies": list(v.strategies), "rewrites": list(v.rewrites), "generator": "rewriter"})
     return rows, ledger.generated, ledger.dropped
-
-
-def _fuzz_batch(rows: list[dict[str, Any]], profile: Profile) -> tuple[list[dict[str, Any]], Any]:
-    """The candidates as a fuzz batch (published-style rows + our task id) and the profile's
-    Algorithm 1 settings (N, R)."""
-    from .labelling import profile_settings
-
-    settings = profile_settings(profile)
-    batch = [{"id": r["id"], "golden_code": r["reference"], "generated_code": r["variant"], "task": r["task"]}
-             for r in rows]
-    return batch, settings
-
-
-def label(rows: list[dict[str, Any]], profile: Profile, seed: int, jobs: int, progress: bool = True) -> list[dict[str, Any]]:
-    """Algorithm 1 for every candidate, resumable (finished pairs come from the result store)."""
-    from .labelling import fuzz_labels
-
-    batch, settings = _fuzz_batch(rows, profile)
-    return fuzz_labels(batch, settings, seed=seed, jobs=jobs, progress=progress)
-
-
-def label_status(rows: list[dict[str, Any]], profile: Profile, seed: int) -> dict[str, bool | None]:
-    """Which candidates :func:`label` would find in the result store (id -> True), still has to
-    fuzz (False) or cannot fuzz (None); runs nothing."""
-    from .labelling import stored_labels
-
-    batch, settings = _fuzz_batch(rows, profile)
-    return stored_labels(batch, settings, seed=seed)
-
-
-def recheck(rows: list[dict[str, Any]], profile: Profile, seed: int, k: int, jobs: int,
-            sample_seed: int = 0, progress: bool = True) -> list[dict[str, Any]]:
-    """Re-fuzz ``k`` already labelled candidates (a seeded sample) in an empty store, ignoring
-    the stored and archived results, and compare: one row per pair with the stored and the
-    fresh df_score and per-run scores. How an evaluator checks the committed label archive."""
-    import tempfile
-    from pathlib import Path
-
-    from .fuzz import run_batch
-    from .fuzz.store import ResultStore
-    from .task_specs import resolve_published
-
-    status = label_status(rows, profile, seed)
-    done = [r for r in rows if status.get(r["id"])]
-    pick = sorted(random.Random(sample_seed).sample(done, min(k, len(done))), key=lambda r: r["id"])
-    if not pick:
-        return []
-    stored = label(pick, profile, seed, jobs, progress=False)  # all stored: nothing is fuzzed
-    batch, settings = _fuzz_batch(pick, profile)
-    with tempfile.TemporaryDirectory(prefix="lcl-recheck-") as tmp, ResultStore(Path(tmp) / "s.sqlite") as st:
-        fresh = run_batch(batch, settings=settings, seed=seed, jobs=jobs, progress=progress, keep_going=True, store=st,
-                          resolvers=[resolve_published])
-    return [{"id": a["id"], "stored_df": a.get("df_score"), "fresh_df": b.get("df_score"),
-             "stored_runs": a.get("run_scores"), "fresh_runs": b.get("run_scores"),
-             "identical": a.get("df_score") == b.get("df_score") and a.get("run_scores") == b.get("run_scores")}
-            for a, b in zip(stored, fresh)]
 
 
 def assemble(rows: list[dict[str, Any]], results: list[dict[str, Any]], ledger: Ledger,

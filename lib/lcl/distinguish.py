@@ -42,6 +42,8 @@ import pandas as pd
 
 from . import claim_links, scoring, seeds
 from .claim_links import Link
+from .fuzz import Settings
+from .labelling import candidates_stored, label_candidates, profile_settings
 from .profiles import Profile
 from .records import Outcome, Pair, candidate_of, df_band, result_outcome
 from .stats import distinguishability
@@ -326,17 +328,16 @@ def pool_status(profile: Profile, seed: int, target: int | None, order_seed: int
     df = 0 mutants come before the first candidate still to fuzz, or none is left. ``order_seed``
     and ``population`` as in :func:`pool_candidates`."""
 
-    from . import dataset
-
     rows, _ = pool_candidates(profile, seed, order_seed, population)
-    full = dataset.label_status(rows, profile, seed) if rows else {}
+    settings = profile_settings(profile)
+    full = candidates_stored(rows, settings, seed) if rows else {}
     done = [r for r in rows if full.get(r["id"])]
-    dfs = {r["id"]: r for r in dataset.label(done, profile, seed, 1, progress=False)} if done else {}
-    first_profile = replace(profile, fuzz_runs=1)
-    rest = [r for r in rows if not full.get(r["id"])] if profile.fuzz_runs >= SCREEN_MIN_RUNS else []
-    first = dataset.label_status(rest, first_profile, seed) if rest else {}
+    dfs = {r["id"]: r for r in label_candidates(done, settings, seed, 1, progress=False)} if done else {}
+    first_run = screen_settings(settings)
+    rest = [r for r in rows if not full.get(r["id"])] if settings.runs >= SCREEN_MIN_RUNS else []
+    first = candidates_stored(rest, first_run, seed) if rest else {}
     firsts = [r for r in rest if first.get(r["id"])]
-    screened = {r["id"]: r for r in dataset.label(firsts, first_profile, seed, 1, progress=False)} if firsts else {}
+    screened = {r["id"]: r for r in label_candidates(firsts, first_run, seed, 1, progress=False)} if firsts else {}
     out: Counter = Counter({"candidates": len(rows)})
     complete, in_order = True, 0  # in_order: df = 0 mutants met before the first one still to fuzz
     for row in rows:
@@ -393,7 +394,6 @@ def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *
     Returned rows (sorted by id) carry ``reference`` (ast.unparse of the slow program),
     ``candidate`` (the mutant), ``task`` (``PIE/<problem>``), ``operator`` and ``df_score`` (0.0).
     """
-    from . import dataset
 
     rows, counts = pool_candidates(profile, seed, order_seed, population)
     pool: list[dict[str, Any]] = []
@@ -403,9 +403,10 @@ def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *
             break
         chunk = rows[start:start + batch]
         fuzzed += len(chunk)
-        out = screen(chunk, profile, seed, jobs, progress)
+        out = screen(chunk, profile_settings(profile), seed, jobs, progress)
         full = [r for r in chunk if r["id"] not in out]
-        results = {r["id"]: r for r in dataset.label(full, profile, seed, jobs, progress=progress)} if full else {}
+        results = ({r["id"]: r for r in label_candidates(full, profile_settings(profile), seed, jobs, progress=progress)}
+                   if full else {})
         for row in chunk:
             res = results.get(row["id"], {})
             what, band = result_outcome(res), df_band(res.get("df_score"))
@@ -456,24 +457,25 @@ def repetition_pools(profile: Profile, seed: int, jobs: int, n: int, k: int, pop
 SCREEN_MIN_RUNS = 3
 
 
-def screen(rows: list[dict[str, Any]], profile: Profile, seed: int, jobs: int, progress: bool = True) -> set[str]:
+def screen_settings(settings: Settings) -> Settings:
+    """The screen's settings: run 1 of Algorithm 1 alone (R = 1; its seed, inputs and T are
+    those of the full label's run 1), stored under a key of its own."""
+    return settings.with_(runs=1)
+
+
+def screen(rows: list[dict[str, Any]], settings: Settings, seed: int, jobs: int, progress: bool = True) -> set[str]:
     """Ids of candidates whose first run alone shows df_score > 0 (kept, score above 0); none
-    when the profile's R is below :data:`SCREEN_MIN_RUNS`.
+    when R is below :data:`SCREEN_MIN_RUNS`.
 
     Candidates whose full label is already in the result store are not screened (their label is
-    used as it is). The others get run 1 of Algorithm 1 only (R = 1: run 1's seed, inputs and
-    T are those of the full label's run 1)."""
-
-    from . import dataset
-
-    if profile.fuzz_runs < SCREEN_MIN_RUNS:
+    used as it is). The others get :func:`screen_settings`' single run."""
+    if settings.runs < SCREEN_MIN_RUNS:
         return set()
-    stored = dataset.label_status(rows, profile, seed)
+    stored = candidates_stored(rows, settings, seed)
     todo = [r for r in rows if stored.get(r["id"]) is False]
     if not todo:
         return set()
-    first = replace(profile, fuzz_runs=1)
-    return {r["id"] for r in dataset.label(todo, first, seed, jobs, progress=progress)
+    return {r["id"] for r in label_candidates(todo, screen_settings(settings), seed, jobs, progress=progress)
             if not r.get("error") and (r.get("df_score") or 0) > 0}
 
 

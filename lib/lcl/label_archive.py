@@ -13,7 +13,7 @@ only for the exact pair and configuration that produced it, and anything else is
 anew. :func:`open_store` opens the engine's default store with the archive merged in (rows
 already in the store win), once per archive content; the study's labelling opens its store
 that way, while the engine itself knows no archive. ``LCL_LABEL_ARCHIVE=off`` (or deleting ``data/labels/``) recomputes
-everything from scratch; ``lcl variants label --recheck K`` (:func:`lcl.dataset.recheck`)
+everything from scratch; ``lcl variants label --recheck K`` (:func:`lcl.labelling.recheck`)
 re-fuzzes a sample of archived pairs and compares.
 """
 

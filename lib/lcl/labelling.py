@@ -2,12 +2,17 @@
 runs), the resolver that gives each row its inputs, and the result store with the committed
 label archive merged in, so that a pair labelled once (here or in the archive) is never fuzzed
 again. Every stage that labels pairs (LoCaL candidates, semantic clones, CodeScore_base, the
-re-derivation of published labels) goes through :func:`fuzz_labels`.
+re-derivation of published labels) goes through :func:`fuzz_labels`; candidates (rows with
+``reference``, ``variant`` and ``task``) through :func:`label_candidates`, with the settings
+passed (the RQ2 pool's screen is the same settings with R = 1).
 """
 
 from __future__ import annotations
 
+import random
+import tempfile
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
 from . import fuzz, label_archive
@@ -48,3 +53,45 @@ def stored_labels(batch: list[dict[str, Any]], settings: fuzz.Settings, *, seed:
         return {}
     with label_archive.open_store() as store:
         return fuzz.batch_status(batch, settings=settings, seed=seed, store=store, resolvers=[resolver])
+
+
+# ----------------------------------------------------------------------------- candidates
+def candidate_batch(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Candidate rows as a fuzz batch: published-style rows plus our task id (the resolver
+    :func:`~lcl.task_specs.resolve_published` finds each row's inputs by it)."""
+    return [{"id": r["id"], "golden_code": r["reference"], "generated_code": r["variant"], "task": r["task"]}
+            for r in rows]
+
+
+def label_candidates(rows: list[dict[str, Any]], settings: fuzz.Settings, seed: int, jobs: int,
+                     progress: bool = True) -> list[dict[str, Any]]:
+    """Algorithm 1 for every candidate, resumable (finished pairs come from the result store)."""
+    return fuzz_labels(candidate_batch(rows), settings, seed=seed, jobs=jobs, progress=progress)
+
+
+def candidates_stored(rows: list[dict[str, Any]], settings: fuzz.Settings, seed: int) -> dict[str, bool | None]:
+    """Which candidates :func:`label_candidates` would find in the result store (id -> True),
+    still has to fuzz (False) or cannot fuzz (None); runs nothing."""
+    return stored_labels(candidate_batch(rows), settings, seed=seed)
+
+
+def recheck(rows: list[dict[str, Any]], settings: fuzz.Settings, seed: int, k: int, jobs: int,
+            sample_seed: int = 0, progress: bool = True) -> list[dict[str, Any]]:
+    """Re-fuzz ``k`` already labelled candidates (a seeded sample) in an empty store, ignoring
+    the stored and archived results, and compare: one row per pair with the stored and the
+    fresh df_score and per-run scores. How an evaluator checks the committed label archive."""
+    from .fuzz.store import ResultStore
+
+    status = candidates_stored(rows, settings, seed)
+    done = [r for r in rows if status.get(r["id"])]
+    pick = sorted(random.Random(sample_seed).sample(done, min(k, len(done))), key=lambda r: r["id"])
+    if not pick:
+        return []
+    stored = label_candidates(pick, settings, seed, jobs, progress=False)  # all stored: nothing is fuzzed
+    with tempfile.TemporaryDirectory(prefix="lcl-recheck-") as tmp, ResultStore(Path(tmp) / "s.sqlite") as st:
+        fresh = fuzz.run_batch(candidate_batch(pick), settings=settings, seed=seed, jobs=jobs, progress=progress,
+                               keep_going=True, store=st, resolvers=[resolve_published])
+    return [{"id": a["id"], "stored_df": a.get("df_score"), "fresh_df": b.get("df_score"),
+             "stored_runs": a.get("run_scores"), "fresh_runs": b.get("run_scores"),
+             "identical": a.get("df_score") == b.get("df_score") and a.get("run_scores") == b.get("run_scores")}
+            for a, b in zip(stored, fresh)]

@@ -63,6 +63,7 @@ from . import effectiveness as eff
 from . import red_herrings as rh
 from . import robustness as rb
 from .errors import UserError
+from .labelling import candidates_stored, label_candidates, profile_settings
 from .metrics import Metric, get_metric
 from .metrics.base import MetricWarning
 from .profiles import Profile
@@ -353,12 +354,12 @@ def x2_pairs(P: Profile, seed: int) -> tuple[pd.DataFrame, str | None]:
            f"'make all PROFILE={P.name}' (notebook 10) first")
     if not rows:
         return pd.DataFrame(), "no perturbation applies to this profile's sampled pairs"
-    first = dataset.label_status(rb.verification_batch(rows), P, seed)
+    first = candidates_stored(rb.verification_batch(rows), profile_settings(P), seed)
     if any(first.get(r["id"]) is False for r in rows):  # None: cannot be fuzzed, nothing to wait for
         return pd.DataFrame(), why
-    results = {r["id"]: r for r in dataset.label(rb.verification_batch(rows), P, seed, 1, progress=False)}
+    results = {r["id"]: r for r in label_candidates(rb.verification_batch(rows), profile_settings(P), seed, 1, progress=False)}
     again = [r for r in rows if rb.outcome(results.get(r["id"], {"error": "no result"})) == rb.UNVERIFIABLE]
-    second = dataset.label_status(rb.check_batch(again), P, seed) if again else {}
+    second = candidates_stored(rb.check_batch(again), profile_settings(P), seed) if again else {}
     if any(v is False for v in second.values()):
         return pd.DataFrame(), why
     verified = rb.verify(rows, P, seed, 1, progress=False)

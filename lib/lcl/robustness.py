@@ -24,7 +24,7 @@ for the copied prose alone.
 
 Every perturbed code is untrusted: it runs only through Algorithm 1 in the sandbox, fuzzed
 against the same program before the perturbation (:func:`verify`, the batch machinery of
-:func:`lcl.dataset.label`, whose result store makes reruns free). A pair is used only when
+:func:`lcl.labelling.label_candidates`, whose result store makes reruns free). A pair is used only when
 ``df_score == 1``. Algorithm 1 counts an input on which the reference crashes as invalid, so a
 mutant that crashes on every input cannot be the reference of this check; for such programs
 (and any other the first check cannot judge) the labelled LoCaL pair is fuzzed again with the
@@ -44,6 +44,7 @@ import numpy as np
 import pandas as pd
 
 from . import scoring, seeds, stats
+from .labelling import label_candidates, profile_settings
 from .profiles import Profile
 from .records import Outcome, result_outcome
 from .variants.perturb import PERTURBATIONS, mutant_with_reference_comments, perturb_pairs
@@ -182,20 +183,19 @@ def check_outcome(result: Mapping[str, Any], parent_digest: str | None) -> str:
 def verify(rows: Sequence[Mapping[str, Any]], profile: Profile, seed: int, jobs: int,
            progress: bool = True) -> pd.DataFrame:
     """Algorithm 1 on every (original, perturbed) program (profile's N and R, seed ``seed``, the
-    task's own input generator), through :func:`lcl.dataset.label`; then the second check for
+    task's own input generator), through :func:`lcl.labelling.label_candidates`; then the second check for
     the programs the first could not judge. The rows as a table with ``df_score`` (of the
     first check) and ``outcome``. ``seed`` must be the one the LoCaL pairs were labelled with,
     or the second check's verdicts cannot match."""
-    from .dataset import label
-
+    settings = profile_settings(profile)
     frame = pd.DataFrame(list(rows), columns=list(PAIR_KEYS))
     if frame.empty:
         return frame.assign(df_score=pd.Series(dtype=float), outcome=pd.Series(dtype=str))
-    results = {r["id"]: r for r in label(verification_batch(rows), profile, seed, jobs, progress=progress)}
+    results = {r["id"]: r for r in label_candidates(verification_batch(rows), settings, seed, jobs, progress=progress)}
     first = [outcome(results.get(i, {"error": "no result"})) for i in frame["id"]]
     frame = frame.assign(df_score=[results.get(i, {}).get("df_score") for i in frame["id"]], outcome=first)
     again = [r for r, o in zip(rows, first) if o == UNVERIFIABLE]
-    checked = {r["id"]: r for r in label(check_batch(again), profile, seed, jobs, progress=progress)} if again else {}
+    checked = {r["id"]: r for r in label_candidates(check_batch(again), settings, seed, jobs, progress=progress)} if again else {}
     second = {r["id"]: check_outcome(checked.get(f"{r['id']}~check", {}), r.get("parent_digest")) for r in again}
     return frame.assign(outcome=[second.get(i, o) for i, o in zip(frame["id"], first)])
 

@@ -202,7 +202,7 @@ def own_positions(uid: str, spec: Any, n: int) -> tuple[int, ...]:
 
 def fuzz_run0(row: dict[str, Any], settings: S.Settings, seed: int) -> Run0:
     """Run 0 of a LoCaL row's label: the generator :func:`~lcl.task_specs.resolve_published`
-    gives its task (as :func:`lcl.dataset.label` builds the batch), base seed ``seed``, the
+    gives its task (as :func:`lcl.labelling.candidate_batch` builds the batch), base seed ``seed``, the
     profile's settings. Cached by both codes, the generator's digest-bearing name, N, seed,
     settings and engine version, so a rerun fuzzes nothing."""
     from .fuzz.algorithm import code_digest, fuzz_pair

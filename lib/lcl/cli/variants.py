@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from .. import clones, dataset, distinguish, loaders
+from .. import clones, dataset, distinguish, labelling, loaders
 from ..errors import UserError
 from ..records import Outcome, df_band, result_outcome
 from .common import add_run_options, profile_of
@@ -33,10 +33,11 @@ def cmd_variants_label(args: Any) -> int:
     if not tasks:
         raise UserError("no selected task is available (see `lcl data status`)")
     if args.status:
-        return _print_status(rows, dataset.label_status(rows, profile, args.seed), profile.name, len(tasks))
+        return _print_status(rows, labelling.candidates_stored(rows, labelling.profile_settings(profile), args.seed),
+                             profile.name, len(tasks))
     if args.recheck is not None:
-        return _print_recheck(dataset.recheck(rows, profile, args.seed, args.recheck, args.jobs,
-                                              progress=not args.no_progress))
+        return _print_recheck(labelling.recheck(rows, labelling.profile_settings(profile), args.seed, args.recheck,
+                                                args.jobs, progress=not args.no_progress))
     summary: Counter = Counter()
     for row, res in zip(rows, results):
         what = {"n/a": "excluded (df = -1)", "0": "df = 0", "1": "df = 1", "between": "0 < df < 1"}[
