@@ -145,16 +145,24 @@ def test_codebertscore_worker_processes_give_the_same_bits_in_order() -> None:
     """Several chunks go to worker processes (one torch thread each): the scores are the bits one
     process gives chunk after chunk, each back at its own pair, and each chunk is still encoded
     on its own (a chunk's batches decide the bf16 rounding)."""
+    import torch
+
     from lcl.metrics.codebertscore_metric import CodeBERTScore
 
     refs = [f"def f{i}(x):\n    return x + {i}\n" for i in range(7)] + [REF, OTHER]
     cands = [f"def f{i}(y):\n    return {i} + y * {i % 3}\n" for i in range(7)] + [CAND, REF]
     one, pool = CodeBERTScore(workers=1), CodeBERTScore(workers=2)
     one.chunk_size = pool.chunk_size = 2  # 5 chunks
-    serial = one.score(refs, cands, cache=False)
-    parallel = pool.score(refs, cands, cache=False)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # as in the workers: with 2 threads a matmul may sum in another order (last bits)
+    try:
+        serial = one.score(refs, cands, cache=False)
+        parallel = pool.score(refs, cands, cache=False)
+        by_chunk = np.concatenate([one.score_chunk(refs[i:i + 2], cands[i:i + 2], "python", None)
+                                   for i in range(0, 9, 2)])
+    finally:
+        torch.set_num_threads(threads)
     assert np.array_equal(serial, parallel)
-    by_chunk = np.concatenate([one.score_chunk(refs[i:i + 2], cands[i:i + 2], "python", None) for i in range(0, 9, 2)])
     assert np.array_equal(parallel, np.clip(by_chunk, 0.0, 1.0))
     assert parallel[7] > parallel[8]  # REF/CAND (same function) above OTHER/REF
 

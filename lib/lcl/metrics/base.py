@@ -53,7 +53,9 @@ class Metric:
     cacheable: bool = True
 
     # -- to implement -------------------------------------------------------------
-    def prepare(self, references: Sequence[str], candidates: Sequence[str], lang: str) -> Any:
+    def prepare(self, references: Sequence[str], candidates: Sequence[str], lang: str,
+                ids: Sequence[str] | None = None) -> Any:
+        """The state one :meth:`score` call's chunks share (``ids``: the pairs' ids, when given)."""
         return None
 
     def config(self, state: Any) -> Any:
@@ -99,8 +101,7 @@ class Metric:
         out = np.full(n, np.nan, dtype=float)
         if n == 0:
             return out
-        self._ids = list(ids) if ids is not None else None
-        state = self.prepare(references, candidates, lang)
+        state = self.prepare(references, candidates, lang, ids=list(ids) if ids is not None else None)
         store: ScoreCache | None
         own = False
         if cache is True and self.cacheable:

@@ -235,13 +235,10 @@ class CodeBERTScore(Metric):
         if min(self.workers, len(chunks)) <= 1 or self.device != "cpu":
             yield from super().score_chunks(chunks, lang, state)
             return
-        import copy
         import functools
 
-        light = copy.copy(self)
-        light._ids = None  # the batch's pair ids: not needed to score, sent with every chunk otherwise
         col = COMPONENTS.index(self.component)
-        for comps in _get_pool(self.workers).imap(functools.partial(_chunk_components, light), chunks):
+        for comps in _get_pool(self.workers).imap(functools.partial(_chunk_components, self), chunks):
             yield comps[:, col]
 
 

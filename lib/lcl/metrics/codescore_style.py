@@ -642,12 +642,12 @@ class CodeScoreStyle(Metric):
         self.batch_size = batch_size
         self._train = set(self.model.meta.get("train", {}).get("pair_digests", []))
 
-    def prepare(self, references: Sequence[str], candidates: Sequence[str], lang: str) -> Any:
+    def prepare(self, references: Sequence[str], candidates: Sequence[str], lang: str,
+                ids: Sequence[str] | None = None) -> Any:
         if self.allow_overlap or not self._train:
             return None
         seen = [i for i, (r, c) in enumerate(zip(references, candidates, strict=True)) if pair_digest(r, c) in self._train]
         if seen:
-            ids = getattr(self, "_ids", None)
             names = [ids[i] for i in seen[:3]] if ids else seen[:3]
             raise UserError(
                 f"codescore_style: {len(seen)} evaluated pair(s) were in the model's training data, e.g. {names}; "

@@ -97,7 +97,8 @@ class CrystalBLEU(Metric):
         self.mode, self.k, self.fixed_ignore = mode, k, ignore
         self.label = "CrystalBLEU" if mode == "paper" else "CrystalBLEU[corpus]"
 
-    def prepare(self, references: Sequence[str], candidates: Sequence[str], lang: str) -> Any:
+    def prepare(self, references: Sequence[str], candidates: Sequence[str], lang: str,
+                ids: Sequence[str] | None = None) -> Any:
         if self.mode == "paper":
             return None
         if self.fixed_ignore is not None:

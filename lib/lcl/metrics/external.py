@@ -59,12 +59,14 @@ class ExternalScores(Metric):
             first[rid] = lineno
             self.scores[rid] = v
 
-    def score_chunk(self, references: Sequence[str], candidates: Sequence[str], lang: str, state: Any) -> np.ndarray:
-        ids = getattr(self, "_ids", None)
+    def prepare(self, references: Sequence[str], candidates: Sequence[str], lang: str,
+                ids: Sequence[str] | None = None) -> Any:
         if ids is None:
             raise UserError(f"{self.name}: external scores are matched by pair id; pass ids=")
-        out = np.array([self.scores.get(str(i), math.nan) for i in ids], dtype=float)
-        return out
+        return list(ids)  # one chunk holds every pair (chunk_size, no cache): the chunk's ids
+
+    def score_chunk(self, references: Sequence[str], candidates: Sequence[str], lang: str, state: Any) -> np.ndarray:
+        return np.array([self.scores.get(str(i), math.nan) for i in state], dtype=float)
 
     def score(self, references, candidates, lang="python", *, ids=None, cache=True, progress=None):  # noqa: ANN001, ANN201
         out = super().score(references, candidates, lang, ids=ids, cache=False, progress=progress)
