@@ -69,11 +69,11 @@ print(f"{len(stage.tasks)} selected tasks; mutants per task: functions {P.mutant
       f"programs {P.mutants_per_program or 'all'}; fuzzing N = {P.fuzz_inputs_function}/{P.fuzz_inputs_program}, R = {P.fuzz_runs}")
 rows = stage.rows
 all_pairs = stage.pairs()  # LoCaL-all, each with its in_local flag
-dataset.write_pairs(outputs.build_path(dataset.local_path(profile)), all_pairs, profile=profile, seed=seed)  # + .parquet (schema: dataset.SCHEMA)
+dataset.write_pairs(outputs.build_path(paths.local_pairs(profile)), all_pairs, profile=profile, seed=seed)  # + .parquet (schema: dataset.SCHEMA)
 pairs = curation.select(all_pairs)  # LoCaL: the sample at Table 2's makeup
 curated = curation.select(all_pairs, "curated")  # LoCaL-curated: every curated pair
 print(f"{len(rows)} candidates -> {len(all_pairs)} labelled pairs (LoCaL-all) -> {len(curated)} curated "
-      f"(LoCaL-curated) -> {len(pairs)} LoCaL pairs ({dataset.local_path(profile)}, .parquet)")
+      f"(LoCaL-curated) -> {len(pairs)} LoCaL pairs ({paths.local_pairs(profile)}, .parquet)")
 
 # %% [markdown]
 # ## Curation: the rule the authors' release shows
@@ -226,10 +226,10 @@ outputs.save_figure(fig, "variants_scatter", profile=profile, seed=seed, directo
 clone_ledger = dataset.Ledger()
 caps = clones.caps_for(profile)
 clone_pairs, clusters = clones.build(P, seed, jobs, clone_ledger)
-dataset.write_pairs(outputs.build_path(dataset.clone_path(profile)), clone_pairs, profile=profile, seed=seed)
+dataset.write_pairs(outputs.build_path(paths.clone_pairs(profile)), clone_pairs, profile=profile, seed=seed)
 cs = clones.summary(clusters, clone_pairs)
 print(f"{cs['clusters']} clusters of {cs['functions']} functions -> {cs['pairs']} CLONE pairs "
-      f"({dataset.clone_path(profile)}, .parquet); caps: {caps}")
+      f"({paths.clone_pairs(profile)}, .parquet); caps: {caps}")
 
 # %%
 ct = clones.cluster_table(clusters, clone_pairs)
@@ -283,11 +283,11 @@ outputs.save_figure(fig, "clone_scatter", profile=profile, seed=seed, directory=
 
 # %%
 # written even when empty (no mirror): it is a declared output of this notebook
-dataset.write_pairs(outputs.build_path(dataset.published_path()), published, profile=profile, seed=seed)
+dataset.write_pairs(outputs.build_path(paths.published_pairs()), published, profile=profile, seed=seed)
 if published:
     given = [p for p in published if p["surface_sim_published"] is not None]
     agree = sum(abs(p["surface_sim"] - p["surface_sim_published"]) < 1e-9 for p in given)
-    print(f"{len(published)} PUBLISHED pairs ({dataset.published_path()}, .parquet); our SurfaceSim equals the "
+    print(f"{len(published)} PUBLISHED pairs ({paths.published_pairs()}, .parquet); our SurfaceSim equals the "
           f"authors' on {agree}/{len(given)} pairs that carry one")
 else:
     show(Markdown("**The published pairs are not available here (no data mirror): this part is skipped.**"))

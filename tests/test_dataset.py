@@ -10,7 +10,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from lcl import dataset, labelling, loaders
+from lcl import dataset, labelling, loaders, paths
 from lcl.errors import UserError
 from lcl.records import Pair
 
@@ -71,10 +71,10 @@ def test_write_pairs_writes_both_files(tmp_path: Path) -> None:
 
 
 def test_file_locations() -> None:
-    assert dataset.local_path("quick").name == "local_pairs_quick.jsonl"
-    assert dataset.clone_path("quick").name == "clone_pairs_quick.jsonl"
-    assert dataset.published_path().name == "published_pairs.jsonl"
-    assert dataset.local_path("q").parent == dataset.clone_path("q").parent == dataset.published_path().parent
+    assert paths.local_pairs("quick").name == "local_pairs_quick.jsonl"
+    assert paths.clone_pairs("quick").name == "clone_pairs_quick.jsonl"
+    assert paths.published_pairs().name == "published_pairs.jsonl"
+    assert paths.local_pairs("q").parent == paths.clone_pairs("q").parent == paths.published_pairs().parent
 
 
 def test_loaders_say_how_to_build(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:

@@ -250,14 +250,12 @@ def test_a_no_data_note_stays_inside_its_own_panel(tmp_root: Path, monkeypatch):
 
 
 def test_a_pair_file_written_by_hand_goes_to_the_scratch_folder(tmp_root: Path, monkeypatch):
-    from lcl import dataset
-
     monkeypatch.delenv("LCL_NOTEBOOK", raising=False)
     monkeypatch.setenv("LCL_PROFILE", "quick")
-    moved = outputs.build_path(dataset.local_path("quick"))
-    assert moved.name == dataset.local_path("quick").name and paths.interactive_outputs("quick") in moved.parents
+    moved = outputs.build_path(paths.local_pairs("quick"))
+    assert moved.name == paths.local_pairs("quick").name and paths.interactive_outputs("quick") in moved.parents
     monkeypatch.setenv("LCL_NOTEBOOK", "02_variants")
-    assert outputs.build_path(dataset.local_path("quick")) == dataset.local_path("quick")
+    assert outputs.build_path(paths.local_pairs("quick")) == paths.local_pairs("quick")
 
 
 def test_a_claim_whose_whole_table_needs_a_skipped_source_is_not_run():

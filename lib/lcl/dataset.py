@@ -399,10 +399,6 @@ def fingerprint(pairs: list[dict[str, Any]]) -> Any:
                          for k, v in bands.items()])
 
 
-def local_path(profile: str) -> Any:
-    """Where notebook 02 writes the LoCaL pairs of a profile."""
-    return paths.local_pairs(profile)
-
 
 def load_local(profile: str, subset: str = "local") -> list[dict[str, Any]]:
     """The pairs built by notebook 02 for ``profile`` (clear error when not built yet):
@@ -410,7 +406,7 @@ def load_local(profile: str, subset: str = "local") -> list[dict[str, Any]]:
     from .errors import UserError
     from .io import read_jsonl
 
-    path = local_path(profile)
+    path = paths.local_pairs(profile)
     if not path.exists():
         raise UserError(f"{path} does not exist yet: build it with 'make all PROFILE={profile}' "
                         f"(notebook 02_variants writes it)")
@@ -578,14 +574,6 @@ def write_pairs(jsonl_path: Any, rows: list[dict[str, Any]], *, profile: str | N
     return p, pq_path
 
 
-def clone_path(profile: str) -> Any:
-    """Where notebook 02 writes the human-written clone pairs (CLONE) of a profile."""
-    return paths.clone_pairs(profile)
-
-
-def published_path() -> Any:
-    """Where notebook 02 writes the published LoCaL pairs (PUBLISHED; profile-independent)."""
-    return paths.published_pairs()
 
 
 def load_clones(profile: str) -> list[dict[str, Any]]:
@@ -593,7 +581,7 @@ def load_clones(profile: str) -> list[dict[str, Any]]:
     from .errors import UserError
     from .io import read_jsonl
 
-    path = clone_path(profile)
+    path = paths.clone_pairs(profile)
     if not path.exists():
         raise UserError(f"{path} does not exist yet: run notebook 02_variants with --profile {profile}")
     return read_jsonl(path)
@@ -603,7 +591,7 @@ def load_published() -> list[dict[str, Any]]:
     """The PUBLISHED pairs written by notebook 02 (``[]`` when the mirror was absent)."""
     from .io import read_jsonl
 
-    path = published_path()
+    path = paths.published_pairs()
     return read_jsonl(path) if path.exists() else []
 
 
