@@ -257,10 +257,10 @@ def batch_speedup(n_pairs: int, n_inputs: int, tmp: Path) -> tuple[float, float,
                   store=ResultStore(tmp / f"store{jobs}.sqlite"), progress=False)
         times.append(time.perf_counter() - t)
     assert (tmp / "out1.jsonl").read_bytes() == (tmp / "out2.jsonl").read_bytes()
-    from lcl.fuzz.batch import _read_rows, load_jobs
+    from lcl.fuzz.batch import read_rows, load_jobs
 
     t = time.perf_counter()
-    load_jobs(_read_rows(pairs, "pairs"), tmp, Settings(), 0)
+    load_jobs(read_rows(pairs, "pairs"), tmp, Settings(), 0)
     serial = (time.perf_counter() - t) / times[0]
     total = n_pairs * n_inputs * Settings().runs
     return rate(total, times[0]), rate(total, times[1]), serial

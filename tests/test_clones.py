@@ -123,7 +123,7 @@ def test_unit_holds_the_function_and_what_it_needs(fake_root: Path) -> None:
 
 def test_signature_fit() -> None:
     def fn(src: str) -> clones.Function:
-        return clones._units("p", "m.py", src)[0]
+        return clones.units("p", "m.py", src)[0]
 
     assert fn("def f(a): pass").accepts(1) and not fn("def f(a): pass").accepts(2)
     assert fn("def f(a, key=None, reverse=False): pass").accepts(1)
@@ -201,9 +201,9 @@ def test_in_place_and_returning_sorts_are_one_behaviour(fake_root: Path) -> None
 
 
 def test_iterators_are_materialised() -> None:
-    gen = clones._units("p", "m.py", "def f(xs):\n    for x in xs:\n        yield x * 2\n")[0]
-    lst = clones._units("p", "n.py", "def g(xs):\n    return [x * 2 for x in xs]\n")[0]
-    other = clones._units("p", "o.py", "def h(xs):\n    for x in xs:\n        yield x\n")[0]
+    gen = clones.units("p", "m.py", "def f(xs):\n    for x in xs:\n        yield x * 2\n")[0]
+    lst = clones.units("p", "n.py", "def g(xs):\n    return [x * 2 for x in xs]\n")[0]
+    other = clones.units("p", "o.py", "def h(xs):\n    for x in xs:\n        yield x\n")[0]
     inputs = [[[1, 2]], [[]], [[7]]]
     assert _outcome(gen, "return", inputs) == _outcome(lst, "return", inputs)
     assert _outcome(gen, "return", inputs) != _outcome(other, "return", inputs)

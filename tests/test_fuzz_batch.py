@@ -134,8 +134,8 @@ def test_batch_results_store_and_no_recompute(tmp_path: Path, monkeypatch: pytes
     assert [json.loads(x)["id"] for x in lines] == [r["id"] for r in res]
     calls = []
     # where the batch's scheduling looks them up
-    monkeypatch.setattr(batch.scheduling, "_pair_job", lambda *a: calls.append(a))
-    monkeypatch.setattr(batch.scheduling, "_ref_job", lambda *a: calls.append(a))
+    monkeypatch.setattr(batch.scheduling, "pair_job", lambda *a: calls.append(a))
+    monkeypatch.setattr(batch.scheduling, "ref_job", lambda *a: calls.append(a))
     with ResultStore(tmp_path / "store.sqlite") as st:
         res2 = batch.run_batch(pairs, tmp_path / "out2.jsonl", settings=s, store=st, progress=False, jobs=1)
     assert calls == [] and res2 == res

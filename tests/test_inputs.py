@@ -283,7 +283,7 @@ def test_quality_of_an_inferred_spec_with_complex_values(tmp_path, monkeypatch):
     """MBPP/124 (the angle of a complex number): its inferred spec holds complex seeds, which JSON
     cannot; the quality report's cache key must still be computed (it once stopped the full 01)."""
     from lcl import paths
-    from lcl.inputs.quality import _cached_measure
+    from lcl.inputs.quality import cached_measure
     from lcl.inputs.spec import dumps
     from lcl.records import Task
 
@@ -294,6 +294,6 @@ def test_quality_of_an_inferred_spec_with_complex_values(tmp_path, monkeypatch):
         dumps(spec)  # strict: a file cannot hold it
     ref = "import cmath\ndef angle_complex(a, b):\n    return cmath.phase(a + b)\n"
     task = Task("MBPP", "124", "function", ref, "angle_complex", seed_inputs=tuple(seeds))
-    q = _cached_measure(task, spec, 10, 0)
+    q = cached_measure(task, spec, 10, 0)
     assert q.n_inputs == 10 and q.validity == 1.0
-    assert _cached_measure(task, spec, 10, 0) == q  # the second call is the cached value
+    assert cached_measure(task, spec, 10, 0) == q  # the second call is the cached value

@@ -128,6 +128,60 @@ def test_the_check_sees_an_upward_import_inside_a_function(tmp_path: Path, monke
     assert upward_imports() == {("lcl.paths", "lcl.claims")}
 
 
+# ----------------------------------------------------------------------------- private names
+def _private(name: str) -> bool:
+    return name.startswith("_") and not name.startswith("__")
+
+
+def private_uses() -> set[tuple[str, str, str]]:
+    """(module, other module, name) for every underscore name a module imports from another
+    (``from .x import _f``) or reads off one it imported (``x._f``): a name another module needs
+    is public, so its owner sees who depends on it."""
+    found = set()
+    for path in sorted((LIB / "lcl").rglob("*.py")):
+        me = module_name(path)
+        package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+        tree = ast.parse(path.read_text())
+        modules: dict[str, str] = {}
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom):
+                base = node.module or ""
+                if node.level:
+                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                    base = ".".join(anchor + ([base] if base else []))
+                if base.split(".")[0] != "lcl":
+                    continue
+                for a in node.names:
+                    if _is_module(f"{base}.{a.name}"):
+                        modules[a.asname or a.name] = f"{base}.{a.name}"
+                    elif _private(a.name) and base != me:
+                        found.add((me, base, a.name))
+            elif isinstance(node, ast.Import):
+                modules.update({a.asname or a.name: a.name for a in node.names if a.name.split(".")[0] == "lcl"})
+        for node in ast.walk(tree):
+            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in modules
+                    and _private(node.attr) and modules[node.value.id] != me):
+                found.add((me, modules[node.value.id], node.attr))
+    return found
+
+
+def test_no_module_uses_another_modules_private_name() -> None:
+    found = sorted(private_uses())
+    assert not found, ("make these names public (drop the underscore) where they are defined: "
+                       + "; ".join(f"{me} uses {other}.{name}" for me, other, name in found[:20]))
+
+
+def test_the_check_sees_a_private_import_and_a_private_attribute(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    pkg = tmp_path / "lcl"
+    pkg.mkdir()
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("def _f():\n    return 1\n")
+    (pkg / "b.py").write_text("from .a import _f\n")
+    (pkg / "c.py").write_text("from . import a\n\ndef g():\n    return a._f()\n")
+    monkeypatch.setattr(sys.modules[__name__], "LIB", tmp_path)
+    assert private_uses() == {("lcl.b", "lcl.a", "_f"), ("lcl.c", "lcl.a", "_f")}
+
+
 # ----------------------------------------------------------------------------- the README's picture
 BLURB = {
     "cli": "the lcl command: one file per command group",

@@ -260,12 +260,12 @@ def test_misleading_comment_only_adds_comments_at_valid_indentation() -> None:
     assert out is not None and ast.dump(ast.parse(out)) == ast.dump(ast.parse(src))
     lines = out.splitlines()
     assert lines[:2] == src.splitlines()[:2]  # shebang and encoding stay first
-    assert lines[2] in P._CLAIMS
+    assert lines[2] in P.CLAIMS
     method = lines.index("    def twoSum(self, nums, target):")
-    assert lines[method - 1].startswith("    # ") and lines[method - 1].strip() in P._CLAIMS
+    assert lines[method - 1].startswith("    # ") and lines[method - 1].strip() in P.CLAIMS
     decorator = lines.index("@staticmethod")
-    assert lines[decorator - 1] in P._CLAIMS  # above the decorator, not between it and the def
-    assert sum(line.strip() in P._CLAIMS for line in lines) == 3  # top, the method, g (none for a class)
+    assert lines[decorator - 1] in P.CLAIMS  # above the decorator, not between it and the def
+    assert sum(line.strip() in P.CLAIMS for line in lines) == 3  # top, the method, g (none for a class)
 
 
 def test_misleading_comment_keeps_crlf_and_applies_to_an_empty_module() -> None:
@@ -568,8 +568,8 @@ def test_perturb_pairs_is_deterministic_and_seeded_by_stable_hash() -> None:
         P.perturb_pairs(ROWS, ["rename_identifiers", "dead_code"], 3)
     outs = {P.perturb_pairs(ROWS[:1], ["dead_code"], seed)[0]["candidate"] for seed in range(6)}
     assert len(outs) > 1
-    assert P._pair_rng(1, "he/0", "dead_code").random() == P._pair_rng(1, "he/0", "dead_code").random()
-    assert P._pair_rng(1, "he/0", "dead_code").random() != P._pair_rng(1, "he/1", "dead_code").random()
+    assert P.pair_rng(1, "he/0", "dead_code").random() == P.pair_rng(1, "he/0", "dead_code").random()
+    assert P.pair_rng(1, "he/0", "dead_code").random() != P.pair_rng(1, "he/1", "dead_code").random()
 
 
 def test_perturb_pairs_rejects_bad_arguments() -> None:

@@ -307,14 +307,14 @@ def test_calibrate_times_one_step(tmp_path, monkeypatch):
     real_train = cs.train
 
     def spy(*a, **k):
-        seen.append(len(cs._BOTTOM))
+        seen.append(len(cs.BOTTOM))
         return real_train(*a, **k)
 
     monkeypatch.setattr(cs, "train", spy)
-    cs._BOTTOM["sentinel"] = None
+    cs.BOTTOM["sentinel"] = None
     try:
         again = T.calibrate(rows, {"mode": "full", "max_length": 32, "unfreeze_layers": 1, "cache_frozen": True}, batch=2)
         assert seen[0] == 0 and seen[1] > 0  # the cold run starts with nothing memoised, the warm run reuses it
-        assert "sentinel" in cs._BOTTOM and again["first_pass_s_per_pair"] >= 0  # earlier states restored
+        assert "sentinel" in cs.BOTTOM and again["first_pass_s_per_pair"] >= 0  # earlier states restored
     finally:
-        cs._BOTTOM.pop("sentinel", None)
+        cs.BOTTOM.pop("sentinel", None)

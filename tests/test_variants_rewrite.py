@@ -361,7 +361,7 @@ BY_NAME = {r.name: r for r in REWRITES}
 
 def _apply(name: str, src: str) -> tuple[bool, str]:
     tree = ast.parse(ast.unparse(ast.parse(src)))
-    ctx = rewrite._Ctx(tree, "f", random.Random(0), program=False)
+    ctx = rewrite.Ctx(tree, "f", random.Random(0), program=False)
     ctx.renamable = frozenset(n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name != "f")
     changed = BY_NAME[name].fn(tree, ctx)
     ast.fix_missing_locations(tree)

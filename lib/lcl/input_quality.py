@@ -9,7 +9,7 @@ from collections import Counter
 from typing import Any
 
 from . import cache, loaders
-from .inputs.quality import VALIDITY_TARGET, _cached_measure, backend_inputs, probe
+from .inputs.quality import VALIDITY_TARGET, backend_inputs, cached_measure, probe
 from .inputs.spec import Spec, dumps, load
 from .records import Task
 from .task_specs import all_spec_uids, check_references, reviewed_path, spec_for, spec_uid, task_uid_for_row
@@ -36,7 +36,7 @@ def quality_table(uids: list[str], *, n: int = 200, seed: int = 0, jobs: int = 2
             work.append((uid, task, spec))
     rows = []
     with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
-        futures = [pool.submit(_cached_measure, t, s, n, seed) for _, t, s in work]
+        futures = [pool.submit(cached_measure, t, s, n, seed) for _, t, s in work]
         for (uid, task, spec), fut in tqdm(zip(work, futures), total=len(work), disable=not progress,
                                           desc="input quality"):
             q = fut.result()

@@ -141,14 +141,14 @@ def timed_score(metric: Any, frame: pd.DataFrame, limit: int, seed: int) -> tupl
         return float("nan"), 0
     # a cold measurement: the frozen layers' states memoised in this process by earlier scoring of
     # the same pairs would make a user's first call look several times cheaper than it is
-    memo = dict(cs._BOTTOM)
-    cs._BOTTOM.clear()
+    memo = dict(cs.BOTTOM)
+    cs.BOTTOM.clear()
     try:
         t0 = time.perf_counter()
         metric.score(f["reference"].tolist(), f["candidate"].tolist(), "python", cache=False)
         return (time.perf_counter() - t0) / len(f), len(f)
     finally:
-        cs._BOTTOM.update(memo)
+        cs.BOTTOM.update(memo)
 
 
 # ----------------------------------------------------------------------------- MAE with CIs

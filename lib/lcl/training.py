@@ -628,12 +628,12 @@ def calibrate(rows: list[dict[str, Any]], config: dict[str, Any], batch: int = 1
         raise ValueError("calibration needs at least 2 labelled rows")
     tp = [cs.TrainPair(str(r["id"]), r["reference"], r["candidate"], r["df_score"]) for r in pick]
     cfg = cs.TrainConfig(**{**config, "batch_size": -(-len(tp) // 2), "max_steps": 2, "epochs": 1, "patience": 0})
-    memo = dict(cs._BOTTOM)  # the cold run must find nothing memoised, even after a grid ran here
-    cs._BOTTOM.clear()
+    memo = dict(cs.BOTTOM)  # the cold run must find nothing memoised, even after a grid ran here
+    cs.BOTTOM.clear()
     try:
         cold = float(cs.train(tp, config=cfg).train_seconds or 0.0)
     finally:
-        cs._BOTTOM.update(memo)
+        cs.BOTTOM.update(memo)
     model = cs.train(tp, config=cfg)
     warm = float(model.train_seconds or 0.0)
     t0 = time.time()

@@ -76,7 +76,7 @@ from .clustering import (
 )
 from .domains import DOMAINS, VERSION, DomainGenerator, generate
 from .extraction import PACKAGES, Function, clones_root, extract
-from .extraction import _units as _units
+from .extraction import units as units
 from .families import ENTRY, FAMILIES, FAMILY, Family, harness
 from .pairs import assemble, build, cluster_table, label, pair_rows, resolve_clone, summary
 

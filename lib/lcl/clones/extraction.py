@@ -125,7 +125,7 @@ def _import_problem(stmt: ast.stmt) -> str | None:
     return None
 
 
-def _units(package: str, module: str, source: str) -> list[Function]:
+def units(package: str, module: str, source: str) -> list[Function]:
     with warnings.catch_warnings():  # old code: invalid escape sequences and the like
         warnings.simplefilter("ignore")
         tree = ast.parse(source)
@@ -183,7 +183,7 @@ def extract(root: Path | None = None, packages: tuple[str, ...] = PACKAGES,
         for path in sorted(base.rglob("*.py")):
             rel = path.relative_to(base).as_posix()
             try:
-                out += _units(pkg, rel, path.read_text(encoding="utf-8"))
+                out += units(pkg, rel, path.read_text(encoding="utf-8"))
             except (SyntaxError, ValueError, UnicodeDecodeError):
                 if ledger is not None:
                     ledger.drop("CLONE file", "does not parse")

@@ -98,7 +98,7 @@ def measure(task: Task, spec: Spec, n: int = 200, seed: int = 0, timeout: float 
     )
 
 
-def _cached_measure(task: Task, spec: Spec, n: int, seed: int) -> Quality:
+def cached_measure(task: Task, spec: Spec, n: int, seed: int) -> Quality:
     from .. import cache
     from .spec import dumps
 

@@ -127,7 +127,7 @@ class Encoder:
         depth = len(self.model.encoder.layer) - n_top
         keys = [hashlib.sha256(f"{self.digest}\0{self.max_length}\0{depth}\0{a}\0{b}".encode()).hexdigest()
                 for a, b in zip(first, second, strict=True)]
-        todo = sorted({k: i for i, k in enumerate(keys) if k not in _BOTTOM}.values())
+        todo = sorted({k: i for i, k in enumerate(keys) if k not in BOTTOM}.values())
         was_training = self.model.training
         self.model.eval()
         with torch.inference_mode():
@@ -137,9 +137,9 @@ class Encoder:
                 hs = self.model(**batch, output_hidden_states=True).hidden_states[depth]
                 for row, j in enumerate(idx):
                     n = int(batch["attention_mask"][row].sum())
-                    _BOTTOM[keys[j]] = hs[row, :n].to(torch.float16).clone()
+                    BOTTOM[keys[j]] = hs[row, :n].to(torch.float16).clone()
         self.model.train(was_training)
-        return [_BOTTOM[k] for k in keys]
+        return [BOTTOM[k] for k in keys]
 
     def top_pooled(self, hidden: Sequence[Any], n_top: int) -> Any:
         """Mean-pooled output of the top ``n_top`` layers run on :meth:`bottom`'s states."""
@@ -213,7 +213,7 @@ class _EmbeddingStore:
 
 
 #: frozen lower-layer states per pair (Encoder.bottom), shared by the models one process trains
-_BOTTOM: dict[str, Any] = {}
+BOTTOM: dict[str, Any] = {}
 
 
 # --------------------------------------------------------------------------------- heads

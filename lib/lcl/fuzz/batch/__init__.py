@@ -37,22 +37,22 @@ from typing import Any
 from ...io import write_jsonl
 from ...records import NO_KEPT_RUN, has_score
 from .. import semantics as S
-from .executors import NO_WORKER_TIMEOUT, _executor, dask_completed, default_jobs
-from .fuzz_jobs import _error_result, _pair_job, _Parts, _ref_job, _ref_run_job, _reference_run, _run_part_job
-from .generators import _GenerationProcess, _GeneratorMemo, _SharedGenerator, share_generators
+from .executors import NO_WORKER_TIMEOUT, dask_completed, default_jobs, make_executor
+from .fuzz_jobs import Parts, error_result, pair_job, ref_job, ref_run_job, reference_run, run_part_job
+from .generators import GenerationProcess, GeneratorMemo, SharedGenerator, share_generators
 from .jobs import (
     PairJob,
     Resolver,
-    _read_rows,
     generator_name,
     job_keys,
     load_jobs,
     load_resolver,
     read_inputs_file,
+    read_rows,
     resolve_row,
     with_env_resolver,
 )
-from .scheduling import CHUNK_TASKS, _Chunk, _run_chunks, _run_chunks_pipelined, _task_chunks
+from .scheduling import CHUNK_TASKS, Chunk, run_chunks, run_chunks_pipelined, task_chunks
 
 
 def _carryable(jobs: list[PairJob], st: Any) -> dict[str, tuple[PairJob, dict[str, Any]]]:
@@ -116,7 +116,7 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
     s = settings or S.Settings()
     if isinstance(pairs, (str, Path)):
         p = Path(pairs)
-        rows = _read_rows(p, "pairs")
+        rows = read_rows(p, "pairs")
         base_dir = Path(base) if base else p.parent
     else:
         rows = list(pairs)
@@ -126,7 +126,7 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
     jobs = jobs or default_jobs()
     # in-process executors share generated input sets (Dask jobs are pickled); a thread pool
     # generates them in a helper process
-    gen_process = _GenerationProcess() if not scheduler and jobs > 1 else None
+    gen_process = GenerationProcess() if not scheduler and jobs > 1 else None
     if not scheduler:
         share_generators(job_list, s.runs, jobs, gen_process)
     own_store = store is None
@@ -137,7 +137,7 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
         pending = [j for j in job_list if j.key not in done and j.error is None]
         refs = st.refs()
         settings_d = s.to_dict()
-        with _executor(jobs, scheduler) as (ex, completed):
+        with make_executor(jobs, scheduler) as (ex, completed):
             ref_bar = tqdm(total=len({j.ref_key for j in pending if j.ref_key not in refs}), desc="fuzz references",
                            unit="task", disable=not progress, file=sys.stderr)
             bar = tqdm(total=len(job_list), initial=len(job_list) - len(pending), desc="fuzz pairs", unit="pair",
@@ -145,11 +145,11 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
             # tasks in chunks (a few tasks' references, then their pairs), so a task's generated
             # input sets are still in the generator memo when its variants run
             if pending:
-                chunks = list(_task_chunks(pending, CHUNK_TASKS if not scheduler else len(pending)))
+                chunks = list(task_chunks(pending, CHUNK_TASKS if not scheduler else len(pending)))
                 if scheduler or jobs <= 1:
-                    _run_chunks(chunks, ex, completed, refs, st, settings_d, network, ref_bar, bar)
+                    run_chunks(chunks, ex, completed, refs, st, settings_d, network, ref_bar, bar)
                 else:
-                    _run_chunks_pipelined(chunks, ex, refs, st, settings_d, network, ref_bar, bar)
+                    run_chunks_pipelined(chunks, ex, refs, st, settings_d, network, ref_bar, bar)
             ref_bar.close()
             bar.close()
         results = []
@@ -187,10 +187,39 @@ def dumps_last_line(obj: dict[str, Any]) -> str:
 
 
 __all__ = [
-    "CHUNK_TASKS", "NO_WORKER_TIMEOUT", "PairJob", "Resolver", "_Chunk", "_GenerationProcess", "_GeneratorMemo",
-    "_Parts", "_SharedGenerator", "_error_result", "_executor", "_pair_job", "_read_rows", "_ref_job",
-    "_ref_run_job", "_reference_run", "_run_chunks", "_run_chunks_pipelined", "_run_part_job", "_task_chunks",
-    "batch_status", "carry_over", "dask_completed", "default_jobs", "dumps_last_line",
-    "generator_name", "job_keys", "load_jobs", "load_resolver", "read_inputs_file", "resolve_row", "results_summary", "run_batch",
-    "share_generators", "with_env_resolver",
+    "CHUNK_TASKS",
+    "NO_WORKER_TIMEOUT",
+    "Chunk",
+    "GenerationProcess",
+    "GeneratorMemo",
+    "PairJob",
+    "Parts",
+    "Resolver",
+    "SharedGenerator",
+    "batch_status",
+    "carry_over",
+    "dask_completed",
+    "default_jobs",
+    "dumps_last_line",
+    "error_result",
+    "generator_name",
+    "job_keys",
+    "load_jobs",
+    "load_resolver",
+    "make_executor",
+    "pair_job",
+    "read_inputs_file",
+    "read_rows",
+    "ref_job",
+    "ref_run_job",
+    "reference_run",
+    "resolve_row",
+    "results_summary",
+    "run_batch",
+    "run_chunks",
+    "run_chunks_pipelined",
+    "run_part_job",
+    "share_generators",
+    "task_chunks",
+    "with_env_resolver",
 ]

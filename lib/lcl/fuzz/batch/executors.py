@@ -40,7 +40,7 @@ def _as_completed_local(futs: list[Any]) -> Iterable[Any]:
 
 
 @contextlib.contextmanager
-def _executor(jobs: int, scheduler: str | None):
+def make_executor(jobs: int, scheduler: str | None):
     if scheduler:
         try:
             from distributed import Client, as_completed

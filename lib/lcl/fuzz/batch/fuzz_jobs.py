@@ -44,7 +44,7 @@ def _sandboxed(fn: Callable[[], _T]) -> _T:
     raise AssertionError("unreachable")
 
 
-def _ref_job(job: PairJob, settings: dict[str, Any], network: str | None) -> tuple[str, dict[str, bytes] | str]:
+def ref_job(job: PairJob, settings: dict[str, Any], network: str | None) -> tuple[str, dict[str, bytes] | str]:
     """Reference outcomes of one task for every input set its runs use (one for explicit
     inputs, one per run for a generator). Runs in a local thread or on a Dask worker."""
     s = S.Settings.from_dict(settings)
@@ -58,14 +58,14 @@ def _ref_job(job: PairJob, settings: dict[str, Any], network: str | None) -> tup
                                                  stop_over_budget=True))
         else:
             for r in range(s.runs):
-                key, blob = _reference_run(job, r, s, network, None)
+                key, blob = reference_run(job, r, s, network, None)
                 cache_[key] = blob
     except UserError as exc:
         return job.ref_key, str(exc)
     return job.ref_key, cache_
 
 
-def _reference_run(job: PairJob, run: int, s: S.Settings, network: str | None,
+def reference_run(job: PairJob, run: int, s: S.Settings, network: str | None,
                    refs: MutableMapping[str, bytes] | None) -> tuple[str, bytes]:
     """(reference key, outcomes) of run ``run`` of a generated task; ``refs`` (the store's
     reference table), when given, is consulted and filled under that per-run key."""
@@ -85,7 +85,7 @@ def _reference_run(job: PairJob, run: int, s: S.Settings, network: str | None,
     return key, blob
 
 
-def _ref_run_job(job: PairJob, run: int, settings: dict[str, Any], network: str | None,
+def ref_run_job(job: PairJob, run: int, settings: dict[str, Any], network: str | None,
                  refs: MutableMapping[str, bytes] | None) -> tuple[str, int, dict[str, bytes] | str]:
     """Reference outcomes of run ``run`` of a generated task -> (task's ref key, run, ``{run's
     reference key: outcomes}`` or an error). One thread-pool job per run, so that the runs of a
@@ -95,13 +95,13 @@ def _ref_run_job(job: PairJob, run: int, settings: dict[str, Any], network: str 
     reference settings, not on R, so a run shared by two labels that differ only in R (the RQ2
     screen at R = 1, then the full label) runs the reference once."""
     try:
-        key, blob = _reference_run(job, run, S.Settings.from_dict(settings), network, refs)
+        key, blob = reference_run(job, run, S.Settings.from_dict(settings), network, refs)
     except UserError as exc:
         return job.ref_key, run, str(exc)
     return job.ref_key, run, {key: blob}
 
 
-def _pair_job(job: PairJob, settings: dict[str, Any], network: str | None,
+def pair_job(job: PairJob, settings: dict[str, Any], network: str | None,
               ref_blobs: dict[str, bytes] | None) -> tuple[str, dict[str, Any]]:
     """One pair -> (key, deterministic result dict)."""
     s = S.Settings.from_dict(settings)
@@ -114,16 +114,16 @@ def _pair_job(job: PairJob, settings: dict[str, Any], network: str | None,
         out = res.to_dict()
         out["error"] = None
     except UserError as exc:
-        out = _error_result(s, job, str(exc))
+        out = error_result(s, job, str(exc))
     return job.key, out
 
 
-def _error_result(s: S.Settings, job: PairJob, msg: str) -> dict[str, Any]:
+def error_result(s: S.Settings, job: PairJob, msg: str) -> dict[str, Any]:
     return {"df_score": None, "error": msg, "settings": s.to_dict(), "engine_version": S.ENGINE_VERSION,
             "base_seed": job.seed}
 
 
-def _run_part_job(job: PairJob, run: int, settings: dict[str, Any], network: str | None,
+def run_part_job(job: PairJob, run: int, settings: dict[str, Any], network: str | None,
                   ref_blobs: dict[str, bytes] | None) -> tuple[str, int, PairResult | dict[str, Any]]:
     """Run ``run`` of a generator pair -> (key, run, its one-run result, or an error dict)."""
     s = S.Settings.from_dict(settings)
@@ -133,10 +133,10 @@ def _run_part_job(job: PairJob, run: int, settings: dict[str, Any], network: str
             seed=job.seed, settings=s, network=network, ref_cache=dict(ref_blobs or {}), label=f"pair {job.id}",
             only_runs=[run]))
     except UserError as exc:
-        return job.key, run, _error_result(s, job, str(exc))
+        return job.key, run, error_result(s, job, str(exc))
 
 
-class _Parts:
+class Parts:
     """Collects the one-run parts of split pairs; a pair is complete when all its runs are."""
 
     def __init__(self, runs: int) -> None:

@@ -18,7 +18,7 @@ if TYPE_CHECKING:  # imported where used, as before: the harness imports this mo
     from concurrent.futures import Future
 
 
-class _GeneratorMemo:
+class GeneratorMemo:
     """Generated input sets shared by the pairs of a batch (a task's reference and all its
     variants use the same ``gen(seed, n)`` per run): each set is generated once, not once per
     pair, by the first thread asking for it (the others wait for it). A small LRU: pairs of
@@ -61,7 +61,7 @@ def _generate(gen: Any, seed: int, n: int) -> list[Any]:
     return list(gen(seed, n))
 
 
-class _GenerationProcess:
+class GenerationProcess:
     """Input generation in one spawned helper process, so that on a thread pool it runs on
     its own core instead of holding the harness's GIL while the other threads' sandboxed
     workers wait for their next request. Started on first use, shut down with the batch;
@@ -90,10 +90,10 @@ class _GenerationProcess:
             self.pool = None
 
 
-class _SharedGenerator:
+class SharedGenerator:
     """``gen`` whose outputs come from a :class:`_GeneratorMemo` (same name, so same cache keys)."""
 
-    def __init__(self, gen: Any, memo: _GeneratorMemo, process: _GenerationProcess | None = None) -> None:
+    def __init__(self, gen: Any, memo: GeneratorMemo, process: GenerationProcess | None = None) -> None:
         self.gen, self.memo = gen, memo
         self.make = process.generate if process is not None else _generate
         self.name = self.cache_name = generator_name(gen)
@@ -103,11 +103,11 @@ class _SharedGenerator:
 
 
 def share_generators(jobs: list[PairJob], runs: int, parallel: int,
-                     process: _GenerationProcess | None = None) -> _GeneratorMemo:
+                     process: GenerationProcess | None = None) -> GeneratorMemo:
     """Wrap every job's generator so a task's input sets are generated once per batch (in
     ``process`` when given)."""
-    memo = _GeneratorMemo(size=runs * CHUNK_TASKS * (3 + max(1, parallel)))
+    memo = GeneratorMemo(size=runs * CHUNK_TASKS * (3 + max(1, parallel)))
     for j in jobs:
-        if j.generator is not None and not isinstance(j.generator, _SharedGenerator):
-            j.generator = _SharedGenerator(j.generator, memo, process)
+        if j.generator is not None and not isinstance(j.generator, SharedGenerator):
+            j.generator = SharedGenerator(j.generator, memo, process)
     return memo

@@ -79,7 +79,7 @@ def _read_code(row: dict[str, Any], field: str, base: Path, rid: str) -> str:
     raise UserError(f"pair {rid}: missing '{field}' (code) or '{field}_file'")
 
 
-def _read_rows(p: Path, what: str) -> list[Any]:
+def read_rows(p: Path, what: str) -> list[Any]:
     """JSON Lines, or a ``UserError`` naming the file when it is missing, not a file, not
     UTF-8 text or malformed."""
     try:
@@ -112,7 +112,7 @@ def read_inputs_file(path: str | Path, *, level: str) -> list[Any]:
     """INPUTS.jsonl: one JSON list of positional arguments (functions) or one JSON string of
     stdin (programs) per line. Empty or malformed files raise ``UserError``."""
     p = Path(path)
-    rows = _read_rows(p, "inputs")
+    rows = read_rows(p, "inputs")
     if not rows:
         raise UserError(f"{p}: empty inputs file (expected one JSON value per line)")
     return check_inputs(rows, level=level, source=str(p))

@@ -9,14 +9,14 @@ from collections.abc import Callable, Iterable
 from typing import Any
 
 from .. import semantics as S
-from .fuzz_jobs import _pair_job, _Parts, _ref_job, _ref_run_job, _run_part_job
+from .fuzz_jobs import Parts, pair_job, ref_job, ref_run_job, run_part_job
 from .jobs import PairJob
 
 #: tasks per chunk of a local batch (their generated input sets are kept in memory meanwhile)
 CHUNK_TASKS = 2
 
 
-def _task_chunks(pending: list[PairJob], size: int) -> Iterable[list[PairJob]]:
+def task_chunks(pending: list[PairJob], size: int) -> Iterable[list[PairJob]]:
     """``pending`` split into runs of consecutive jobs covering at most ``size`` reference keys
     (jobs keep their order; a key that reappears later joins the chunk it reappears in)."""
     chunk: list[PairJob] = []
@@ -31,7 +31,7 @@ def _task_chunks(pending: list[PairJob], size: int) -> Iterable[list[PairJob]]:
         yield chunk
 
 
-class _Chunk:
+class Chunk:
     """One chunk's reference step (phase 1) and pair step (phase 2)."""
 
     def __init__(self, jobs: list[PairJob], refs: Any) -> None:
@@ -87,21 +87,21 @@ class _Chunk:
                 continue
             blobs = self.ref_blobs.get(j.ref_key)
             if split and j.generator is not None:
-                futs += [ex.submit(_run_part_job, j, r, settings_d, network, blobs)
+                futs += [ex.submit(run_part_job, j, r, settings_d, network, blobs)
                          for r in range(int(settings_d["runs"]))]
             else:
-                futs.append(ex.submit(_pair_job, j, settings_d, network, blobs))
+                futs.append(ex.submit(pair_job, j, settings_d, network, blobs))
         return futs
 
 
-def _run_chunks(chunks: list[list[PairJob]], ex: Any, completed: Callable[[list[Any]], Iterable[Any]], refs: Any,
+def run_chunks(chunks: list[list[PairJob]], ex: Any, completed: Callable[[list[Any]], Iterable[Any]], refs: Any,
                 st: Any, settings_d: dict[str, Any], network: str | None, ref_bar: Any, bar: Any) -> None:
     """Chunk by chunk: its references (phase 1), then its pairs (phase 2, each stored as it
     finishes). Sequential executors (``--jobs 1``, Dask) run the phases one after the other."""
     names = {j.key: j.id for c in chunks for j in c}
     for jobs in chunks:
-        c = _Chunk(jobs, refs)
-        for f in completed([ex.submit(_ref_job, j, settings_d, network) for j in c.missing]):
+        c = Chunk(jobs, refs)
+        for f in completed([ex.submit(ref_job, j, settings_d, network) for j in c.missing]):
             c.ref_done(f.result(), refs)
             ref_bar.update(1)
         for f in completed(c.submit_pairs(ex, st, settings_d, network, bar)):
@@ -110,7 +110,7 @@ def _run_chunks(chunks: list[list[PairJob]], ex: Any, completed: Callable[[list[
             bar.update(1)
 
 
-def _run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: Any, settings_d: dict[str, Any],
+def run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: Any, settings_d: dict[str, Any],
                           network: str | None, ref_bar: Any, bar: Any) -> None:
     """Like :func:`_run_chunks` on a thread pool, but chunk k+1's references (input generation
     holds the GIL) are computed while chunk k's pairs run in their sandboxed workers, and no
@@ -121,7 +121,7 @@ def _run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: A
 
     names = {j.key: j.id for c in chunks for j in c}
     pair_futs: set[Any] = set()
-    parts = _Parts(int(settings_d["runs"]))
+    parts = Parts(int(settings_d["runs"]))
 
     def harvest(done: set[Any]) -> None:
         for f in done:
@@ -133,17 +133,17 @@ def _run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: A
 
     runs = int(settings_d["runs"])
 
-    def submit_refs(c: _Chunk) -> set[Any]:
+    def submit_refs(c: Chunk) -> set[Any]:
         """One job per task with explicit inputs, one per run of a generated task."""
         futs = set()
         for j in c.missing:
             if j.generator is None:
-                futs.add(ex.submit(_ref_job, j, settings_d, network))
+                futs.add(ex.submit(ref_job, j, settings_d, network))
             else:
-                futs |= {ex.submit(_ref_run_job, j, r, settings_d, network, refs) for r in range(runs)}
+                futs |= {ex.submit(ref_run_job, j, r, settings_d, network, refs) for r in range(runs)}
         return futs
 
-    cur = _Chunk(chunks[0], refs)
+    cur = Chunk(chunks[0], refs)
     ref_futs = submit_refs(cur)
     for k in range(len(chunks)):
         while ref_futs:  # wait for this chunk's references, storing finished pairs meanwhile
@@ -154,7 +154,7 @@ def _run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: A
             ref_futs -= done
             harvest(done & pair_futs)
             pair_futs -= done
-        nxt = _Chunk(chunks[k + 1], refs) if k + 1 < len(chunks) else None
+        nxt = Chunk(chunks[k + 1], refs) if k + 1 < len(chunks) else None
         if nxt is not None:  # queued ahead of this chunk's pairs: overlaps them
             ref_futs = submit_refs(nxt)
         pair_futs |= set(cur.submit_pairs(ex, st, settings_d, network, bar, split=True))

@@ -23,12 +23,12 @@ from .protocol import OBSERVED_MODULE, SandboxError
 
 PR_SET_PDEATHSIG = 1
 MAX_TASKS = 64  # RLIMIT_NPROC of an unprivileged worker: the process and its threads
-_CHDIR = [False]  # set by the audit hook on os.chdir (the worker returns to its temporary directory)
+CHDIR = [False]  # set by the audit hook on os.chdir (the worker returns to its temporary directory)
 
 _LIBC: list[Any] = []
 
 
-def _libc() -> Any:
+def load_libc() -> Any:
     if not _LIBC:
         import ctypes
 
@@ -135,7 +135,7 @@ def _install_audit_hook(tmpdir: str, max_files: int | None, block_net: bool, shm
         deny("this operation")
 
     def on_chdir(a: tuple) -> None:
-        _CHDIR[0] = True
+        CHDIR[0] = True
 
     def count_open(a: tuple) -> None:
         path, mode, flags = a
@@ -175,14 +175,14 @@ def _install_audit_hook(tmpdir: str, max_files: int | None, block_net: bool, shm
     sys.addaudithook(hook)
 
 
-def _contain(cfg: dict[str, Any], shm: memoryview) -> None:
+def contain(cfg: dict[str, Any], shm: memoryview) -> None:
     """Everything a worker does to itself before it runs untrusted code."""
     import resource
 
     os.setsid()
     parent = os.getppid()
     with contextlib.suppress(Exception):
-        _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        load_libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     tmpdir = cfg["tmpdir"]
     os.chdir(tmpdir)
     os.environ["TMPDIR"] = tmpdir
@@ -223,7 +223,7 @@ def _contain(cfg: dict[str, Any], shm: memoryview) -> None:
     # a change of uid cleared the parent-death signal: set it again, and go if the parent is
     # already gone (it died before the signal was armed)
     with contextlib.suppress(Exception):
-        _libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        load_libc().prctl(PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
     if os.getppid() != parent:
         raise SandboxError("the fork-server is gone")
     # where the kernel keeps the directory's size and file count (a tmpfs), nothing is counted

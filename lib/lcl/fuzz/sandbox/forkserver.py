@@ -24,9 +24,9 @@ import time
 from typing import Any
 
 from .. import isolation as ISO
-from .containment import _libc, remove_tree
+from .containment import load_libc, remove_tree
 from .protocol import SandboxError, layout
-from .worker import _worker_entry
+from .worker import worker_entry
 from .worker_handle import Worker
 
 CLONE_NEWNET = 0x40000000
@@ -71,7 +71,7 @@ def _probe_isolation(netns: bool, mode: str, libdir: str) -> tuple[dict[str, Any
     return rep, init
 
 
-def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "best") -> None:
+def forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "best") -> None:
     """Loop: receive (config, [sock_fd, shm_fd]) and fork a worker. Exits on EOF. ``heavy``
     ("1"/"0"): whether the optional third-party modules are preloaded; ``mode``: isolation
     ``best`` (what the kernel has, reported) or ``strict`` (refuse to start without all)."""
@@ -81,7 +81,7 @@ def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "b
     netns = False
     if network in ("auto", "netns") and not os.environ.get("LCL_FUZZ_NO_NETNS"):
         try:
-            libc = _libc()
+            libc = load_libc()
             netns = libc.unshare(CLONE_NEWNET) == 0
         except Exception:  # noqa: BLE001 - no network namespace is reported as such
             netns = False
@@ -95,7 +95,7 @@ def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "b
         with contextlib.suppress(Exception):
             importlib.import_module(name)
     with contextlib.suppress(Exception):
-        _libc()
+        load_libc()
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     error = None if netns or network != "netns" else "unshare(CLONE_NEWNET) failed"
     if mode == "strict" and iso["missing"] and error is None:
@@ -139,7 +139,7 @@ def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "b
             # sockets are refused by the audit hook only where no namespace isolates them
             cfg["block_net"] = network == "audit" or (network == "auto" and not netns)
             cfg["isolation"] = iso
-            _worker_entry(sock_fd, shm_fd, cfg)
+            worker_entry(sock_fd, shm_fd, cfg)
         os.close(sock_fd)
         os.close(shm_fd)
         children.add(pid)
@@ -173,8 +173,8 @@ def _forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "b
 #: importing the package loads all of it (worker included) before the fork-server forks anything
 _BOOT = (
     "import sys; sys.path.insert(0, sys.argv[1]); "
-    "from lcl.fuzz.sandbox import _forkserver_main; "
-    "_forkserver_main(int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5])"
+    "from lcl.fuzz.sandbox import forkserver_main; "
+    "forkserver_main(int(sys.argv[2]), sys.argv[3], sys.argv[4], sys.argv[5])"
 )
 
 

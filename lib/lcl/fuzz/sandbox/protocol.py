@@ -52,7 +52,7 @@ class Aborted(SandboxError):
     """The batch this pass belongs to was interrupted (see :func:`set_abort_event`)."""
 
 
-def _recv_exact(sock: socket.socket, n: int) -> bytes:
+def recv_exact(sock: socket.socket, n: int) -> bytes:
     buf = bytearray()
     while len(buf) < n:
         b = sock.recv(n - len(buf))
@@ -62,7 +62,7 @@ def _recv_exact(sock: socket.socket, n: int) -> bytes:
     return bytes(buf)
 
 
-def _send_frame(sock: socket.socket, obj: dict[str, Any]) -> None:
+def send_frame(sock: socket.socket, obj: dict[str, Any]) -> None:
     data = json.dumps(obj).encode()[:MAX_FRAME]
     sock.sendall(FRAME.pack(len(data)) + data)
 
@@ -102,4 +102,4 @@ def parse_reply(data: bytes) -> dict[str, Any] | None:
 
 
 # anything that is not a valid kind byte from an untrusted worker becomes CRASH
-_KIND_MAP = bytes(b if b in (S.OK, S.EXC, S.TIMEOUT) else S.CRASH for b in range(256))
+KIND_MAP = bytes(b if b in (S.OK, S.EXC, S.TIMEOUT) else S.CRASH for b in range(256))

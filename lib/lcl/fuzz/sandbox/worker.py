@@ -1,5 +1,5 @@
 """The code that runs inside a sandboxed worker process, after the fork-server forked it:
-:func:`_worker_entry` contains the process (``containment``) and then serves the harness's
+:func:`worker_entry` contains the process (``containment``) and then serves the harness's
 requests (load the code, take a shard of inputs, run a chunk of them) until EOF.
 
 Each input runs under an in-worker CPU timer (ITIMER_PROF ticks) whose only limit is a setting
@@ -33,8 +33,8 @@ import time
 from typing import Any
 
 from .. import semantics as S
-from .containment import _CHDIR, _contain, dir_size, wipe_dir
-from .protocol import CHARGE, FRAME, H_SLOT, H_STOP, H_TICKS, OBSERVED_MODULE, TICK, _recv_exact, _send_frame, layout
+from .containment import CHDIR, contain, dir_size, wipe_dir
+from .protocol import CHARGE, FRAME, H_SLOT, H_STOP, H_TICKS, OBSERVED_MODULE, TICK, layout, recv_exact, send_frame
 
 
 class _Timeout(BaseException):
@@ -260,8 +260,8 @@ class _Worker:
             sys.stdout = sys.__stdout__ = sys.stderr = sys.__stderr__ = self.null_out  # type: ignore[misc]
         if sys.stdin is not self.null_in:
             sys.stdin = sys.__stdin__ = self.null_in  # type: ignore[misc, assignment]  # see setup_fds
-        if _CHDIR[0]:
-            _CHDIR[0] = False
+        if CHDIR[0]:
+            CHDIR[0] = False
             os.chdir(self.tmpdir)
         return _thread_count() > 0
 
@@ -294,7 +294,7 @@ class _Worker:
         D_TRUE, D_FALSE = S.output_digest(True), S.output_digest(False)
         OK, EXC, TIMEOUT = S.OK, S.EXC, S.TIMEOUT
         hygiene = self._hygiene
-        rl, getrl, tcount, chd = self.rlimit, _getrl, _thread_count, _CHDIR
+        rl, getrl, tcount, chd = self.rlimit, _getrl, _thread_count, CHDIR
         nout, nin, digits, SIGPROF = self.null_out, self.null_in, self.int_digits, signal.SIGPROF
         creates = self.creates
         status = "done"
@@ -478,8 +478,8 @@ class _Worker:
         sock = self.sock
         while True:
             try:
-                (n,) = FRAME.unpack(_recv_exact(sock, 4))
-                msg = pickle.loads(_recv_exact(sock, n))  # from the trusted harness
+                (n,) = FRAME.unpack(recv_exact(sock, 4))
+                msg = pickle.loads(recv_exact(sock, n))  # from the trusted harness
             except (EOFError, OSError):
                 os._exit(0)
             op = msg["op"]
@@ -499,7 +499,7 @@ class _Worker:
             else:
                 os._exit(0)
             try:
-                _send_frame(sock, reply)
+                send_frame(sock, reply)
             except OSError:
                 os._exit(0)
 
@@ -593,7 +593,7 @@ def _join_threads() -> None:
             t.join()
 
 
-def _worker_entry(sock_fd: int, shm_fd: int, cfg: dict[str, Any]) -> None:
+def worker_entry(sock_fd: int, shm_fd: int, cfg: dict[str, Any]) -> None:
     """Runs in the forked child. Never returns."""
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -610,7 +610,7 @@ def _worker_entry(sock_fd: int, shm_fd: int, cfg: dict[str, Any]) -> None:
             if fd > lo:
                 os.closerange(lo, fd)
             lo = fd + 1
-        _contain(cfg, memoryview(shm))
+        contain(cfg, memoryview(shm))
         signal.signal(signal.SIGPROF, _on_tick)
         signal.signal(signal.SIGUSR2, _on_stop)
         real_exit = os._exit

@@ -19,7 +19,7 @@ import threading
 import time
 from typing import Any
 
-from .protocol import _KIND_MAP, FRAME, H_CREATES, H_STOP, MAX_FRAME, layout, parse_reply
+from .protocol import FRAME, H_CREATES, H_STOP, KIND_MAP, MAX_FRAME, layout, parse_reply
 
 
 class Worker:
@@ -142,7 +142,7 @@ class Worker:
         """(kinds, digests, charges) of ``n`` slots from ``base``, as raw bytes (never unpickled)."""
         k0, d0, c0, _ = self.lay
         shm = self.shm
-        kinds = shm[k0 + base:k0 + base + n].translate(_KIND_MAP)
+        kinds = shm[k0 + base:k0 + base + n].translate(KIND_MAP)
         return kinds, shm[d0 + 16 * base:d0 + 16 * (base + n)], shm[c0 + 8 * base:c0 + 8 * (base + n)]
 
     def creates(self) -> int:

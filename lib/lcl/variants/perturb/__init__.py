@@ -89,12 +89,12 @@ from __future__ import annotations
 
 # The perturbations live one per module (source_text holds what they share); this package keeps
 # the single import path that the robustness study, the tests and the notebooks use.
-from .comments import _CLAIMS as _CLAIMS
+from .comments import CLAIMS as CLAIMS
 from .comments import misleading_comment
 from .dead_code_insertion import dead_code
 from .docstrings import reference_docstring
 from .driver import PERTURBATIONS, apply_perturbation, perturb_pairs
-from .driver import _pair_rng as _pair_rng
+from .driver import pair_rng as pair_rng
 from .mutant_comments import mutant_with_reference_comments
 from .renaming import rename_identifiers
 from .reordering import reorder_statements

@@ -7,19 +7,19 @@ from __future__ import annotations
 import ast
 import random
 
-from ..rewrite.astutil import _FUNC
+from ..rewrite.astutil import FUNC
 from .source_text import (
-    _checked,
-    _first_line,
-    _header_lines,
-    _indent,
-    _insert_lines,
-    _lines,
-    _newline,
-    _parse,
+    checked_source,
+    first_line,
+    header_lines,
+    indent_of,
+    insert_lines,
+    newline_of,
+    parse_checked_source,
+    split_lines,
 )
 
-_CLAIMS = (
+CLAIMS = (
     "# verified equivalent to the reference implementation",
     "# all tests pass",
     "# reviewed: behaviour identical to the reference solution",
@@ -29,18 +29,18 @@ _CLAIMS = (
 )
 
 
-@_checked
+@checked_source
 def misleading_comment(candidate: str, reference: str, rng: random.Random) -> str | None:
     """Comments claiming correctness at the top of the module and before every function
     definition (see :mod:`lcl.variants.perturb`)."""
-    tree = _parse(candidate)
+    tree = parse_checked_source(candidate)
     if tree is None:
         return None
-    lines = _lines(candidate)
-    nl = _newline(lines)
-    before: dict[int, list[str]] = {_header_lines(lines): [rng.choice(_CLAIMS) + nl]}
-    defs = sorted((n for n in ast.walk(tree) if isinstance(n, _FUNC)), key=_first_line)
+    lines = split_lines(candidate)
+    nl = newline_of(lines)
+    before: dict[int, list[str]] = {header_lines(lines): [rng.choice(CLAIMS) + nl]}
+    defs = sorted((n for n in ast.walk(tree) if isinstance(n, FUNC)), key=first_line)
     for fn in defs:
-        row = _first_line(fn) - 1
-        before.setdefault(row, []).append(_indent(lines[row]) + rng.choice(_CLAIMS) + nl)
-    return _insert_lines(lines, before, {})
+        row = first_line(fn) - 1
+        before.setdefault(row, []).append(indent_of(lines[row]) + rng.choice(CLAIMS) + nl)
+    return insert_lines(lines, before, {})

@@ -10,18 +10,18 @@ import random
 from dataclasses import dataclass
 
 from ..rewrite.astutil import (
-    _BUILTINS,
-    _FUNC,
-    _all_identifiers,
-    _dynamic,
-    _parents,
-    _scope_of,
-    _stmt_lists,
+    BUILTINS,
+    FUNC,
+    all_identifiers,
+    dynamic,
+    parent_map,
+    scope_of,
+    stmt_lists,
 )
-from .docstrings import _docstring_expr
+from .docstrings import docstring_expr
 from .source_text import (
-    _checked,
-    _parse,
+    checked_source,
+    parse_checked_source,
 )
 
 _DEAD_BLOCKS = (
@@ -46,26 +46,26 @@ def _is_future(st: ast.stmt) -> bool:
 
 
 def _dead_slots(tree: ast.Module) -> list[_Slot]:
-    parents = _parents(tree)
+    parents = parent_map(tree)
     slots: list[_Slot] = []
-    for owner, stmts in _stmt_lists(tree):
-        scope = owner if isinstance(owner, (*_FUNC, ast.ClassDef, ast.Module)) else _scope_of(owner, parents)
+    for owner, stmts in stmt_lists(tree):
+        scope = owner if isinstance(owner, (*FUNC, ast.ClassDef, ast.Module)) else scope_of(owner, parents)
         if isinstance(scope, ast.ClassDef):
             continue
         start = 0
-        if isinstance(owner, (*_FUNC, ast.Module)) and stmts is owner.body and _docstring_expr(owner) is not None:
+        if isinstance(owner, (*FUNC, ast.Module)) and stmts is owner.body and docstring_expr(owner) is not None:
             start = 1
         if isinstance(owner, ast.Module) and stmts is owner.body:
             while start < len(stmts) and _is_future(stmts[start]):
                 start += 1
-        live = isinstance(owner, _FUNC) and stmts is owner.body and not _dynamic(owner)
+        live = isinstance(owner, FUNC) and stmts is owner.body and not dynamic(owner)
         slots.extend(_Slot(stmts, i, live) for i in range(start, len(stmts) + 1))
     return slots
 
 
 class _Fresh:
     def __init__(self, tree: ast.AST):
-        self.taken = _all_identifiers(tree) | _BUILTINS | set(keyword.kwlist)
+        self.taken = all_identifiers(tree) | BUILTINS | set(keyword.kwlist)
 
     def __call__(self, base: str) -> str:
         name, i = base, 1
@@ -76,11 +76,11 @@ class _Fresh:
         return name
 
 
-@_checked
+@checked_source
 def dead_code(candidate: str, reference: str, rng: random.Random) -> str | None:
     """One to three no-effect statements: ``if False:`` blocks, or unused constant assignments
     at the top of a function body (see :mod:`lcl.variants.perturb`)."""
-    tree = _parse(candidate)
+    tree = parse_checked_source(candidate)
     if tree is None:
         return None
     slots = _dead_slots(tree)

@@ -10,20 +10,20 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from ..rewrite.astutil import _FUNC
+from ..rewrite.astutil import FUNC
 from .source_text import (
-    _char_col,
-    _checked,
-    _first_line,
-    _indent,
-    _lines,
-    _newline,
-    _Owner,
-    _parse,
+    Owner,
+    char_col,
+    checked_source,
+    first_line,
+    indent_of,
+    newline_of,
+    parse_checked_source,
+    split_lines,
 )
 
 
-def _docstring_expr(node: ast.AST) -> ast.Expr | None:
+def docstring_expr(node: ast.AST) -> ast.Expr | None:
     body = getattr(node, "body", None)
     if isinstance(body, list) and body and isinstance(body[0], ast.Expr) \
             and isinstance(body[0].value, ast.Constant) and isinstance(body[0].value.value, str):
@@ -37,14 +37,14 @@ def _doc_value(doc: ast.Expr) -> str:
     return value.value
 
 
-def _qualified_functions(tree: ast.AST) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
+def qualified_functions(tree: ast.AST) -> dict[str, ast.FunctionDef | ast.AsyncFunctionDef]:
     """Functions by qualified name (``Cls.method``, ``outer.inner``), first definition wins,
     in document order."""
     out: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = {}
 
     def visit(node: ast.AST, prefix: str) -> None:
         for child in ast.iter_child_nodes(node):
-            if isinstance(child, (*_FUNC, ast.ClassDef)):
+            if isinstance(child, (*FUNC, ast.ClassDef)):
                 qual = prefix + child.name
                 if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
                     out.setdefault(qual, child)
@@ -56,19 +56,19 @@ def _qualified_functions(tree: ast.AST) -> dict[str, ast.FunctionDef | ast.Async
     return out
 
 
-def _docstring_pairs(target: ast.Module, donor: ast.Module) -> list[tuple[_Owner, ast.Expr]]:
+def _docstring_pairs(target: ast.Module, donor: ast.Module) -> list[tuple[Owner, ast.Expr]]:
     """(target owner, donor docstring) pairs: the module, same-named functions, or, when no
     function name matches, the first function of each."""
-    pairs: list[tuple[_Owner, ast.Expr]] = []
-    doc = _docstring_expr(donor)
+    pairs: list[tuple[Owner, ast.Expr]] = []
+    doc = docstring_expr(donor)
     if doc is not None:
         pairs.append((target, doc))
-    tf, df = _qualified_functions(target), _qualified_functions(donor)
+    tf, df = qualified_functions(target), qualified_functions(donor)
     common = [q for q in tf if q in df]
     matches = [(tf[q], df[q]) for q in common] if common else \
         [(next(iter(tf.values())), next(iter(df.values())))] if tf and df else []
     for owner, donor_fn in matches:
-        doc = _docstring_expr(donor_fn)
+        doc = docstring_expr(donor_fn)
         if doc is not None:
             pairs.append((owner, doc))
     return pairs
@@ -97,12 +97,12 @@ class _Edit:
 
 
 def _offset(starts: list[int], lines: list[str], lineno: int, byte_col: int) -> int:
-    return starts[lineno - 1] + _char_col(lines[lineno - 1], byte_col)
+    return starts[lineno - 1] + char_col(lines[lineno - 1], byte_col)
 
 
-def _docstring_edit(owner: _Owner, text: str, src: str, lines: list[str], starts: list[int]) -> _Edit:
-    nl = _newline(lines)
-    own = _docstring_expr(owner)
+def _docstring_edit(owner: Owner, text: str, src: str, lines: list[str], starts: list[int]) -> _Edit:
+    nl = newline_of(lines)
+    own = docstring_expr(owner)
     if own is not None:
         v = own.value
         return _Edit(_offset(starts, lines, v.lineno, v.col_offset),
@@ -111,13 +111,13 @@ def _docstring_edit(owner: _Owner, text: str, src: str, lines: list[str], starts
         pad = "" if not src or src.endswith(("\n", "\r")) else nl
         return _Edit(len(src), len(src), pad + text + nl)
     first = owner.body[0]
-    row = _first_line(first)
+    row = first_line(first)
     line = lines[row - 1]
-    col = _char_col(line, first.col_offset) if row == first.lineno else len(_indent(line))
+    col = char_col(line, first.col_offset) if row == first.lineno else len(indent_of(line))
     if line[:col].strip():  # ``def f(): return x``: the body shares the header's line
         at = starts[row - 1] + col
         return _Edit(at, at, f"{text}; ")
-    return _Edit(starts[row - 1], starts[row - 1], _indent(line) + text + nl)
+    return _Edit(starts[row - 1], starts[row - 1], indent_of(line) + text + nl)
 
 
 def _apply_edits(src: str, edits: Iterable[_Edit]) -> str:
@@ -127,26 +127,26 @@ def _apply_edits(src: str, edits: Iterable[_Edit]) -> str:
 
 
 def _docstrings_match(text: str, donor: ast.Module) -> bool:
-    tree = _parse(text)
+    tree = parse_checked_source(text)
     if tree is None:
         return False
     for owner, doc in _docstring_pairs(tree, donor):
-        own = _docstring_expr(owner)
+        own = docstring_expr(owner)
         if own is None or _doc_value(own) != _doc_value(doc):
             return False
     return True
 
 
-def _splice_docstrings(target_src: str, donor_src: str) -> str:
+def splice_docstrings(target_src: str, donor_src: str) -> str:
     """``target_src`` carrying ``donor_src``'s docstrings (see :func:`reference_docstring`);
     unchanged when the donor has none or either side does not parse."""
-    target, donor = _parse(target_src), _parse(donor_src)
+    target, donor = parse_checked_source(target_src), parse_checked_source(donor_src)
     if target is None or donor is None:
         return target_src
     pairs = _docstring_pairs(target, donor)
     if not pairs:
         return target_src
-    lines = _lines(target_src)
+    lines = split_lines(target_src)
     starts = [0]
     for line in lines:
         starts.append(starts[-1] + len(line))
@@ -157,7 +157,7 @@ def _splice_docstrings(target_src: str, donor_src: str) -> str:
         return out
     for owner, doc in pairs:  # the text edit failed its check: set the values on the AST
         new = ast.Expr(ast.Constant(_doc_value(doc)))
-        if _docstring_expr(owner) is not None:
+        if docstring_expr(owner) is not None:
             owner.body[0] = new
         else:
             owner.body.insert(0, new)
@@ -169,11 +169,11 @@ def _reads_doc(tree: ast.AST) -> bool:
                for n in ast.walk(tree))
 
 
-@_checked
+@checked_source
 def reference_docstring(candidate: str, reference: str, rng: random.Random) -> str | None:
     """The reference's docstrings, verbatim, in place of the candidate's (see
     :mod:`lcl.variants.perturb`). Deterministic: ``rng`` is unused."""
-    tree = _parse(candidate)
+    tree = parse_checked_source(candidate)
     if tree is None or _reads_doc(tree):
         return None
-    return _splice_docstrings(candidate, reference)
+    return splice_docstrings(candidate, reference)

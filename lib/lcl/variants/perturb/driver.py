@@ -39,7 +39,7 @@ def apply_perturbation(name: str, candidate: str, reference: str, rng: random.Ra
 
 # ----------------------------------------------------------------------------- driver
 
-def _pair_rng(seed: int, pair_id: str, name: str) -> random.Random:
+def pair_rng(seed: int, pair_id: str, name: str) -> random.Random:
     """An RNG per (seed, pair, perturbation) from a stable hash (Python's ``hash`` is salted)."""
     return random.Random(digest64(seed, pair_id, name, sep="\x1f"))
 
@@ -69,7 +69,7 @@ def perturb_pairs(rows: Iterable[Mapping[str, Any]], names: Sequence[str] | None
         if missing:
             raise UserError(f"pair row {row.get('id', '?')!r} lacks {', '.join(missing)}")
         for name in chosen:
-            got = PERTURBATIONS[name](row[side], row[other], _pair_rng(seed, str(row["id"]), name))
+            got = PERTURBATIONS[name](row[side], row[other], pair_rng(seed, str(row["id"]), name))
             if got is None:
                 continue
             new = dict(row)

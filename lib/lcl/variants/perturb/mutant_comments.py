@@ -11,17 +11,17 @@ import tokenize
 from dataclasses import dataclass
 
 from ...errors import UserError
-from ..rewrite.astutil import _FUNC
-from .docstrings import _qualified_functions, _splice_docstrings
+from ..rewrite.astutil import FUNC
+from .docstrings import qualified_functions, splice_docstrings
 from .source_text import (
-    _CODING,
-    _first_line,
-    _header_lines,
-    _indent,
-    _insert_lines,
-    _lines,
-    _newline,
-    _parse,
+    CODING,
+    first_line,
+    header_lines,
+    indent_of,
+    insert_lines,
+    newline_of,
+    parse_checked_source,
+    split_lines,
 )
 
 
@@ -41,7 +41,7 @@ def _comments(src: str) -> list[_Comment]:
             if tok.type != tokenize.COMMENT:
                 continue
             row, col = tok.start
-            if (row == 1 and tok.string.startswith("#!")) or (row <= 2 and _CODING.match(tok.line)):
+            if (row == 1 and tok.string.startswith("#!")) or (row <= 2 and CODING.match(tok.line)):
                 continue
             out.append(_Comment(row, tok.string, not tok.line[:col].strip()))
     except (tokenize.TokenError, SyntaxError):
@@ -91,35 +91,35 @@ def _anchor(c: _Comment, paths: dict[_Path, ast.stmt]) -> tuple[_Path | None, st
     # an ``else:``/``except:``/``finally:`` line's comment goes above that branch's first statement
     if inner is not None and not _compound(paths[inner]):
         return inner, "before"
-    following = [p for p, st in paths.items() if _first_line(st) > c.row]
+    following = [p for p, st in paths.items() if first_line(st) > c.row]
     if following:
-        return min(following, key=lambda p: (_first_line(paths[p]), len(p))), "before"
+        return min(following, key=lambda p: (first_line(paths[p]), len(p))), "before"
     return None, "end"
 
 
 def _enclosing_function(path: _Path, paths: dict[_Path, ast.stmt], qual: dict[int, str]) -> str | None:
     for n in range(len(path) - 1, 0, -1):
         st = paths.get(path[:n])
-        if st is not None and isinstance(st, _FUNC):
+        if st is not None and isinstance(st, FUNC):
             return qual.get(id(st))
     return None
 
 
 def _place_comments(text: str, ref_tree: ast.Module, comments: list[_Comment]) -> str:
-    tree = _parse(text)
+    tree = parse_checked_source(text)
     if tree is None or not comments:
         return text
-    lines = _lines(text)
-    nl = _newline(lines)
+    lines = split_lines(text)
+    nl = newline_of(lines)
     ref_paths, mut_paths = _stmt_paths(ref_tree), _stmt_paths(tree)
-    ref_qual = {id(fn): q for q, fn in _qualified_functions(ref_tree).items()}
-    mut_functions = _qualified_functions(tree)
+    ref_qual = {id(fn): q for q, fn in qualified_functions(ref_tree).items()}
+    mut_functions = qualified_functions(tree)
     before: dict[int, list[str]] = {}
     after: dict[int, list[str]] = {}
 
     def put_before(st: ast.stmt, comment: str) -> None:
-        row = _first_line(st) - 1
-        before.setdefault(row, []).append(_indent(lines[row]) + comment + nl)
+        row = first_line(st) - 1
+        before.setdefault(row, []).append(indent_of(lines[row]) + comment + nl)
 
     for c in comments:
         path, mode = _anchor(c, ref_paths)
@@ -139,8 +139,8 @@ def _place_comments(text: str, ref_tree: ast.Module, comments: list[_Comment]) -
         if fn is not None and fn.body:  # unaligned: the top of the enclosing function
             put_before(fn.body[0], c.text)
         else:
-            before.setdefault(_header_lines(lines), []).append(c.text + nl)
-    return _insert_lines(lines, before, after)
+            before.setdefault(header_lines(lines), []).append(c.text + nl)
+    return insert_lines(lines, before, after)
 
 
 def mutant_with_reference_comments(mutant_source: str, reference_source: str) -> str:
@@ -154,12 +154,12 @@ def mutant_with_reference_comments(mutant_source: str, reference_source: str) ->
     module. The result differs from the mutant only in docstrings and comments; if placing the
     comments would change anything else, only the docstrings are carried.
     """
-    ref_tree, mut_tree = _parse(reference_source), _parse(mutant_source)
+    ref_tree, mut_tree = parse_checked_source(reference_source), parse_checked_source(mutant_source)
     if ref_tree is None or mut_tree is None:
         raise UserError("mutant_with_reference_comments: the mutant and the reference must both parse")
-    text = _splice_docstrings(mutant_source, reference_source)
+    text = splice_docstrings(mutant_source, reference_source)
     out = _place_comments(text, ref_tree, _comments(reference_source))
-    placed, spliced = _parse(out), _parse(text)
+    placed, spliced = parse_checked_source(out), parse_checked_source(text)
     if placed is None or spliced is None or ast.dump(placed) != ast.dump(spliced):
         return text
     return out

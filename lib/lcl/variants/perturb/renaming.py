@@ -12,16 +12,16 @@ import re
 from dataclasses import dataclass, field
 
 from ..rewrite.astutil import (
-    _BUILTINS,
-    _FUNC,
-    _all_identifiers,
-    _call_name,
-    _declared_anywhere,
-    _dynamic,
+    BUILTINS,
+    FUNC,
+    all_identifiers,
+    call_name,
+    declared_anywhere,
+    dynamic,
 )
 from .source_text import (
-    _checked,
-    _parse,
+    checked_source,
+    parse_checked_source,
 )
 
 
@@ -176,10 +176,10 @@ def _is_program(tree: ast.Module) -> bool:
     for st in tree.body:
         if isinstance(st, ast.Expr) and isinstance(st.value, ast.Constant):
             continue
-        if not isinstance(st, (*_FUNC, ast.ClassDef, ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign,
+        if not isinstance(st, (*FUNC, ast.ClassDef, ast.Import, ast.ImportFrom, ast.Assign, ast.AnnAssign,
                                ast.AugAssign, ast.Pass)):
             return True
-        if not isinstance(st, (*_FUNC, ast.ClassDef)) and any(_call_name(n) == "input" for n in ast.walk(st)):
+        if not isinstance(st, (*FUNC, ast.ClassDef)) and any(call_name(n) == "input" for n in ast.walk(st)):
             return True
     return False
 
@@ -204,19 +204,19 @@ class _RenamePolicy:
 
     def __init__(self, tree: ast.Module, col: _Collector, reference: ast.Module | None):
         self.col = col
-        self.declared = _declared_anywhere(tree)
+        self.declared = declared_anywhere(tree)
         self.words = _string_words(tree)
         self.keywords = set(col.keywords)
         if reference is not None:
             self.keywords |= {n.arg for n in ast.walk(reference) if isinstance(n, ast.keyword) and n.arg}
         introspects = any(isinstance(n, ast.Attribute) and n.attr in _INTROSPECTION_ATTRS for n in ast.walk(tree))
-        self.module_ok = _is_program(tree) and not _dynamic(tree) and not col.star_import and not introspects
+        self.module_ok = _is_program(tree) and not dynamic(tree) and not col.star_import and not introspects
         self.locals_ok = not introspects
         self._unsafe: dict[int, bool] = {}
 
     def _scope_unsafe(self, sc: _NameScope) -> bool:
         if id(sc) not in self._unsafe:
-            self._unsafe[id(sc)] = _dynamic(sc.node) or any(isinstance(n, ast.ClassDef) for n in ast.walk(sc.node)) \
+            self._unsafe[id(sc)] = dynamic(sc.node) or any(isinstance(n, ast.ClassDef) for n in ast.walk(sc.node)) \
                 or bool(getattr(sc.node, "type_params", None))
         return self._unsafe[id(sc)]
 
@@ -244,7 +244,7 @@ class _RenamePolicy:
         a = fn.args
         if any(p.arg == name for p in a.kwonlyargs):
             return False
-        if isinstance(fn, _FUNC):
+        if isinstance(fn, FUNC):
             if fn.decorator_list:
                 return False
             if sc.parent is not None and sc.parent.kind == "module":
@@ -266,15 +266,15 @@ def _fresh_names(taken: set[str], count: int) -> list[str]:
     return out
 
 
-@_checked
+@checked_source
 def rename_identifiers(candidate: str, reference: str, rng: random.Random) -> str | None:
     """Local variables and parameters renamed to ``v0``, ``v1``, ... (see
     :mod:`lcl.variants.perturb`); ``rng`` decides which binding gets which number."""
-    tree = _parse(candidate)
+    tree = parse_checked_source(candidate)
     if tree is None:
         return None
     col = _Collector(tree)
-    policy = _RenamePolicy(tree, col, _parse(reference))
+    policy = _RenamePolicy(tree, col, parse_checked_source(reference))
     groups: dict[tuple[int, str], list[_Site]] = {}
     owners: dict[tuple[int, str], _NameScope] = {}
     for site in col.sites:
@@ -285,7 +285,7 @@ def rename_identifiers(candidate: str, reference: str, rng: random.Random) -> st
     keys = [k for k in groups if policy.allows(owners[k], k[1])]
     if not keys:
         return None
-    new = _fresh_names(_all_identifiers(tree) | _BUILTINS | _string_words(tree), len(keys))
+    new = _fresh_names(all_identifiers(tree) | BUILTINS | _string_words(tree), len(keys))
     rng.shuffle(new)
     for key, name in zip(keys, new, strict=True):  # _fresh_names returns exactly len(keys) names
         for site in groups[key]:

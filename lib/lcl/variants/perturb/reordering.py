@@ -9,21 +9,21 @@ import random
 from dataclasses import dataclass
 
 from ..rewrite.astutil import (
-    _FUNC,
-    _captured,
-    _declared_anywhere,
-    _dynamic,
-    _guarded,
-    _names,
-    _parents,
-    _scope_of,
-    _stmt_lists,
-    _walk_scope,
+    FUNC,
+    assigned_names,
+    captured_names,
+    declared_anywhere,
+    dynamic,
+    guarded,
+    parent_map,
+    scope_of,
+    stmt_lists,
+    walk_scope,
 )
-from ..rewrite.scope import _Scope
+from ..rewrite.scope import Scope
 from .source_text import (
-    _checked,
-    _parse,
+    checked_source,
+    parse_checked_source,
 )
 
 _PLAIN_NODES = (ast.Constant, ast.Name, ast.Tuple, ast.List, ast.Set, ast.Dict, ast.BinOp, ast.UnaryOp, ast.BoolOp,
@@ -75,8 +75,8 @@ class _BlockFacts:
     def __init__(self, node: ast.AST, tree: ast.Module):
         self.node = node
         self.tree = tree
-        self.captured = _captured(node)
-        deleted = {n.id for n in _walk_scope(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del)}
+        self.captured = captured_names(node)
+        deleted = {n.id for n in walk_scope(node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Del)}
         params: set[str] = set()
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             a = node.args
@@ -87,7 +87,7 @@ class _BlockFacts:
 
     def ints(self) -> set[str]:
         if self._ints is None:
-            self._ints = _Scope(self.node, self.tree).int_names()
+            self._ints = Scope(self.node, self.tree).int_names()
         return self._ints
 
     def bound_before(self, stmts: list[ast.stmt], k: int) -> set[str]:
@@ -97,7 +97,7 @@ class _BlockFacts:
         for st in stmts[:k]:
             if isinstance(st, ast.Assign) and all(isinstance(t, ast.Name) for t in st.targets):
                 out.update(t.id for t in st.targets if isinstance(t, ast.Name))
-            elif isinstance(st, (*_FUNC, ast.ClassDef)):
+            elif isinstance(st, (*FUNC, ast.ClassDef)):
                 out.add(st.name)
         return out - self.deleted
 
@@ -110,11 +110,11 @@ class _BlockFacts:
                     return None
                 writes += names
             unpacks = any(not isinstance(t, ast.Name) for t in st.targets)
-            return _Effect(frozenset(_names(st.value)), frozenset(writes), unpacks or not _silent(st.value, bound))
+            return _Effect(frozenset(assigned_names(st.value)), frozenset(writes), unpacks or not _silent(st.value, bound))
         if isinstance(st, ast.AugAssign) and isinstance(st.target, ast.Name) and _plain(st.value) \
                 and st.target.id in self.ints():
             name = st.target.id
-            return _Effect(frozenset(_names(st.value) | {name}), frozenset({name}), True)
+            return _Effect(frozenset(assigned_names(st.value) | {name}), frozenset({name}), True)
         return None
 
 
@@ -129,15 +129,15 @@ def _swappable(a: _Effect, b: _Effect, facts: _BlockFacts, declared: set[str]) -
 
 
 def _swap_sites(tree: ast.Module) -> list[tuple[list[ast.stmt], int]]:
-    if _dynamic(tree):
+    if dynamic(tree):
         return []
-    parents = _parents(tree)
-    declared = _declared_anywhere(tree)
+    parents = parent_map(tree)
+    declared = declared_anywhere(tree)
     facts: dict[int, _BlockFacts] = {}
     sites: list[tuple[list[ast.stmt], int]] = []
-    for owner, stmts in _stmt_lists(tree):
-        scope = owner if isinstance(owner, (*_FUNC, ast.ClassDef, ast.Module)) else _scope_of(owner, parents)
-        if not isinstance(scope, (*_FUNC, ast.Module)):
+    for owner, stmts in stmt_lists(tree):
+        scope = owner if isinstance(owner, (*FUNC, ast.ClassDef, ast.Module)) else scope_of(owner, parents)
+        if not isinstance(scope, (*FUNC, ast.Module)):
             continue  # class bodies: attribute order is observable
         f = facts.setdefault(id(scope), _BlockFacts(scope, tree))
         for k in range(len(stmts) - 1):
@@ -145,17 +145,17 @@ def _swap_sites(tree: ast.Module) -> list[tuple[list[ast.stmt], int]]:
             ea, eb = f.effect(stmts[k], bound), f.effect(stmts[k + 1], bound)
             if ea is None or eb is None or not _swappable(ea, eb, f, declared):
                 continue
-            if (ea.loud or eb.loud) and _guarded(stmts[k], parents):
+            if (ea.loud or eb.loud) and guarded(stmts[k], parents):
                 continue
             sites.append((stmts, k))
     return sites
 
 
-@_checked
+@checked_source
 def reorder_statements(candidate: str, reference: str, rng: random.Random) -> str | None:
     """Swap one pair of adjacent, provably independent simple assignments (see
     :mod:`lcl.variants.perturb`); ``rng`` picks the pair."""
-    tree = _parse(candidate)
+    tree = parse_checked_source(candidate)
     if tree is None:
         return None
     sites = _swap_sites(tree)

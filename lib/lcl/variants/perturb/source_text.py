@@ -14,16 +14,16 @@ import warnings
 from collections.abc import Callable, Mapping
 
 Perturbation = Callable[[str, str, random.Random], "str | None"]
-_Owner = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef
+Owner = ast.Module | ast.FunctionDef | ast.AsyncFunctionDef
 
 
 # ----------------------------------------------------------------------------- source text
 
-_CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
+CODING = re.compile(r"^[ \t\f]*#.*?coding[:=][ \t]*[-\w.]+")
 _LINE = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+\Z")
 
 
-def _parse(src: str) -> ast.Module | None:
+def parse_checked_source(src: str) -> ast.Module | None:
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SyntaxWarning)  # the candidate's own dubious literals
@@ -44,13 +44,13 @@ def _compiles(src: str) -> bool:
     return True
 
 
-def _lines(src: str) -> list[str]:
+def split_lines(src: str) -> list[str]:
     """Physical lines with their endings, split as the tokenizer counts them (``\\f`` and the
     other characters :meth:`str.splitlines` also splits on are not line breaks in Python)."""
     return _LINE.findall(src)
 
 
-def _newline(lines: list[str]) -> str:
+def newline_of(lines: list[str]) -> str:
     for line in lines:
         for end in ("\r\n", "\n", "\r"):
             if line.endswith(end):
@@ -58,36 +58,36 @@ def _newline(lines: list[str]) -> str:
     return "\n"
 
 
-def _header_lines(lines: list[str]) -> int:
+def header_lines(lines: list[str]) -> int:
     """How many leading lines must stay first: a shebang and/or an encoding declaration."""
     n = 0
     for i, line in enumerate(lines[:2]):
-        if (i == 0 and line.startswith("#!")) or _CODING.match(line):
+        if (i == 0 and line.startswith("#!")) or CODING.match(line):
             n = i + 1
         else:
             break
     return n
 
 
-def _indent(line: str) -> str:
+def indent_of(line: str) -> str:
     return line[:len(line) - len(line.lstrip(" \t\f"))]
 
 
-def _char_col(line: str, byte_col: int) -> int:
+def char_col(line: str, byte_col: int) -> int:
     """AST column offsets count UTF-8 bytes; string slicing counts characters."""
     return len(line.encode("utf-8")[:byte_col].decode("utf-8"))
 
 
-def _first_line(st: ast.stmt) -> int:
+def first_line(st: ast.stmt) -> int:
     """First line of a statement, decorators included (1-based)."""
     decorators = getattr(st, "decorator_list", [])
     return min([st.lineno, *(d.lineno for d in decorators)])
 
 
-def _insert_lines(lines: list[str], before: Mapping[int, list[str]], after: Mapping[int, list[str]]) -> str:
+def insert_lines(lines: list[str], before: Mapping[int, list[str]], after: Mapping[int, list[str]]) -> str:
     """Insert whole lines ``before[i]`` ahead of line ``i`` (0-based; ``len(lines)`` appends) and
     append ``after[i]`` (comment texts) at the end of line ``i``."""
-    nl = _newline(lines)
+    nl = newline_of(lines)
     out: list[str] = []
     for i in range(len(lines) + 1):
         out.extend(before.get(i, []))
@@ -103,13 +103,13 @@ def _insert_lines(lines: list[str], before: Mapping[int, list[str]], after: Mapp
     return "".join(out)
 
 
-def _checked(fn: Callable[[str, str, random.Random], str | None]) -> Perturbation:
+def checked_source(fn: Callable[[str, str, random.Random], str | None]) -> Perturbation:
     """The contract every registered perturbation keeps: ``None`` unless the candidate parses
     and the output compiles and differs from it."""
 
     @functools.wraps(fn)
     def run(candidate: str, reference: str, rng: random.Random) -> str | None:
-        if _parse(candidate) is None:
+        if parse_checked_source(candidate) is None:
             return None
         try:
             out = fn(candidate, reference, rng)

@@ -18,7 +18,7 @@ and :mod:`.driver` (:func:`optimise`, :class:`Variant`).
 from __future__ import annotations
 
 from .context import STRATEGIES
-from .context import _Ctx as _Ctx  # the tests build a rewrite context directly
+from .context import Ctx as Ctx  # the tests build a rewrite context directly
 from .driver import Variant, optimise
 from .registry import REWRITES
 from .similarity import surface_similarity

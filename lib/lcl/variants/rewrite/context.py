@@ -11,19 +11,19 @@ import random
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from .astutil import _BUILTINS, _all_identifiers
+from .astutil import BUILTINS, all_identifiers
 
 #: The paper's five optimisation strategies, in its order.
 STRATEGIES = ("algorithmic", "data structures", "cold path", "hot path", "memoization")
 
 
-class _Ctx:
+class Ctx:
     def __init__(self, tree: ast.Module, entry_point: str | None, rng: random.Random, program: bool):
         self.entry_point = entry_point
         self.rng = rng
         self.program = program
         self.renamable: frozenset[str] = frozenset()
-        self.taken = _all_identifiers(tree) | _BUILTINS
+        self.taken = all_identifiers(tree) | BUILTINS
 
     def fresh(self, base: str) -> str:
         if not base.isidentifier() or keyword.iskeyword(base):
@@ -36,7 +36,7 @@ class _Ctx:
         return name
 
 
-_SYNONYMS = {
+SYNONYMS = {
     "i": ["idx", "pos", "k"], "j": ["jdx", "inner", "m"], "k": ["kk", "step", "key"],
     "n": ["size", "count", "num"], "m": ["width", "cols"], "x": ["item", "val", "elem"],
     "y": ["other", "yval"], "z": ["third", "zval"], "s": ["text", "acc"], "c": ["ch", "char"],
@@ -55,9 +55,9 @@ _SYNONYMS = {
 }
 
 
-def _new_name(old: str, rng: random.Random) -> str:
-    if old in _SYNONYMS:
-        return rng.choice(_SYNONYMS[old])
+def new_name(old: str, rng: random.Random) -> str:
+    if old in SYNONYMS:
+        return rng.choice(SYNONYMS[old])
     parts = [p for p in old.split("_") if p]
     options = [f"{old}_v", f"cur_{old}", f"{old}_val"]
     if len(parts) > 1:
@@ -70,11 +70,11 @@ def _new_name(old: str, rng: random.Random) -> str:
 
 #: A rewrite rule: it mutates ``tree`` in place (the driver hands it a fresh parse of the current
 #: text) and returns True when it changed something.
-RewriteFn = Callable[[ast.Module, _Ctx], bool]
+RewriteFn = Callable[[ast.Module, Ctx], bool]
 
 
 @dataclass(frozen=True)
-class _Rewrite:
+class Rewrite:
     name: str
     fn: RewriteFn
     strategy: str | None
@@ -85,14 +85,14 @@ class RuleSet:
     the decorator right above it; :mod:`.registry` puts all of them in the driver's fixed order."""
 
     def __init__(self) -> None:
-        self.rules: list[_Rewrite] = []
+        self.rules: list[Rewrite] = []
 
     def __call__(self, name: str, strategy: str | None) -> Callable[[RewriteFn], RewriteFn]:
         """Register the decorated function as rewrite ``name``, labelled with the paper's
         ``strategy`` (``None`` for a surface rewrite); the function itself is returned unchanged."""
 
         def register(fn: RewriteFn) -> RewriteFn:
-            self.rules.append(_Rewrite(name, fn, strategy))
+            self.rules.append(Rewrite(name, fn, strategy))
             return fn
 
         return register

@@ -12,9 +12,9 @@ import random
 from dataclasses import dataclass, field
 
 from ...errors import UserError
-from .astutil import _FUNC, _dynamic, _positional_only_callers, _simple_params
-from .context import STRATEGIES, _Ctx, _Rewrite
-from .registry import _LAST_RESORT, REWRITES
+from .astutil import FUNC, dynamic, positional_only_callers, simple_params
+from .context import STRATEGIES, Ctx, Rewrite
+from .registry import LAST_RESORT_RULES, REWRITES
 from .similarity import surface_similarity
 
 
@@ -48,7 +48,7 @@ def _signatures(tree: ast.Module, anonymous: frozenset[str] = frozenset()) -> di
     the shape counts, not the parameter names."""
     out = {}
     for n in tree.body:
-        if isinstance(n, _FUNC):
+        if isinstance(n, FUNC):
             args = n.args
             if n.name in anonymous:
                 args = copy.deepcopy(args)
@@ -96,19 +96,19 @@ def optimise(code: str, *, entry_point: str | None = None, seed: int = 0, target
     if entry_point is not None and entry_point not in _signatures(tree):
         raise UserError(f"entry point {entry_point!r} is not a top-level function of the reference")
     renamable = frozenset(
-        () if _dynamic(tree) else
+        () if dynamic(tree) else
         (n.name for n in tree.body if isinstance(n, ast.FunctionDef) and n.name != entry_point
-         and _simple_params(n) and _positional_only_callers(tree, n.name)))
+         and simple_params(n) and positional_only_callers(tree, n.name)))
     required = _signatures(tree, renamable)
     rng = random.Random(seed)
-    ctx = _Ctx(tree, entry_point, rng, program=entry_point is None)
+    ctx = Ctx(tree, entry_point, rng, program=entry_point is None)
     ctx.renamable = renamable
-    applied: list[_Rewrite] = []
+    applied: list[Rewrite] = []
     rejected: list[str] = []
     cur_text = original
     steps = 0
 
-    def attempt(rw: _Rewrite) -> str | None:
+    def attempt(rw: Rewrite) -> str | None:
         nonlocal steps
         steps += 1
         cand = ast.parse(cur_text)  # a fresh tree: much cheaper than copy.deepcopy
@@ -156,7 +156,7 @@ def optimise(code: str, *, entry_point: str | None = None, seed: int = 0, target
                     progress = True
         if not progress:
             break
-    for rw in _LAST_RESORT if allow_docstring_removal else ():
+    for rw in LAST_RESORT_RULES if allow_docstring_removal else ():
         if sim <= target_similarity:
             break
         got = attempt(rw)

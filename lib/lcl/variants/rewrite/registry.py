@@ -6,7 +6,7 @@ for the same seed. Each rule registers itself (name and paper strategy) next to 
 from __future__ import annotations
 
 from . import rules_comprehensions, rules_control, rules_expressions, rules_loops, rules_memo, rules_structure
-from .context import _Rewrite
+from .context import Rewrite
 
 __all__ = ["REWRITES"]
 
@@ -68,7 +68,7 @@ _ORDER = (
 _LAST_RESORT_ORDER = ("trim_docstring_examples", "drop_docstrings")
 
 
-def _in_order(names: tuple[str, ...], rules: list[_Rewrite]) -> tuple[_Rewrite, ...]:
+def _in_order(names: tuple[str, ...], rules: list[Rewrite]) -> tuple[Rewrite, ...]:
     by_name = {r.name: r for r in rules}
     if set(by_name) != set(names) or len(by_name) != len(rules):
         raise ImportError(f"rewrite registry out of step with the rule modules: {sorted(set(by_name) ^ set(names))}")
@@ -77,5 +77,5 @@ def _in_order(names: tuple[str, ...], rules: list[_Rewrite]) -> tuple[_Rewrite, 
 
 _RULE_MODULES = (rules_comprehensions, rules_control, rules_expressions, rules_loops, rules_memo, rules_structure)
 #: All rewrites: (name, function, paper strategy or None for surface rewrites).
-REWRITES: tuple[_Rewrite, ...] = _in_order(_ORDER, [r for m in _RULE_MODULES for r in m.RULES.rules])
-_LAST_RESORT: tuple[_Rewrite, ...] = _in_order(_LAST_RESORT_ORDER, rules_structure.LAST_RESORT.rules)
+REWRITES: tuple[Rewrite, ...] = _in_order(_ORDER, [r for m in _RULE_MODULES for r in m.RULES.rules])
+LAST_RESORT_RULES: tuple[Rewrite, ...] = _in_order(_LAST_RESORT_ORDER, rules_structure.LAST_RESORT.rules)

@@ -7,21 +7,21 @@ from __future__ import annotations
 import ast
 
 from .astutil import (
-    _FUNC,
-    _NON_MUTATING_METHODS,
-    _PURE_BUILTINS,
-    _SCALAR_CALLS,
-    _ann_name,
-    _call_name,
-    _has,
-    _parents,
-    _replace,
-    _scope_of,
-    _test_context,
-    _walk_many,
+    FUNC,
+    NON_MUTATING_METHODS,
+    PURE_BUILTINS,
+    SCALAR_CALLS,
+    ann_name,
+    call_name,
+    has,
+    parent_map,
+    replace,
+    scope_of,
+    test_context,
+    walk_many,
 )
-from .context import RuleSet, _Ctx
-from .scope import _Scope, _ScopeCache
+from .context import Ctx, RuleSet
+from .scope import Scope, ScopeCache
 
 #: this module's rewrites; registry.py puts them in the driver's order
 RULES = RuleSet()
@@ -30,7 +30,7 @@ _HASHABLE_ANNOTATIONS = frozenset({"int", "float", "str", "bool", "bytes", "comp
 
 
 def _ann_hashable(ann: ast.AST | None) -> bool:
-    name = _ann_name(ann)
+    name = ann_name(ann)
     if name not in _HASHABLE_ANNOTATIONS:
         return False
     if isinstance(ann, ast.Subscript):
@@ -40,26 +40,26 @@ def _ann_hashable(ann: ast.AST | None) -> bool:
 
 
 def _is_pure_recursive(fn: ast.FunctionDef, tree: ast.Module) -> bool:
-    scope = _Scope(fn, tree)
+    scope = Scope(fn, tree)
     a = fn.args
     if fn.decorator_list or a.vararg or a.kwarg or a.kwonlyargs or not (a.posonlyargs or a.args):
         return False
     if any(not (isinstance(d, ast.Constant)) for d in a.defaults):
         return False
     body = fn.body
-    if _has(body, ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await, ast.Lambda,
-            *_FUNC, ast.ClassDef, ast.NamedExpr, ast.Try, ast.With, ast.Raise, ast.Delete):
+    if has(body, ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await, ast.Lambda,
+            *FUNC, ast.ClassDef, ast.NamedExpr, ast.Try, ast.With, ast.Raise, ast.Delete):
         return False
-    calls_self = any(_call_name(n) == fn.name for n in _walk_many(body))
+    calls_self = any(call_name(n) == fn.name for n in walk_many(body))
     if not calls_self:
         return False
     params = set(scope.params)
     locals_ = set(scope.bindings) - params
     if params & set(scope.bindings):
         return False  # parameters are never rebound
-    for n in _walk_many(body):
+    for n in walk_many(body):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-            if n.id not in params | locals_ | {fn.name} and not (n.id in _PURE_BUILTINS and scope.builtin(n.id)):
+            if n.id not in params | locals_ | {fn.name} and not (n.id in PURE_BUILTINS and scope.builtin(n.id)):
                 return False
             if n.id in ("print", "input"):
                 return False
@@ -71,7 +71,7 @@ def _is_pure_recursive(fn: ast.FunctionDef, tree: ast.Module) -> bool:
                 return False
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
             base = n.func.value
-            if n.func.attr not in _NON_MUTATING_METHODS and not (isinstance(base, ast.Name) and base.id in locals_):
+            if n.func.attr not in NON_MUTATING_METHODS and not (isinstance(base, ast.Name) and base.id in locals_):
                 return False
         if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.keywords \
                 and any(not isinstance(k.value, ast.Constant) for k in n.keywords):
@@ -88,16 +88,16 @@ def _is_pure_recursive(fn: ast.FunctionDef, tree: ast.Module) -> bool:
     # every returned value must be immutable (callers may mutate what they get back)
     scalars = scope.scalar_names()
     env = scalars | {p for p, arg in scope.params.items()}
-    for n in _walk_many(body):
+    for n in walk_many(body):
         if isinstance(n, ast.Return) and n.value is not None and not _immutable_expr(n.value, env, scope, fn.name):
             return False
     return True
 
 
 def _numeric_only(name: str, body: list[ast.stmt], fname: str) -> bool:
-    parents = _parents(ast.Module(body=body, type_ignores=[]))
+    parents = parent_map(ast.Module(body=body, type_ignores=[]))
     seen_numeric = False
-    for n in _walk_many(body):
+    for n in walk_many(body):
         if not (isinstance(n, ast.Name) and n.id == name):
             continue
         p = parents.get(id(n))
@@ -107,13 +107,13 @@ def _numeric_only(name: str, body: list[ast.stmt], fname: str) -> bool:
             if any(isinstance(o, ast.Constant) and type(o.value) in (int, float) for o in others):
                 seen_numeric = True
             continue
-        if isinstance(p, ast.Call) and _call_name(p) in (fname, "range", "abs") and n in p.args:
+        if isinstance(p, ast.Call) and call_name(p) in (fname, "range", "abs") and n in p.args:
             continue
         return False
     return seen_numeric
 
 
-def _immutable_expr(e: ast.AST, env: set[str], scope: _Scope, fname: str) -> bool:
+def _immutable_expr(e: ast.AST, env: set[str], scope: Scope, fname: str) -> bool:
     if isinstance(e, ast.Constant):
         return True
     if isinstance(e, ast.Name):
@@ -130,10 +130,10 @@ def _immutable_expr(e: ast.AST, env: set[str], scope: _Scope, fname: str) -> boo
         return _immutable_expr(e.body, env, scope, fname) and _immutable_expr(e.orelse, env, scope, fname)
     if isinstance(e, ast.Tuple):
         return all(_immutable_expr(v, env, scope, fname) for v in e.elts)
-    cname = _call_name(e)
+    cname = call_name(e)
     if cname == fname:
         return True
-    if cname in _SCALAR_CALLS and scope.builtin(cname):
+    if cname in SCALAR_CALLS and scope.builtin(cname):
         return True
     if isinstance(e, ast.Call) and cname in ("min", "max") and scope.builtin(cname) and len(e.args) >= 2 \
             and not e.keywords:
@@ -142,7 +142,7 @@ def _immutable_expr(e: ast.AST, env: set[str], scope: _Scope, fname: str) -> boo
 
 
 @RULES("memoise_pure_recursive", "memoization")
-def rw_memoise(tree: ast.Module, ctx: _Ctx) -> bool:
+def rw_memoise(tree: ast.Module, ctx: Ctx) -> bool:
     """Memoise pure, recursive module-level functions with a module-level dict keyed by the
     (type, value) of each argument; no wrapper, so recursion depth is unchanged."""
     changed = False
@@ -150,7 +150,7 @@ def rw_memoise(tree: ast.Module, ctx: _Ctx) -> bool:
         fn = tree.body[idx]
         if not isinstance(fn, ast.FunctionDef) or not _is_pure_recursive(fn, tree):
             continue
-        if not _Scope(fn, tree).builtin("type"):
+        if not Scope(fn, tree).builtin("type"):
             continue
         memo = ctx.fresh(f"_{fn.name}_memo")
         key = ctx.fresh("key")
@@ -164,7 +164,7 @@ def rw_memoise(tree: ast.Module, ctx: _Ctx) -> bool:
         if body and isinstance(body[0], ast.Expr) and isinstance(body[0].value, ast.Constant) \
                 and isinstance(body[0].value.value, str):
             doc, body = [body[0]], body[1:]
-        for n in _walk_many(body):
+        for n in walk_many(body):
             if isinstance(n, ast.Return) and n.value is not None:
                 n.value = ast.Call(func=ast.Attribute(ast.Name(memo, ast.Load()), "setdefault", ast.Load()),
                                    args=[ast.Name(key, ast.Load()), n.value], keywords=[])
@@ -181,12 +181,12 @@ def rw_memoise(tree: ast.Module, ctx: _Ctx) -> bool:
 
 
 @RULES("membership_literal_to_set", "data structures")
-def rw_membership_literal(tree: ast.Module, ctx: _Ctx) -> bool:
+def rw_membership_literal(tree: ast.Module, ctx: Ctx) -> bool:
     """``x in [a, b, c]`` with constant elements -> a set literal when ``x`` is known hashable,
     else a tuple (identical semantics for lists of constants)."""
-    parents = _parents(tree)
+    parents = parent_map(tree)
     changed = False
-    scopes: dict[int, _Scope] = {}
+    scopes: dict[int, Scope] = {}
     for n in list(ast.walk(tree)):
         if not (isinstance(n, ast.Compare) and len(n.ops) == 1 and isinstance(n.ops[0], (ast.In, ast.NotIn))
                 and isinstance(n.comparators[0], ast.List)):
@@ -196,10 +196,10 @@ def rw_membership_literal(tree: ast.Module, ctx: _Ctx) -> bool:
                                     and e.value is not Ellipsis for e in lst.elts)) \
                 and (not lst.elts or not all(isinstance(e, ast.Constant) for e in lst.elts)):
             continue
-        sc_node = _scope_of(n, parents)
+        sc_node = scope_of(n, parents)
         if isinstance(sc_node, (ast.Lambda, ast.ClassDef)):
             sc_node = tree
-        scope = scopes.setdefault(id(sc_node), _Scope(sc_node, tree))
+        scope = scopes.setdefault(id(sc_node), Scope(sc_node, tree))
         hashable_elts = all(isinstance(e, ast.Constant) and isinstance(e.value, (str, int, bytes, bool, type(None)))
                             for e in lst.elts)
         if hashable_elts and scope.is_hashable(n.left):
@@ -213,7 +213,7 @@ def rw_membership_literal(tree: ast.Module, ctx: _Ctx) -> bool:
 _EQ_CONSTANTS = (str, int, float, bytes, bool, type(None))
 
 
-def _pure_operand(e: ast.AST, scope: _Scope) -> bool:
+def _pure_operand(e: ast.AST, scope: Scope) -> bool:
     """Evaluating ``e`` twice or once is the same: a name, or an index into a list/str/tuple name."""
     if isinstance(e, ast.Name):
         return True
@@ -222,21 +222,21 @@ def _pure_operand(e: ast.AST, scope: _Scope) -> bool:
 
 
 @RULES("equality_chain_to_membership", "data structures")
-def rw_equality_chain_to_membership(tree: ast.Module, ctx: _Ctx) -> bool:
+def rw_equality_chain_to_membership(tree: ast.Module, ctx: Ctx) -> bool:
     """``x == a or x == b ...`` -> ``x in {a, b}`` (``x != a and x != b`` -> ``not in``) for
     constants ``a, b``: a set when ``x`` is provably an int/str, else a tuple; outside a truth-value
     context only for provable ints/strs (both forms give a bool there)."""
     changed = False
-    sc = _ScopeCache(tree)
+    sc = ScopeCache(tree)
     for node in [n for n in ast.walk(tree) if isinstance(n, ast.BoolOp)]:
         sn = sc.node(node)
         if sn is None:
             continue
         scope = sc.scope(sn)
         cmp_op, new_op = (ast.Eq, ast.In) if isinstance(node.op, ast.Or) else (ast.NotEq, ast.NotIn)
-        test_ctx = _test_context(node, sc.parents)
+        test_ctx = test_context(node, sc.parents)
 
-        def key(v: ast.AST, cmp_op: type[ast.cmpop] = cmp_op, scope: _Scope = scope) -> str | None:
+        def key(v: ast.AST, cmp_op: type[ast.cmpop] = cmp_op, scope: Scope = scope) -> str | None:
             # this iteration's values, bound explicitly (called within the iteration only)
             if (isinstance(v, ast.Compare) and len(v.ops) == 1 and isinstance(v.ops[0], cmp_op)
                     and isinstance(v.comparators[0], ast.Constant)
@@ -264,7 +264,7 @@ def rw_equality_chain_to_membership(tree: ast.Module, ctx: _Ctx) -> bool:
             i = j
         if len(values) != len(node.values):
             if len(values) == 1:
-                _replace(node, values[0], sc.parents)
+                replace(node, values[0], sc.parents)
             else:
                 node.values = values
     return changed

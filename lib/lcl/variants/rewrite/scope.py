@@ -9,20 +9,20 @@ import ast
 from collections.abc import Sequence
 
 from .astutil import (
-    _BUILTINS,
-    _FUNC,
-    _NON_MUTATING_METHODS,
-    _PURE_BUILTINS,
-    _SCALAR_CALLS,
-    _SCOPES,
-    _ann_name,
-    _bound_anywhere,
-    _call_name,
-    _declared_anywhere,
-    _parents,
-    _scope_of,
-    _walk_many,
-    _walk_scope,
+    BUILTINS,
+    FUNC,
+    NON_MUTATING_METHODS,
+    PURE_BUILTINS,
+    SCALAR_CALLS,
+    SCOPES,
+    ann_name,
+    bound_anywhere,
+    call_name,
+    declared_anywhere,
+    parent_map,
+    scope_of,
+    walk_many,
+    walk_scope,
 )
 
 _STR_METHODS = frozenset({
@@ -47,17 +47,17 @@ def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef | ast.Lambda) -> list[ast
     return out
 
 
-class _Scope:
+class Scope:
     """Facts about one scope (a function or the module), ignoring nested scopes."""
 
     def __init__(self, node: ast.AST, tree: ast.Module):
         self.node = node
         self.tree = tree
-        self.bound_in_tree = _bound_anywhere(tree)
-        self.params: dict[str, ast.arg] = {p.arg: p for p in _params(node)} if isinstance(node, _FUNC) else {}
+        self.bound_in_tree = bound_anywhere(tree)
+        self.params: dict[str, ast.arg] = {p.arg: p for p in _params(node)} if isinstance(node, FUNC) else {}
         self.bindings: dict[str, list[tuple[str, ast.AST]]] = {}
         self.declared: set[str] = set()
-        for n in _walk_scope(node):
+        for n in walk_scope(node):
             if isinstance(n, (ast.Global, ast.Nonlocal)):
                 self.declared.update(n.names)
             elif isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name):
@@ -70,7 +70,7 @@ class _Scope:
                 self._add(n.target.id, "for", n.iter)
             elif isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del)):
                 self._add(n.id, "other", n)  # simple targets are de-duplicated below
-            elif isinstance(n, (*_FUNC, ast.ClassDef)):
+            elif isinstance(n, (*FUNC, ast.ClassDef)):
                 self._add(n.name, "other", n)
             elif isinstance(n, ast.alias):
                 self._add((n.asname or n.name).split(".")[0], "other", n)
@@ -99,7 +99,7 @@ class _Scope:
 
     def builtin(self, name: str | None) -> bool:
         # ``None`` (no call name: see _call_name) is never a builtin
-        return name in _BUILTINS and name not in self.bound_in_tree
+        return name in BUILTINS and name not in self.bound_in_tree
 
     # -- str inference (greatest fixpoint over this scope's bindings)
     def str_names(self) -> set[str]:
@@ -107,7 +107,7 @@ class _Scope:
             return self._str
         cand = set(self.bindings) | set(self.params)
         cand -= self.declared
-        cand = {n for n in cand if n not in self.params or _ann_name(self.params[n].annotation) == "str"}
+        cand = {n for n in cand if n not in self.params or ann_name(self.params[n].annotation) == "str"}
         changed = True
         while changed:
             changed = False
@@ -137,7 +137,7 @@ class _Scope:
         if isinstance(e, ast.Name):
             return e.id in env
         if isinstance(e, ast.Call):
-            name = _call_name(e)
+            name = call_name(e)
             if name in ("str", "chr", "repr", "input", "format", "bin", "hex", "oct") and self.builtin(name):
                 return True
             if isinstance(e.func, ast.Attribute) and e.func.attr in _STR_METHODS:
@@ -160,7 +160,7 @@ class _Scope:
             return True
         if self.is_str(e):
             return True
-        name = _call_name(e)
+        name = call_name(e)
         return name in ("int", "len", "ord", "bool", "float", "hash", "str", "chr") and self.builtin(name)
 
     # -- int inference (greatest fixpoint, like the str inference)
@@ -171,9 +171,9 @@ class _Scope:
         ``global``/``nonlocal`` statement of the module are excluded."""
         if self._int is not None:
             return self._int
-        anywhere = _declared_anywhere(self.tree)
+        anywhere = declared_anywhere(self.tree)
         cand = {n for n in self.bindings if n not in self.params}
-        cand |= {p for p, arg in self.params.items() if _ann_name(arg.annotation) in ("int", "bool")
+        cand |= {p for p, arg in self.params.items() if ann_name(arg.annotation) in ("int", "bool")
                  and not isinstance(arg.annotation, ast.Subscript)}
         cand -= self.declared | anywhere
         changed = True
@@ -193,7 +193,7 @@ class _Scope:
             return (isinstance(node, ast.AugAssign) and isinstance(node.op, _INT_BINOPS)
                     and self.is_int(node.value, env))
         if kind == "for":
-            return _call_name(node) == "range" and self.builtin("range")
+            return call_name(node) == "range" and self.builtin("range")
         return False
 
     def is_int(self, e: ast.AST, env: set[str] | None = None) -> bool:
@@ -219,7 +219,7 @@ class _Scope:
         if isinstance(e, ast.IfExp):
             return self.is_int(e.body, env) and self.is_int(e.orelse, env)
         if isinstance(e, ast.Call) and not any(isinstance(a, ast.Starred) for a in e.args):
-            name = _call_name(e)
+            name = call_name(e)
             if name in _INT_CALLS and self.builtin(name):
                 return True
             if name == "abs" and self.builtin(name) and len(e.args) == 1 and not e.keywords:
@@ -237,7 +237,7 @@ class _Scope:
             return False
         binds = self.bindings.get(name, [])
         if name in self.params:
-            return not binds and _ann_name(self.params[name].annotation) in _SEQ_ANNOTATIONS
+            return not binds and ann_name(self.params[name].annotation) in _SEQ_ANNOTATIONS
         if not binds:
             return False
         for kind, node in binds:
@@ -245,7 +245,7 @@ class _Scope:
                 return False
             if isinstance(node, (ast.List, ast.ListComp, ast.Tuple)) or self.is_str(node):
                 continue
-            cname = _call_name(node)
+            cname = call_name(node)
             if cname in ("list", "sorted", "tuple", "str") and self.builtin(cname):
                 continue
             if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
@@ -258,7 +258,7 @@ class _Scope:
         if name in self.str_names():
             return True
         return name in self.params and not self.bindings.get(name) and \
-            _ann_name(self.params[name].annotation) in ("str", "tuple", "Tuple", "bytes")
+            ann_name(self.params[name].annotation) in ("str", "tuple", "Tuple", "bytes")
 
     def scalar_names(self) -> set[str]:
         cand = {n for n in self.bindings if n not in self.params and n not in self.declared}
@@ -272,7 +272,7 @@ class _Scope:
                     if kind == "aug" and isinstance(node, ast.AugAssign) \
                             and not isinstance(node.op, (ast.BitOr, ast.BitAnd, ast.BitXor)):
                         continue  # number/str += x stays a number/str (barring exotic __radd__)
-                    if kind == "for" and (_call_name(node) == "range" or self.is_str(node)):
+                    if kind == "for" and (call_name(node) == "range" or self.is_str(node)):
                         continue
                     cand.discard(name)
                     changed = True
@@ -294,20 +294,20 @@ class _Scope:
             return True  # always a bool for builtin types; custom __eq__ results are rare
         if isinstance(e, ast.IfExp):
             return self._is_scalar(e.body, env) and self._is_scalar(e.orelse, env)
-        name = _call_name(e)
-        if name in _SCALAR_CALLS and self.builtin(name):
+        name = call_name(e)
+        if name in SCALAR_CALLS and self.builtin(name):
             return True
         return self.is_str(e)
 
 
-def _mutation_free(name: str, region: Sequence[ast.AST], scope: _Scope) -> bool:
+def mutation_free(name: str, region: Sequence[ast.AST], scope: Scope) -> bool:
     """No statement in ``region`` can rebind or mutate the object bound to ``name``."""
     immutable = scope.is_immutable(name)
     scalars = None
-    for n in _walk_many(region):
+    for n in walk_many(region):
         if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
             return False
-        if isinstance(n, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await, *_SCOPES)):
+        if isinstance(n, (ast.Global, ast.Nonlocal, ast.Yield, ast.YieldFrom, ast.Await, *SCOPES)):
             return False
         if immutable:
             continue
@@ -319,13 +319,13 @@ def _mutation_free(name: str, region: Sequence[ast.AST], scope: _Scope) -> bool:
             if not (isinstance(n.target, ast.Name) and n.target.id in scalars):
                 return False
         if isinstance(n, ast.Call):
-            cname = _call_name(n)
+            cname = call_name(n)
             if cname is not None:
-                if not (cname in _PURE_BUILTINS and scope.builtin(cname)):
+                if not (cname in PURE_BUILTINS and scope.builtin(cname)):
                     return False
                 if any(not isinstance(k.value, (ast.Constant, ast.Lambda)) for k in n.keywords):
                     return False
-            elif not (isinstance(n.func, ast.Attribute) and n.func.attr in _NON_MUTATING_METHODS):
+            elif not (isinstance(n.func, ast.Attribute) and n.func.attr in NON_MUTATING_METHODS):
                 return False
     return True
 
@@ -335,7 +335,7 @@ _FLIP_EQ = {ast.Eq: ast.NotEq, ast.NotEq: ast.Eq}
 _FLIP_ORDER = {ast.Lt: ast.GtE, ast.GtE: ast.Lt, ast.Gt: ast.LtE, ast.LtE: ast.Gt}
 
 
-def _negate(test: ast.expr, scope: _Scope | None = None) -> ast.expr:
+def negate(test: ast.expr, scope: Scope | None = None) -> ast.expr:
     """``not test``, simplified: ``not not c`` -> ``c``; ``in``/``is`` flip to ``not in``/``is not``
     (the language defines them as negations); ``==``/``!=`` flip when each side is a provable
     int or str, ``<``/``>=``... when both sides are (total orders, no NaN)."""
@@ -356,42 +356,42 @@ def _negate(test: ast.expr, scope: _Scope | None = None) -> ast.expr:
     return ast.UnaryOp(op=ast.Not(), operand=test)
 
 
-def _is_list(name: str, scope: _Scope) -> bool:
+def is_list(name: str, scope: Scope) -> bool:
     """``name`` is a list: a parameter annotated ``list``/``List`` never rebound, or a local
     whose every binding is a list display/comprehension, ``list(...)`` or ``sorted(...)``."""
-    if name in scope.declared or name in _declared_anywhere(scope.tree):
+    if name in scope.declared or name in declared_anywhere(scope.tree):
         return False
     binds = scope.bindings.get(name, [])
     if name in scope.params:
-        return not binds and _ann_name(scope.params[name].annotation) in ("list", "List")
+        return not binds and ann_name(scope.params[name].annotation) in ("list", "List")
     if not binds:
         return False
     for kind, node in binds:
         if kind != "assign":
             return False
         if not (isinstance(node, (ast.List, ast.ListComp))
-                or (_call_name(node) in ("list", "sorted") and scope.builtin(_call_name(node)))):
+                or (call_name(node) in ("list", "sorted") and scope.builtin(call_name(node)))):
             return False
     return True
 
 
-class _ScopeCache:
+class ScopeCache:
     def __init__(self, tree: ast.Module):
         self.tree = tree
-        self.parents = _parents(tree)
-        self.unsafe = _declared_anywhere(tree)
-        self._scopes: dict[int, _Scope] = {}
+        self.parents = parent_map(tree)
+        self.unsafe = declared_anywhere(tree)
+        self._scopes: dict[int, Scope] = {}
 
     def node(self, n: ast.AST) -> ast.AST | None:
         """The function or module scope of ``n``; None inside a class body or lambda."""
-        sn = _scope_of(n, self.parents)
+        sn = scope_of(n, self.parents)
         return None if isinstance(sn, (ast.ClassDef, ast.Lambda)) else sn
 
-    def scope(self, sn: ast.AST) -> _Scope:
+    def scope(self, sn: ast.AST) -> Scope:
         if id(sn) not in self._scopes:
-            self._scopes[id(sn)] = _Scope(sn, self.tree)
+            self._scopes[id(sn)] = Scope(sn, self.tree)
         return self._scopes[id(sn)]
 
-    def scope_at(self, n: ast.AST) -> _Scope | None:
+    def scope_at(self, n: ast.AST) -> Scope | None:
         sn = self.node(n)
         return None if sn is None else self.scope(sn)
