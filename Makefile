@@ -109,7 +109,7 @@ $(foreach nb,$(NB_IDS),$(eval $(call NOTEBOOK_RULE,$(nb))))
 
 ALL_OUT := $(foreach nb,$(NB_IDS),$(NB_$(nb)_OUT))
 
-# CodeScore_base: the CodeScore-style substitute every RQ notebook scores with (lcl.training)
+# CodeScore_base: the CodeScore-style substitute every RQ notebook scores with (lcl.codescore_base)
 $(BASE_MODEL): $(LIB_SRC) $(RAW_OK) $(STAMP) $(wildcard data/constraints/HumanEval/*.json)
 	$(LCL) codescore-base --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS) --out $@ --no-progress
 

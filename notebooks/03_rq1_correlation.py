@@ -23,7 +23,7 @@
 #
 # **Our setting.** CodeBLEU and CrystalBLEU are the published packages; **CodeBERTScore runs
 # on a substitute encoder** (MiniLM shipped by a package; CodeBERT is not obtainable offline);
-# **CodeScore is a CodeScore-style model we retrain** (`lib/lcl/training.py`), not the authors'
+# **CodeScore is a CodeScore-style model we retrain** (`lib/lcl/codescore_base.py`), not the authors'
 # checkpoint. Computation: `lib/lcl/correlation.py` (Table 3), scores `lib/lcl/scoring.py`,
 # statistics `lib/lcl/stats.py`.
 
@@ -42,7 +42,7 @@ from IPython.display import Markdown
 
 from lcl.display import not_computed, show, with_ci
 
-from lcl import claims, correlation, loaders, outputs, profiles, scoring, training
+from lcl import claims, codescore_base, correlation, loaders, outputs, profiles, scoring
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
@@ -57,7 +57,7 @@ show(Markdown(claims.paper_answer(['Table 3', 'Section 4.3'])))
 # ## Scores: SurfaceSim and the four CEMs
 
 # %%
-model = training.base_model(P, seed, jobs) if chosen else None
+model = codescore_base.base_model(P, seed, jobs) if chosen else None
 scored = scoring.score_frame(scoring.pairs_frame(chosen), codescore_model=model)
 cems = scoring.cem_columns(scored)
 show(scored[["SurfaceSim", *cems]].describe().round(3))

@@ -26,7 +26,7 @@
 #
 # **Status: reproduced in direction, with substitutes** (magnitudes differ; see "What we found").
 # CodeBERTScore runs on MiniLM (not CodeBERT) and
-# CodeScore is our retrained CodeScore-style model (`lcl.training.base_model`); non-equivalence
+# CodeScore is our retrained CodeScore-style model (`lcl.codescore_base.base_model`); non-equivalence
 # of the mutants is established by our fuzzer with our reviewed input specs (only PIE problems
 # whose spec is verified are mutated).
 #
@@ -63,7 +63,7 @@ from IPython.display import Markdown
 
 from lcl.display import show
 
-from lcl import claims, distinguish, loaders, outputs, paths, profiles, scoring, training
+from lcl import claims, codescore_base, distinguish, loaders, outputs, paths, profiles, scoring
 
 P = profiles.get(profile)
 sensitivity = P.name == "full" if sensitivity is None else bool(sensitivity)
@@ -131,7 +131,7 @@ if cost:
 # repetitions are scored as a union of their own.
 
 # %%
-model = training.base_model(P, seed, jobs)
+model = codescore_base.base_model(P, seed, jobs)
 reps = distinguish.repetitions(pie_pairs, pools[distinguish.PIE_PAIRS], n, k, seed) if have_pie else []
 print("repetition seeds:", [r.seed for r in reps])
 rep_sets = {distinguish.PIE_PAIRS: reps}
@@ -323,6 +323,6 @@ if np.isfinite(realised):
 low = [scoring.paper_name(m) for m, e, pe in zip(cem.metric, cem["EQ"], cem["EQ (paper)"]) if e < 0.5 * pe]
 if low:
     lines.append(f"- {', '.join(low)}: mean score on equivalent pairs under half the paper's. The CodeScore-style "
-                 "model is trained on HumanEval function-level candidates (`lcl.training`), while PIE pairs are "
+                 "model is trained on HumanEval function-level candidates (`lcl.codescore_base`), while PIE pairs are "
                  "whole stdin programs, so its absolute scores here are low; its d is a ratio of two small means.")
 show(Markdown("\n".join(lines)))

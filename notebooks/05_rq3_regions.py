@@ -51,8 +51,8 @@ from IPython.display import Markdown
 
 from lcl.display import not_computed, show
 
-from lcl import (claims, coverage, curation, dataset, effectiveness, loaders, outputs, profiles, region_checks,
-                 scoring, training)
+from lcl import (claims, codescore_base, coverage, curation, dataset, effectiveness, loaders, outputs, profiles,
+                 region_checks, scoring)
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
@@ -85,7 +85,7 @@ show(Markdown(claims.paper_answer(['Section 4.5.1', 'Section 4.5.2', 'Section 4.
 # kind, so LoCaL_balanced is smaller than the paper's and its counts are compared with the paper's as shares.
 
 # %%
-model = training.base_model(P, seed, jobs)
+model = codescore_base.base_model(P, seed, jobs)
 frames = {"LoCaL_balanced": scoring.score_frame(bal, codescore_model=model),
           "CodeScore_test": scoring.score_frame(base, codescore_model=model)}
 cems = scoring.cem_columns(frames["LoCaL_balanced"])

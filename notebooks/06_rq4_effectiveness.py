@@ -44,11 +44,11 @@ from IPython.display import Markdown
 
 from lcl.display import not_computed, show
 
-from lcl import claim_links, claims, curation, dataset, effectiveness as eff, loaders, outputs, profiles, scoring, training
+from lcl import claim_links, claims, codescore_base, curation, dataset, effectiveness as eff, loaders, outputs, profiles, scoring
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
-model = training.base_model(P, seed, jobs)
+model = codescore_base.base_model(P, seed, jobs)
 published = loaders.pairs_if_available("LoCaL_published")
 all_rows = dataset.load_local(profile, subset="all")  # LoCaL-all; LoCaL = its in_local rows
 sets = {

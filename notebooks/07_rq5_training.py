@@ -34,10 +34,10 @@
 # Every MAE sits beside the **mean baseline** (predict the training labels' mean). LoCaL is the
 # curated set (`dataset.load_local`); LoCaL-all (every labelled candidate) is a sensitivity run at
 # the endpoints of p. No problem is in both a training pool and an evaluation set (a problem is its
-# reference program after `ast.unparse`, `training.problem_key`: LoCaL's APPS references are
+# reference program after `ast.unparse`, `rq5.problem_key`: LoCaL's APPS references are
 # CodeScore_test's golden code). Its base training set is codegen-2b completions of HumanEval labelled by our
 # fuzzer, not CodeScore's training set (not obtainable offline). The quick profile uses tiny sets
-# and one model per p. Computation: `lib/lcl/training.py`.
+# and one model per p. Computation: `lib/lcl/rq5.py` (the base model: `lib/lcl/codescore_base.py`).
 
 # %% tags=["parameters"]
 profile = "full"
@@ -57,7 +57,7 @@ from IPython.display import Markdown
 
 from lcl.display import show
 
-from lcl import claims, dataset, loaders, outputs, profiles, rq5_capacity, scoring, sources, training
+from lcl import claims, codescore_base, dataset, loaders, outputs, profiles, rq5, rq5_capacity, scoring, sources
 from lcl.metrics.codescore_style import LABEL
 
 P = profiles.get(profile)
@@ -70,8 +70,8 @@ if sources.available("codescore_test"):
 else:
     cst_rows = []
     print("CodeScore_test is not available here: the Baseline set is skipped")
-CFG = training.rq5_config(P)
-CFG_FROZEN = training.rq5_config(P, "fast")
+CFG = rq5.rq5_config(P)
+CFG_FROZEN = rq5.rq5_config(P, "fast")
 DEVICE = f"CPU ({platform.machine()}, {torch.get_num_threads()} torch threads)"
 print(f"{len(local_rows)} LoCaL pairs ({len(local_all_rows)} in LoCaL-all), {len(cst_rows)} CodeScore_test pairs; "
       f"p = {list(P.rq5_percentages)}, {P.rq5_models_per_p} model(s) per p, evaluation sets of up to {P.rq5_eval}; "
@@ -81,14 +81,14 @@ print(f"{len(local_rows)} LoCaL pairs ({len(local_all_rows)} in LoCaL-all), {len
 # ## Base training set (CodeScore_base's data) and the evaluation sets
 
 # %%
-local_train, pie = training.split_local(local_rows)
-baseline, local_test = training.evaluation_sets(cst_rows, pie, P.rq5_eval, seed)
+local_train, pie = rq5.split_local(local_rows)
+baseline, local_test = rq5.evaluation_sets(cst_rows, pie, P.rq5_eval, seed)
 if baseline or local_test:
-    base_rows, base_dropped = training.base_pairs(P, seed, jobs)
+    base_rows, base_dropped = codescore_base.base_pairs(P, seed, jobs)
 else:  # nothing to evaluate on: do not spend the fuzzing time
     base_rows, base_dropped = [], Counter()
-base_pool, local_pool, removed = training.training_pools(base_rows, local_train, baseline + local_test)
-size = training.training_size(base_pool, local_pool)
+base_pool, local_pool, removed = rq5.training_pools(base_rows, local_train, baseline + local_test)
+size = rq5.training_size(base_pool, local_pool)
 label_mean = {name: (sum(r["df_score"] for r in rows) / len(rows) if rows else float("nan"))
               for name, rows in (("base", base_pool), ("LoCaL", local_pool), ("Baseline", baseline),
                                  ("LoCaL_test", local_test))}
@@ -116,7 +116,7 @@ def settings_text(cfg: dict) -> str:
 notes = [
     f"Model: {LABEL}, MiniLM cross-encoder fine-tuned on CPU, not CodeScore; settings (fixed across p): "
     f"{settings_text(CFG)}; device {DEVICE}.",
-    f"Validation: {training.VAL_FRACTION:.1%} of each model's training draw (same p mix) held out for early stopping "
+    f"Validation: {rq5.VAL_FRACTION:.1%} of each model's training draw (same p mix) held out for early stopping "
     "(best validation MAE kept); the rest is trained on.",
     "Mean baseline: predicts the mean df_score of each model's training pairs for every pair (no learning).",
     f"Base pool: {len(base_pool)} codegen-2b HumanEval completions labelled by our fuzzer "
@@ -135,9 +135,9 @@ notes = [
 
 def run(rows: list, cfg: dict, percentages) -> pd.DataFrame:
     if not ok:
-        return pd.DataFrame(columns=training.RUN_COLUMNS)
-    return training.experiment(base_rows, rows, cst_rows, percentages, P.rq5_models_per_p, P.rq5_eval, seed,
-                               config=cfg, val_fraction=training.VAL_FRACTION)
+        return pd.DataFrame(columns=rq5.RUN_COLUMNS)
+    return rq5.experiment(base_rows, rows, cst_rows, percentages, P.rq5_models_per_p, P.rq5_eval, seed,
+                               config=cfg, val_fraction=rq5.VAL_FRACTION)
 
 
 runs = run(local_rows, CFG, P.rq5_percentages)
@@ -152,8 +152,8 @@ show(runs)
 # ## Table 6 · MAE (mean ± std over models) vs p, ours next to the mean baseline and the paper's
 
 # %%
-t6 = training.table6(runs) if ok else pd.DataFrame(columns=["p (%)", "models"])
-head = training.headline(t6) if ok else {}
+t6 = rq5.table6(runs) if ok else pd.DataFrame(columns=["p (%)", "models"])
+head = rq5.headline(t6) if ok else {}
 if head:
     paper_head = {k: claims.paper_value(k) for k in head}
     notes.append("p = 100 vs p = 0: LoCaL_test MAE reduction {:.1f}% (paper ≈{:g}%), Baseline MAE change {:+.1f}% "
@@ -170,11 +170,11 @@ def _fmt(m: float, s: float) -> str:
 
 
 def shown(t: pd.DataFrame) -> pd.DataFrame:
-    rows = {f"{n} (ours)": [_fmt(r[f"{n} MAE"], r[f"{n} std"]) for _, r in t.iterrows()] for n in training.RQ5_SETS}
+    rows = {f"{n} (ours)": [_fmt(r[f"{n} MAE"], r[f"{n} std"]) for _, r in t.iterrows()] for n in rq5.RQ5_SETS}
     rows |= {f"{n} (mean baseline)": [_fmt(r[f"{n} MAE (mean baseline)"], float("nan")) for _, r in t.iterrows()]
-             for n in training.RQ5_SETS}
+             for n in rq5.RQ5_SETS}
     rows |= {f"{n} (paper)": [_fmt(r[f"{n} MAE (paper)"], r[f"{n} std (paper)"]) for _, r in t.iterrows()]
-             for n in training.RQ5_SETS}
+             for n in rq5.RQ5_SETS}
     return pd.DataFrame(rows, index=[f"{p}%" for p in t["p (%)"]]).T
 
 
@@ -184,7 +184,7 @@ show(Markdown("\n".join(f"- {n}" for n in notes)))
 
 # %%
 if ok:
-    fig = training.plot_mae_vs_p(t6, f"{LABEL}, fine-tuned")
+    fig = rq5.plot_mae_vs_p(t6, f"{LABEL}, fine-tuned")
 else:
     from lcl import overview
 
@@ -197,18 +197,18 @@ outputs.save_figure(fig, "rq5_mae_vs_p", profile=profile, seed=seed, directory=f
 # A model that only learned the mean label is no better than the **mean predictor** (its own
 # training draw's mean df_score for every pair). The learned gain is MAE(mean predictor) − MAE(model)
 # per model; the table gives its mean over the independent models at each p and set with a 95% t
-# interval over them (`training.learned_gain`). Above 0: the model learned something the mean label
-# does not give. Training and evaluation share no problem (`training.problem_key`; what was removed
+# interval over them (`rq5.learned_gain`). Above 0: the model learned something the mean label
+# does not give. Training and evaluation share no problem (`rq5.problem_key`; what was removed
 # is in the notes above).
 
 # %%
-gain = training.learned_gain(runs) if ok else pd.DataFrame(columns=training.GAIN_COLUMNS)
-outputs.save_table(gain, training.GAIN, profile=profile, seed=seed, directory=tables_out,
+gain = rq5.learned_gain(runs) if ok else pd.DataFrame(columns=rq5.GAIN_COLUMNS)
+outputs.save_table(gain, rq5.GAIN, profile=profile, seed=seed, directory=tables_out,
                    title="Learned gain: MAE(mean predictor) - MAE(model) per p and set (mean over models, 95% t CI)",
                    notes=[f"{P.rq5_models_per_p} model(s) per p; no interval with one model."])
 show(gain)
 if ok and len(gain):
-    fig = training.plot_learned_gain(gain, LABEL)
+    fig = rq5.plot_learned_gain(gain, LABEL)
 else:
     from lcl import overview
 
@@ -263,7 +263,7 @@ outputs.save_figure(fig, "rq5_capacity_curves", profile=profile, seed=seed, dire
 
 # %%
 frozen_runs = run(local_rows, CFG_FROZEN, P.rq5_percentages)
-t6_frozen = training.table6(frozen_runs) if ok else pd.DataFrame(columns=["p (%)", "models"])
+t6_frozen = rq5.table6(frozen_runs) if ok else pd.DataFrame(columns=["p (%)", "models"])
 frozen_notes = [f"SENSITIVITY (cheaper variant): frozen MiniLM encoder + MLP head, settings "
                 f"{settings_text(CFG_FROZEN)}; "
                 "same pools, evaluation sets, validation splits and seeds as Table 6.", f"Device {DEVICE}."]
@@ -273,17 +273,17 @@ if ok:
     show(shown(t6_frozen))
 
 ends = (min(P.rq5_percentages), max(P.rq5_percentages))
-all_train, all_pie = training.split_local(local_all_rows)
-all_ok = ok and bool(all_pie) and training.training_size(base_pool, all_train) >= 2
-all_runs = run(local_all_rows, CFG, ends) if all_ok else pd.DataFrame(columns=training.RUN_COLUMNS)
+all_train, all_pie = rq5.split_local(local_all_rows)
+all_ok = ok and bool(all_pie) and rq5.training_size(base_pool, all_train) >= 2
+all_runs = run(local_all_rows, CFG, ends) if all_ok else pd.DataFrame(columns=rq5.RUN_COLUMNS)
 
 
 def summary_row(label: str, t: pd.DataFrame) -> dict:
     if t.empty:
         return {"run": label}
-    d, h = training.direction(t), training.headline(t)
+    d, h = rq5.direction(t), rq5.headline(t)
     out = {"run": label, "models per p": int(t["models"].max())}
-    for name in training.RQ5_SETS:
+    for name in rq5.RQ5_SETS:
         for p_ in (d["p_lo"], d["p_hi"]):
             r = t.set_index("p (%)").loc[p_]
             out[f"{name} MAE p={p_}"] = r[f"{name} MAE"]
@@ -294,7 +294,7 @@ def summary_row(label: str, t: pd.DataFrame) -> dict:
     return out
 
 
-t6_all = training.table6(all_runs) if all_ok else pd.DataFrame()
+t6_all = rq5.table6(all_runs) if all_ok else pd.DataFrame()
 sens = pd.DataFrame([summary_row("LoCaL (fine-tuned, Table 6)", t6 if ok else pd.DataFrame()),
                      summary_row("LoCaL (frozen encoder, cheaper variant)", t6_frozen if ok else pd.DataFrame()),
                      summary_row("LoCaL-all (fine-tuned)", t6_all)])
@@ -321,23 +321,23 @@ show(sens)
 # %%
 cost_rows = []
 if ok:
-    cost_rows += [training.cost_summary(runs, "fine-tuned (Table 6, this run)", CFG, DEVICE),
-                  training.cost_summary(frozen_runs, "frozen encoder (sensitivity, this run)", CFG_FROZEN, DEVICE)]
+    cost_rows += [rq5.cost_summary(runs, "fine-tuned (Table 6, this run)", CFG, DEVICE),
+                  rq5.cost_summary(frozen_runs, "frozen encoder (sensitivity, this run)", CFG_FROZEN, DEVICE)]
     if all_ok:
-        cost_rows.append(training.cost_summary(all_runs, "LoCaL-all fine-tuned (sensitivity, this run)", CFG, DEVICE))
+        cost_rows.append(rq5.cost_summary(all_runs, "LoCaL-all fine-tuned (sensitivity, this run)", CFG, DEVICE))
     cal_rows = sorted(local_pool, key=lambda r: str(r["id"]))
     paper_like = {"mode": "full", "max_length": 512, "unfreeze_layers": None, "trim_common_prefix": False}
     n_models = len(FULL.rq5_percentages) * FULL.rq5_models_per_p
-    val_full = round(training.VAL_FRACTION * FULL.rq5_base_pairs)  # upper bound: training size <= base pairs
+    val_full = round(rq5.VAL_FRACTION * FULL.rq5_base_pairs)  # upper bound: training size <= base pairs
     # pairs a full grid visits at least once: both pools (the LoCaL pool's full size is known only at full;
     # elsewhere it is taken as large as the base set) and the two evaluation sets
     distinct = FULL.rq5_base_pairs + (len(local_pool) if profile == "full" else FULL.rq5_base_pairs) + 2 * FULL.rq5_eval
     for label, cfg, pair_steps, evals in (
-            ("estimate: this CPU setting, full profile grid", training.rq5_config(FULL), FULL.rq5_max_steps * 16,
+            ("estimate: this CPU setting, full profile grid", rq5.rq5_config(FULL), FULL.rq5_max_steps * 16,
              FULL.rq5_max_steps // FULL.rq5_eval_every),
             ("estimate: paper-like fine-tuning, full profile grid", paper_like, 3 * FULL.rq5_base_pairs, 3)):
-        cal = training.calibrate(cal_rows, cfg, batch=16 if cfg.get("cache_frozen") else 1)
-        total = training.grid_seconds(cal, models=n_models, train_pair_steps=pair_steps,
+        cal = rq5.calibrate(cal_rows, cfg, batch=16 if cfg.get("cache_frozen") else 1)
+        total = rq5.grid_seconds(cal, models=n_models, train_pair_steps=pair_steps,
                                       predicted_pairs=evals * val_full + 2 * FULL.rq5_eval, distinct_pairs=distinct)
         cost_rows.append({"run": label, "models": n_models, "train s per model (mean)": total / n_models,
                           "train s per model (max)": float("nan"), "train s (all models)": total,
@@ -363,15 +363,15 @@ if not ok:
     show(Markdown(f"- RQ5 was not run here: {notes[-1]}."))
 else:
     lines = [f"- Fine-tuned ({P.rq5_models_per_p} model(s) per p): "
-             f"{training.direction_sentence(training.direction(t6))}",
-             f"- Frozen encoder (cheaper variant): {training.direction_sentence(training.direction(t6_frozen))}"]
+             f"{rq5.direction_sentence(rq5.direction(t6))}",
+             f"- Frozen encoder (cheaper variant): {rq5.direction_sentence(rq5.direction(t6_frozen))}"]
     if all_ok:
-        lines.append(f"- LoCaL-all (fine-tuned, endpoints): {training.direction_sentence(training.direction(t6_all))}")
+        lines.append(f"- LoCaL-all (fine-tuned, endpoints): {rq5.direction_sentence(rq5.direction(t6_all))}")
     for p_ in (min(P.rq5_percentages), max(P.rq5_percentages)):
         r = t6.set_index("p (%)").loc[p_]
         vs = [f"{n} {r[f'{n} MAE']:.3f} vs {r[f'{n} MAE (mean baseline)']:.3f} "
               f"({'better' if r[f'{n} MAE'] < r[f'{n} MAE (mean baseline)'] else 'not better'})"
-              for n in training.RQ5_SETS if r[f"{n} MAE"] == r[f"{n} MAE"]]
+              for n in rq5.RQ5_SETS if r[f"{n} MAE"] == r[f"{n} MAE"]]
         lines.append(f"- Fine-tuned vs the mean baseline at p = {p_} (MAE, mean over models): " + "; ".join(vs) + ".")
     for p_ in (min(P.rq5_percentages), max(P.rq5_percentages)):
         gp = gain[gain["p (%)"] == p_].set_index("set")

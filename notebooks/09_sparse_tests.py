@@ -75,7 +75,7 @@ from IPython.display import Markdown
 
 from lcl.display import show
 
-from lcl import dataset, findings, outputs, profiles, scoring, training
+from lcl import codescore_base, dataset, findings, outputs, profiles, scoring
 from lcl import sparse_tests as X
 from lcl.findings import Finding
 from lcl.fuzz import semantics as S
@@ -232,7 +232,7 @@ outputs.save_figure(fig, "x1_convergence", profile=profile, seed=seed, directory
 # CodeScore-style (retrained) are our substitutes for the paper's models.
 
 # %%
-model = training.base_model(P, seed, jobs, progress=False)
+model = codescore_base.base_model(P, seed, jobs, progress=False)
 scored = scoring.score_frame(scoring.pairs_frame(local_rows), codescore_model=model, progress=False)
 cems = scoring.cem_columns(scored)
 m = scored.merge(tab[["id", "df_a", "df_b"]], on="id")

@@ -55,7 +55,7 @@
 # same metrics: a metric-cache hit).
 #
 # Metric labels say where we use substitutes: CodeBERTScore[MiniLM] (substitute encoder) and
-# CodeScore-style (retrained; CodeScore_base of `lcl.training`).
+# CodeScore-style (retrained; CodeScore_base of `lcl.codescore_base`).
 #
 # **Budgets (measured on 2 cores shared with other jobs, jobs = 1).** Smoke (HumanEval only, no mirror):
 # 38 s with an empty cache (the smoke CodeScore_base included), 10-17 s warm. Quick: 20-55 s with the perturbed
@@ -91,12 +91,12 @@ from IPython.display import Markdown
 
 from lcl.display import show
 
-from lcl import dataset, effectiveness, findings, outputs, profiles, red_herrings as rh, robustness as rb, scoring, training
+from lcl import codescore_base, dataset, effectiveness, findings, outputs, profiles, red_herrings as rh, robustness as rb, scoring
 from lcl.findings import Finding
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
-model = training.base_model(P, seed, jobs)
+model = codescore_base.base_model(P, seed, jobs)
 all_rows = dataset.load_local(profile, subset="all")  # LoCaL-all; LoCaL = its in_local rows
 docs = rb.documented_references(dataset.selected_tasks(P))
 opt = rb.sample(all_rows, "OPT", opt_pairs, seed)

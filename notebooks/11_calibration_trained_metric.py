@@ -76,7 +76,7 @@ from lcl.display import show
 
 from lcl import calibration as cal
 from lcl import dataset, effectiveness as eff, findings, label_sensitivity, loaders, metrics, outputs, paths
-from lcl import profiles, scoring, training
+from lcl import codescore_base, profiles, rq5, scoring
 from lcl import trained_metric as tm
 from lcl.findings import Finding
 from lcl.io import write_text
@@ -85,7 +85,7 @@ from lcl.metrics.local_trained import LABEL as RELEASED
 T0 = time.time()
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
-model = training.base_model(P, seed, jobs, progress=False)
+model = codescore_base.base_model(P, seed, jobs, progress=False)
 local = scoring.score_frame(scoring.pairs_frame(dataset.load_local(profile)), codescore_model=model, progress=False)
 cst = eff.cap(eff.labelled(scoring.pairs_frame(loaders.pairs_if_available("CodeScore_test"))), P.eval_pairs_cap, seed)
 cst = scoring.score_frame(cst, codescore_model=model, progress=False) if len(cst) else cst
@@ -213,10 +213,10 @@ HELD = "PIE held out (LoCaL)"
 evals, ev_notes, scored_sets = [], [], {}
 if released is not None:
     candidates = {
-        HELD: (tm.unseen(local[local.benchmark == training.HELD_OUT_BENCHMARK], released), "region"),
+        HELD: (tm.unseen(local[local.benchmark == rq5.HELD_OUT_BENCHMARK], released), "region"),
         "CodeScore_test (unseen pairs)": (tm.unseen(cst, released) if len(cst) else cst, "benchmark"),
         "LoCaL training benchmarks, unseen pairs (sensitivity: same tasks as training)":
-            (tm.unseen(local[local.benchmark != training.HELD_OUT_BENCHMARK], released), "benchmark"),
+            (tm.unseen(local[local.benchmark != rq5.HELD_OUT_BENCHMARK], released), "benchmark"),
     }
     for pop, (f, by) in candidates.items():
         if not len(f):

@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from lcl import claim_links, correlation, coverage, dataset, distinguish, effectiveness, overview, regions, scoring
-from lcl import claims, training
+from lcl import claims, rq5
 from lcl.claim_links import Link
 
 LABELS = [scoring.label(m) for m in scoring.CEMS]
@@ -99,9 +99,9 @@ def test_rq3_draws_give_the_spread() -> None:
 
 def test_table6_links() -> None:
     runs = pd.DataFrame([{"p": p, "model": k, "set": s, "MAE": 0.3 + k / 10, "MAE (mean baseline)": 0.35}
-                         for p in range(0, 101, 10) for k in (0, 1) for s in training.RQ5_SETS])
-    t = training.table6(runs)
-    _assert_linked(t, training.TABLE6)
+                         for p in range(0, 101, 10) for k in (0, 1) for s in rq5.RQ5_SETS])
+    t = rq5.table6(runs)
+    _assert_linked(t, rq5.TABLE6)
 
 
 def test_a_renamed_header_is_caught() -> None:

@@ -78,7 +78,7 @@ def test_a_grid_quantity_is_judged_by_equality_on_the_grid():
 
 
 def test_derived_aggregates_carry_an_interval_not_a_fixed_tolerance():
-    from lcl import training
+    from lcl import rq5
 
     fixed = [d.claim_id for d in claims.declarations() if isinstance(d, claim_links.Derived) and
              not math.isnan(d.tolerance)]
@@ -87,7 +87,7 @@ def test_derived_aggregates_carry_an_interval_not_a_fixed_tolerance():
                if isinstance(d, claim_links.Derived) and d.claim_id.startswith(("RQ4.", "RQ5.")))
     runs = pd.DataFrame([{"p": p, "model": k, "set": "LoCaL_test", "MAE": m}
                          for p, ms in ((0, (0.40, 0.42, 0.44)), (100, (0.10, 0.11, 0.12))) for k, m in enumerate(ms)])
-    lo, hi = training.headline_interval(runs, "RQ5.local_test_reduction")
+    lo, hi = rq5.headline_interval(runs, "RQ5.local_test_reduction")
     assert lo < (1 - 0.11 / 0.42) * 100 < hi
     # a 6.2 % vs 9.1 % percentage is judged by the interval, not by a fixed 10 points
     t = claims.compare({"RQ5.baseline_increase": Reading(6.2, 5.0, 7.5)})

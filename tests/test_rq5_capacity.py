@@ -13,7 +13,7 @@ import pytest
 from lcl import profiles
 from lcl import rq5_capacity as C
 from lcl import seeds
-from lcl import training as T
+from lcl import rq5
 
 
 def _rows(prefix: str, n: int, benchmark: str, label: float) -> list[dict]:
@@ -55,7 +55,7 @@ def test_settings_start_with_table6_and_keep_its_config_exactly(setup):
     *_, prof = setup
     names = C.settings(prof)
     assert names[0] == C.table6_setting(prof) and len(names) == 3  # (10, 1, 64) is Table 6's: listed once
-    assert C.config_of(prof, names[0]) == T.rq5_config(prof)  # Table 6's models, found in the model cache
+    assert C.config_of(prof, names[0]) == rq5.rq5_config(prof)  # Table 6's models, found in the model cache
     big = C.config_of(prof, names[2])
     assert (big["max_steps"], big["unfreeze_layers"], big["max_length"]) == (80, 1, 128)
     assert big["patience"] == prof.rq5_capacity_patience and big["eval_every"] == prof.rq5_eval_every

@@ -47,6 +47,7 @@ import pandas as pd
 
 from . import (
     calibration,
+    codescore_base,
     correlation,
     dataset,
     distinguish,
@@ -57,7 +58,6 @@ from . import (
     regions,
     scoring,
     sources,
-    training,
 )
 from . import effectiveness as eff
 from . import red_herrings as rh
@@ -372,7 +372,7 @@ def scored_sets(ins: Inputs, cand: Candidate, P: Profile, seed: int, jobs: int, 
     """Every set scored with SurfaceSim, the four CEMs (the notebooks' calls: the score cache
     answers) and the candidate."""
     scores = score_candidate(cand, ins.frames, progress=progress) if cand.metric is not None else None
-    model = training.base_model(P, seed, jobs, progress=False)
+    model = codescore_base.base_model(P, seed, jobs, progress=False)
     out = {}
     for name, (frame, lang) in ins.frames.items():
         f = scoring.score_frame(frame, codescore_model=model, lang=lang, progress=progress) if len(frame) else frame

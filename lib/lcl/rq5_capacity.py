@@ -3,7 +3,7 @@ substitute to learn?
 
 The paper fine-tunes CodeScore end to end with a validation set (Section 4.7.1); Table 6's runs
 here train the top MiniLM layer(s) for a capped number of steps on short inputs
-(:func:`lcl.training.rq5_config`). This module trains the same models (same training draws,
+(:func:`lcl.rq5.rq5_config`). This module trains the same models (same training draws,
 validation splits, seeds and evaluation sets as Table 6's first models at the endpoints of p)
 under larger settings (more optimiser steps, more trainable layers, longer inputs) and reports,
 per setting, its validation curve beside the mean predictor's validation MAE, its learned gain
@@ -19,7 +19,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from . import training
+from . import codescore_base, rq5
 from .profiles import Profile
 
 CURVE_COLUMNS = ["setting", "p", "model", "seed", "step", "validation MAE", "validation MAE (mean predictor)"]
@@ -60,7 +60,7 @@ def config_of(profile: Profile, setting: Setting) -> dict[str, Any]:
     keeps its config exactly, so its models are Table 6's (found in the model cache); larger ones
     validate as often and stop after ``profile.rq5_capacity_patience`` evaluations without
     improvement, so a long run stops once its validation curve has flattened."""
-    cfg = training.rq5_config(profile)
+    cfg = rq5.rq5_config(profile)
     if setting == table6_setting(profile):
         return cfg
     return {**cfg, "max_steps": setting.max_steps, "unfreeze_layers": setting.unfreeze_layers,
@@ -69,7 +69,7 @@ def config_of(profile: Profile, setting: Setting) -> dict[str, Any]:
 
 
 class _Recorder:
-    """A trainer that trains as :func:`lcl.training.train_model` does and keeps, per model seed, its
+    """A trainer that trains as :func:`lcl.codescore_base.train_model` does and keeps, per model seed, its
     validation history and the mean predictor's MAE on the same validation split."""
 
     def __init__(self, trainer: Callable[..., Any]) -> None:
@@ -79,7 +79,7 @@ class _Recorder:
     def __call__(self, pairs: list[dict[str, Any]], seed: int, **kw: Any) -> Any:
         model = self.trainer(pairs, seed, **kw)
         validation = kw.get("validation") or []
-        mean = training.MeanModel(pairs).value
+        mean = rq5.MeanModel(pairs).value
         val_mae = (sum(abs(float(r["df_score"]) - mean) for r in validation) / len(validation)
                    if validation else float("nan"))
         v = (getattr(model, "meta", {}).get("train", {}).get("validation") or {})
@@ -92,19 +92,19 @@ def run(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]], codes
         profile: Profile, seed: int, *, trainer: Callable[..., Any] | None = None,
         progress: bool = True) -> tuple[Any, Any]:
     """Every setting of :func:`settings` at the lowest and highest p of the profile, with
-    ``profile.rq5_capacity_models`` models each: the runs table (:data:`lcl.training.RUN_COLUMNS`
+    ``profile.rq5_capacity_models`` models each: the runs table (:data:`lcl.rq5.RUN_COLUMNS`
     plus ``setting`` and ``best_step``) and the validation curves (:data:`CURVE_COLUMNS`)."""
     import pandas as pd
 
     ends = (min(profile.rq5_percentages), max(profile.rq5_percentages))
     all_runs, curves = [], []
     for setting in settings(profile):
-        rec = _Recorder(trainer or training.train_model)
+        rec = _Recorder(trainer or codescore_base.train_model)
         if progress:
             print(f"capacity: {setting.name}", flush=True)
-        runs = training.experiment(base_rows, local_rows, codescore_test_rows, ends, profile.rq5_capacity_models,
+        runs = rq5.experiment(base_rows, local_rows, codescore_test_rows, ends, profile.rq5_capacity_models,
                                    profile.rq5_eval, seed, trainer=rec, config=config_of(profile, setting),
-                                   val_fraction=training.VAL_FRACTION, progress=progress)
+                                   val_fraction=rq5.VAL_FRACTION, progress=progress)
         runs.insert(0, "setting", setting.name)
         runs["best_step"] = runs["seed"].map(lambda s, rec=rec: rec.records[s]["best_step"])
         runs["validation MAE (mean predictor)"] = runs["seed"].map(lambda s, rec=rec: rec.records[s]["mean_val_mae"])
@@ -120,7 +120,7 @@ def run(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]], codes
 
 def summary(runs: Any) -> Any:
     """One row per setting, p and evaluation set: mean MAE of the model and of the mean predictor,
-    the learned gain with its 95% t interval over the models (:func:`lcl.training.learned_gain`),
+    the learned gain with its 95% t interval over the models (:func:`lcl.rq5.learned_gain`),
     and per model the steps run, the best validation step and MAE, and the training seconds."""
     import pandas as pd
 
@@ -129,7 +129,7 @@ def summary(runs: Any) -> Any:
     for name in order:
         r = runs[runs["setting"] == name]
         per_model = r.drop_duplicates(["p", "model"])
-        gain = training.learned_gain(r).set_index(["p (%)", "set"])
+        gain = rq5.learned_gain(r).set_index(["p (%)", "set"])
         for (p, set_name), g in r.groupby(["p", "set"], sort=True):
             pm = per_model[per_model["p"] == p]
             lg = gain.loc[(int(p), set_name)]
@@ -142,7 +142,7 @@ def summary(runs: Any) -> Any:
                          "best validation MAE (mean)": float(pm["best_val_MAE"].astype(float).mean()),
                          "validation MAE (mean predictor)": float(pm["validation MAE (mean predictor)"].mean()),
                          "train s per model (mean)": float(pm["train_s"].astype(float).mean())})
-    set_order = {n: i for i, n in enumerate(training.RQ5_SETS)}
+    set_order = {n: i for i, n in enumerate(rq5.RQ5_SETS)}
     out = pd.DataFrame(rows, columns=SUMMARY_COLUMNS)
     if len(out):
         out["_o"] = out["setting"].map({n: i for i, n in enumerate(order)})

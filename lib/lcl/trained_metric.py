@@ -7,7 +7,7 @@ file), and measures it the way a metric should be measured before anyone relies 
 
 - :func:`train_released`: the model of Table 6 at p = 100 (every training pair a LoCaL pair, PIE
   held out, Section 4.7.1), the first of its independent models: the same draw, validation split,
-  seed and settings as notebook 07, so :func:`lcl.training.train_model`'s cache returns that very
+  seed and settings as notebook 07, so :func:`lcl.codescore_base.train_model`'s cache returns that very
   model when 07 has run; :func:`export` copies it to :func:`lcl.paths.local_trained_model`;
 - :func:`mae_table`: MAE of every predictor (the released model, each CEM, the trivial mean
   predictor) per group, each with a percentile bootstrap CI and the paired difference to the
@@ -37,7 +37,7 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from . import paths, seeds, training
+from . import codescore_base, paths, rq5, seeds
 from .metrics.cache import pair_digest
 from .metrics.local_trained import LABEL
 from .profiles import Profile
@@ -67,7 +67,7 @@ class Released:
     @property
     def seen(self) -> set[str]:
         """Digests of the pairs the model was trained or early-stopped on."""
-        return {training.pair_key(r) for r in self.train_rows + self.val_rows}
+        return {rq5.pair_key(r) for r in self.train_rows + self.val_rows}
 
     @property
     def label_mean(self) -> float:
@@ -77,21 +77,21 @@ class Released:
 def train_released(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]],
                    cst_rows: list[dict[str, Any]], profile: Profile, seed: int) -> Released | None:
     """Table 6's model at p = :data:`P_LOCAL`, model :data:`MODEL_INDEX` (Section 4.7.1), built
-    exactly as :func:`lcl.training.experiment` builds it; None when the pools are too small."""
-    local_train, pie = training.split_local(local_rows)
-    baseline, local_test = training.evaluation_sets(cst_rows, pie, profile.rq5_eval, seed)
+    exactly as :func:`lcl.rq5.experiment` builds it; None when the pools are too small."""
+    local_train, pie = rq5.split_local(local_rows)
+    baseline, local_test = rq5.evaluation_sets(cst_rows, pie, profile.rq5_eval, seed)
     evaluation = baseline + local_test
-    base_pool, local_pool, _ = training.training_pools(base_rows, local_train, evaluation)
-    size = training.training_size(base_pool, local_pool)
+    base_pool, local_pool, _ = rq5.training_pools(base_rows, local_train, evaluation)
+    size = rq5.training_size(base_pool, local_pool)
     if size < 2:
         return None
     s = seeds.unit_seed(seed, "rq5", P_LOCAL, MODEL_INDEX)
     rng = random.Random(s)
-    drawn = training.mixed_training_set(base_pool, local_pool, P_LOCAL, size, rng)
-    train_set, val = training.split_validation(drawn, training.VAL_FRACTION, rng)
-    config = training.rq5_config(profile)
-    exclude = [(r["reference"], training.candidate_of(r)) for r in evaluation]
-    model = training.train_model(train_set, s, exclude=exclude, config=config, validation=val)
+    drawn = rq5.mixed_training_set(base_pool, local_pool, P_LOCAL, size, rng)
+    train_set, val = rq5.split_validation(drawn, rq5.VAL_FRACTION, rng)
+    config = rq5.rq5_config(profile)
+    exclude = [(r["reference"], rq5.candidate_of(r)) for r in evaluation]
+    model = codescore_base.train_model(train_set, s, exclude=exclude, config=config, validation=val)
     return Released(model, s, config, train_set, val, {"base pool": len(base_pool), "LoCaL pool (non-PIE)":
                                                        len(local_pool), "training size": size}, pie)
 
@@ -104,15 +104,15 @@ def released_for(profile: Profile, seed: int, jobs: int, progress: bool = False)
     rows = scoring.pairs_frame(dataset.load_local(profile.name)).to_dict("records")
     cst = (scoring.pairs_frame(loaders.load_codescore_test()).to_dict("records")
            if sources.available("codescore_test") else [])
-    base_rows, _ = training.base_pairs(profile, seed, jobs, progress=progress)
+    base_rows, _ = codescore_base.base_pairs(profile, seed, jobs, progress=progress)
     return train_released(base_rows, rows, cst, profile, seed)
 
 
 def export(model: Any, profile: str) -> Path:
     """Copy the saved model to :func:`lcl.paths.local_trained_model` (replacing what was there)."""
-    src = training.model_path(model)
+    src = codescore_base.model_path(model)
     if not src.is_dir():  # a cached model read from another checkout's index: save it here first
-        src = model.save(training.model_dir())
+        src = model.save(codescore_base.model_dir())
     dest = paths.local_trained_model(profile)
     dest.parent.mkdir(parents=True, exist_ok=True)
     tmp = dest.with_name(dest.name + ".tmp")

