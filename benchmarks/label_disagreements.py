@@ -2,7 +2,7 @@
 """Disagreements between our re-derived df_score and the published labels, for the HumanEval / MBPP / APPS pairs of the published LoCaL
 release and for the CodeScore_test baseline (MBPP, APPS).
 
-Every pair is re-derived with :func:`lcl.labels.rederive` (the sandboxed engine, spec-driven
+Every pair is re-derived with :func:`lcl.label_agreement.rederive` (the sandboxed engine, spec-driven
 inputs, results in the engine's store ``.cache/fuzz/results.sqlite``, so a rerun only fuzzes
 pairs whose code, spec, seed or settings changed). One row per pair goes to
 ``build/label_disagreements.csv``: id, set, theirs, ours, |diff|, both buckets (0 / between /
@@ -10,7 +10,7 @@ pairs whose code, spec, seed or settings changed). One row per pair goes to
 
 The cause of a disagreement (|diff| > 0.2) is a judgement recorded by hand after looking at
 the reference, the variant, the spec and per-input verdicts (``--explain ID``); it lives in
-``data/reference/label_causes.csv`` with its evidence (:func:`lcl.labels.cause_for` applies
+``data/reference/label_causes.csv`` with its evidence (:func:`lcl.label_agreement.cause_for` applies
 it). Pairs that agree get ``agree``; large disagreements nobody has looked at yet get
 ``unexamined``; smaller ones (0.05 < |diff| <= 0.2) get ``small: sampling`` unless a cause is
 recorded.
@@ -39,7 +39,7 @@ SETS = ("LoCaL/HumanEval", "LoCaL/MBPP", "LoCaL/APPS", "CodeScore_test/MBPP", "C
 SEED = 20250101
 
 # The cause of each examined disagreement lives in data/reference/label_causes.csv (id, cause,
-# evidence), read through lcl.labels.recorded_causes. Cause vocabulary (the family comes first):
+# evidence), read through lcl.label_agreement.recorded_causes. Cause vocabulary (the family comes first):
 #   theirs: equivalent mutant labelled <x>     -- the variant is equivalent on every valid input
 #   theirs: label inconsistent with their own tests
 #   theirs: inputs outside the task's constraints -- their generator feeds inputs the task excludes
@@ -73,15 +73,15 @@ def set_of(row) -> str:
 def main_run(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from lcl import labels
+    from lcl import label_agreement
 
     sets = args.set or list(SETS)
     pairs = load_pairs(sets, args.limit)
     print(f"{len(pairs)} pairs in {', '.join(sets)}; N={args.n}/{args.n_program}, R={args.runs}", file=sys.stderr)
-    df = labels.rederive(pairs, n_function=args.n, n_program=args.n_program, runs=args.runs, seed=args.seed,
+    df = label_agreement.rederive(pairs, n_function=args.n, n_program=args.n_program, runs=args.runs, seed=args.seed,
                          jobs=args.jobs, progress=not args.quiet)
     df["set"] = df.apply(set_of, axis=1)
-    df = labels.with_causes(df)
+    df = label_agreement.with_causes(df)
     rows = []
     for r in df.to_dict("records"):
         c = r.get("counts") or {}

@@ -37,7 +37,7 @@ def main(argv: list[str] | None = None) -> int:
 
     from lcl import effectiveness as eff
     from lcl import label_sensitivity as ls
-    from lcl import labels, loaders, profiles, scoring, stats
+    from lcl import label_agreement, loaders, profiles, scoring, stats
 
     P = profiles.get(args.profile)
     model_path = Path(args.codescore_model or ROOT / "build" / "models" / P.name / "codescore_base.json")
@@ -72,7 +72,7 @@ def main(argv: list[str] | None = None) -> int:
     print(f"CodeScore_test: {len(base)} pairs; MAE {baseline}", file=sys.stderr)
     qs = ls.quantities(cems, baseline, ls.paper_thresholds())
     sens = ls.sensitivity(both, qs)
-    flips = ls.flip_pairs(both, qs, labels.recorded_causes())
+    flips = ls.flip_pairs(both, qs, label_agreement.recorded_causes())
     out = Path(args.out)
     out.mkdir(parents=True, exist_ok=True)
     sens.to_csv(out / f"label_sensitivity_{P.name}.csv", index=False)

@@ -137,23 +137,23 @@ show(by_backend)
 # 0 / strictly between / 1). Targets: MAE <= 0.05 and bucket agreement >= 90%. Their labels come from
 # their own unreleased input generators, so a disagreement can be theirs or ours: the table of large
 # disagreements below carries the spec status, and `tables/labels_rederived.csv` every pair.
-# Computation: `lib/lcl/labels.py`.
+# Computation: `lib/lcl/label_agreement.py`.
 
 # %%
-from lcl import labels
+from lcl import label_agreement
 
-rederived, unavailable = labels.build_agreement(P, seed, jobs)  # the stage `lcl inputs agreement` runs too
+rederived, unavailable = label_agreement.build_agreement(P, seed, jobs)  # the stage `lcl inputs agreement` runs too
 for note in unavailable:
     print(note)
 if rederived is not None:
-    agree = labels.agreement(rederived)
-    causes = labels.cause_summary(rederived)
+    agree = label_agreement.agreement(rederived)
+    causes = label_agreement.cause_summary(rederived)
     outputs.save_table(rederived.drop(columns=["counts"]), "labels_rederived", profile=profile, seed=seed,
                        directory=tables_out, title="Published df_score labels vs re-derived (every pair)")
     outputs.save_table(agree, "labels_agreement", profile=profile, seed=seed, directory=tables_out,
                        title="Agreement with the published labels (targets: MAE <= 0.05, bucket agreement >= 90%)")
     outputs.save_table(causes, "labels_causes", profile=profile, seed=seed, directory=tables_out,
-                       title=f"Disagreements with |diff| > {labels.LARGE_DIFF} by recorded cause family")
+                       title=f"Disagreements with |diff| > {label_agreement.LARGE_DIFF} by recorded cause family")
     show(agree)
     show(causes)
     worst = rederived.sort_values("abs_diff", ascending=False).head(15)[
@@ -184,7 +184,7 @@ if not agree.empty:
         met = r["MAE"] <= 0.05 and r["bucket agreement"] >= 0.90
         lines.append(f"- Labels, {r['dataset']} / {r['benchmark']}: {r['fuzzed']} of {r['pairs']} pairs re-derived, "
                      f"MAE {r['MAE']:.3f}, bucket agreement {r['bucket agreement']:.1%} (target MAE <= 0.05, >= 90%: "
-                     f"{'met' if met else '**not met**'}).{labels.cause_sentence(causes, r['dataset'], r['benchmark'])}")
+                     f"{'met' if met else '**not met**'}).{label_agreement.cause_sentence(causes, r['dataset'], r['benchmark'])}")
     lines.append("- The cause of each examined disagreement, with its evidence, is in "
-                 f"`data/reference/{labels.causes_file().name}`; the method and the discussion in `docs/LABELS.md`.")
+                 f"`data/reference/{label_agreement.causes_file().name}`; the method and the discussion in `docs/LABELS.md`.")
 show(Markdown("\n".join(lines)))

@@ -304,7 +304,7 @@ show(Markdown("\n".join([
 # Computation: `lib/lcl/label_sensitivity.py`.
 
 # %%
-from lcl import label_sensitivity as ls, labels
+from lcl import label_sensitivity as ls, label_agreement
 
 released, unavailable = ls.released_with_both_labels(P, seed, jobs)
 counts = ls.coverage_counts(released)
@@ -315,13 +315,13 @@ both = scoring.score_frame(both, codescore_model=model) if len(both) else both
 th_paper = ls.paper_thresholds()
 qs = ls.quantities(cems, {c: t.loc["CodeScore_test", c] for c in cems if "CodeScore_test" in t.index}, th_paper)
 sens = ls.sensitivity(both, qs)
-flips = ls.flip_pairs(both, qs, labels.recorded_causes())
+flips = ls.flip_pairs(both, qs, label_agreement.recorded_causes())
 outputs.save_table(sens, "label_sensitivity", profile=profile, seed=seed, directory=tables_out,
                    title="Table 5's LoCaL rows and RQ3's hit rates with the authors' labels and with ours",
                    notes=[f"Released pairs: {counts['released pairs']}, with their label {counts['with their label']}, "
                           f"with ours {counts['with our label']}, both (used) {counts['with both']}."
                           + (" Not available: " + "; ".join(unavailable) + "." if unavailable else ""),
-                          "Ours: lcl.labels.rederive with 01_inputs' settings (full: the label archive only; "
+                          "Ours: lcl.label_agreement.rederive with 01_inputs' settings (full: the label archive only; "
                           "otherwise 01_inputs' sample of the release).",
                           "MAE rows: the conclusion is 'MAE above the CEM's MAE on CodeScore_test' (comparator, "
                           "published labels in both runs). Hit rates: 'more than half'.",
@@ -334,6 +334,6 @@ outputs.save_table(flips, "label_sensitivity_pairs", profile=profile, seed=seed,
                    title="The fewest pairs whose labels alone flip a conclusion",
                    notes=["Largest contributions first (one pair's share of the change when its label is swapped "
                           "from theirs to ours); value_after: the value once this pair and those above it are swapped.",
-                          f"Causes: data/reference/{labels.causes_file().name} where recorded."])
+                          f"Causes: data/reference/{label_agreement.causes_file().name} where recorded."])
 show(sens, flips)
 show(Markdown("\n".join(ls.found(sens, flips, counts))))

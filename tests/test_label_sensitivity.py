@@ -10,7 +10,7 @@ import pandas as pd
 import pytest
 
 from lcl import label_sensitivity as LS
-from lcl import labels as L
+from lcl import label_agreement as L
 from lcl import regions
 from lcl.profiles import get
 from lcl.records import Pair

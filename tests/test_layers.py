@@ -28,7 +28,7 @@ LAYER_OF = {
     "lcl.profiles": "core", "lcl.seeds": "core", "lcl.errors": "core", "lcl.records": "core", "lcl.claim_links": "core",
     "lcl.fuzz": "engine", "lcl.inputs": "engine", "lcl.variants": "engine", "lcl.metrics": "engine",
     "lcl.similarity": "engine", "lcl.stats": "engine", "lcl.regions": "engine", "lcl.process_pools": "engine",
-    "lcl.sources": "study", "lcl.loaders": "study", "lcl.labels": "study", "lcl.dataset": "study",
+    "lcl.sources": "study", "lcl.loaders": "study", "lcl.label_agreement": "study", "lcl.dataset": "study",
     "lcl.curation": "study", "lcl.clones": "study", "lcl.codescore_base": "study", "lcl.scoring": "study",
     "lcl.overview": "study", "lcl.label_archive": "study", "lcl.task_specs": "study", "lcl.input_quality": "study",
     "lcl.labelling": "study", "lcl.surface_budget": "study",

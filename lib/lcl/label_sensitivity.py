@@ -1,6 +1,6 @@
 """Label sensitivity: do the paper's RQ3 and RQ4 conclusions depend on whose df_score labels are used?
 
-Our re-derived labels (:mod:`lcl.labels`) and the authors' published ``score`` disagree on some
+Our re-derived labels (:mod:`lcl.label_agreement`) and the authors' published ``score`` disagree on some
 released LoCaL pairs. Per-pair agreement is reported in ``01_inputs``; what matters for the
 paper's claims is whether a conclusion drawn from the labels changes. On the released pairs
 that *both* label sets cover (the release's score >= 0 and ours >= 0), every quantity below is
@@ -56,21 +56,21 @@ HITS: tuple[tuple[str, str], ...] = (("MUT", "SFD"), ("OPT", "DFS"))
 def released_with_both_labels(profile: Profile, seed: int, jobs: int = 1,
                               progress: bool = False) -> tuple[pd.DataFrame, list[str]]:
     """The released LoCaL pairs that ``01_inputs`` re-derives at ``profile`` (every pair at full,
-    a sample otherwise; :func:`lcl.labels.label_pairs`), as a :func:`lcl.scoring.pairs_frame`
+    a sample otherwise; :func:`lcl.label_agreement.label_pairs`), as a :func:`lcl.scoring.pairs_frame`
     with ``df_score`` = the authors' label, ``ours`` = ours (NaN without one) and
     ``ours_skipped`` = why there is none, and one note per unavailable source.
 
-    Our labels come from :func:`lcl.labels.rederive` with the settings of ``01_inputs``, so the
+    Our labels come from :func:`lcl.label_agreement.rederive` with the settings of ``01_inputs``, so the
     results it stored are reused. At the full profile nothing is fuzzed: only stored results
     (the committed label archive) are read, and a pair without one gets no label of ours."""
-    from . import labels
+    from . import label_agreement
 
-    pairs, missing = labels.label_pairs(profile)
+    pairs, missing = label_agreement.label_pairs(profile)
     pairs = [p for p in pairs if p.dataset == "LoCaL_published"]
     frame = scoring.pairs_frame(pairs)
     if not pairs:
         return frame.assign(**{OURS: pd.Series(dtype=float), SKIPPED: pd.Series(dtype=object)}), missing
-    got = labels.rederive(pairs, **labels.settings_for(profile), seed=seed, jobs=jobs, progress=progress,
+    got = label_agreement.rederive(pairs, **label_agreement.settings_for(profile), seed=seed, jobs=jobs, progress=progress,
                           stored_only=profile.name == "full")
     if list(got["id"]) != list(frame["id"]):
         raise AssertionError("rederive must return one row per pair, in order")
@@ -196,7 +196,7 @@ def flip_pairs(frame: pd.DataFrame, qs: list[Quantity],
     (term with ours minus term with theirs, over n); taking the largest contributions in the
     direction of the change, in order, until the conclusion no longer holds as it did with their
     labels gives the smallest such set. ``causes``: pair id -> (cause, evidence), as
-    :func:`lcl.labels.recorded_causes` reads them."""
+    :func:`lcl.label_agreement.recorded_causes` reads them."""
     causes = causes or {}
     frame = covered(frame)
     out: list[dict[str, Any]] = []

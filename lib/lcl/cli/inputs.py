@@ -80,15 +80,15 @@ def cmd_inputs_status(args: argparse.Namespace) -> int:
 
 def cmd_inputs_agreement(args: argparse.Namespace) -> int:
     """The published labels re-derived outside Jupyter by the 01 notebook's stage
-    (:func:`lcl.labels.build_agreement`: same pairs, N, R and seed).
+    (:func:`lcl.label_agreement.build_agreement`: same pairs, N, R and seed).
     Without the published labels (registry-only data) it says so and exits 0, as the notebook
     skips them, so ``make labels`` still finishes."""
     import pandas as pd
 
-    from .. import labels
+    from .. import label_agreement
 
     profile = profile_of(args)
-    rederived, unavailable = labels.build_agreement(profile, args.seed, args.jobs, progress=not args.no_progress)
+    rederived, unavailable = label_agreement.build_agreement(profile, args.seed, args.jobs, progress=not args.no_progress)
     for note in unavailable:
         print(note, file=sys.stderr)
     if rederived is None:
@@ -98,10 +98,10 @@ def cmd_inputs_agreement(args: argparse.Namespace) -> int:
     if args.out:
         print(f"wrote {write_text(args.out, rederived.drop(columns=['counts']).to_csv(index=False))}")
     with pd.option_context("display.width", 200, "display.max_columns", 20, "display.precision", 4):
-        print(labels.agreement(rederived).to_string(index=False))
-        print(f"\ndisagreements with |diff| > {labels.LARGE_DIFF} by cause family "
-              f"(recorded in {labels.causes_file().name}; see docs/LABELS.md):")
-        print(labels.cause_summary(rederived).to_string(index=False))
+        print(label_agreement.agreement(rederived).to_string(index=False))
+        print(f"\ndisagreements with |diff| > {label_agreement.LARGE_DIFF} by cause family "
+              f"(recorded in {label_agreement.causes_file().name}; see docs/LABELS.md):")
+        print(label_agreement.cause_summary(rederived).to_string(index=False))
     print("targets: MAE <= 0.05 and bucket agreement >= 90% per set")
     return 0
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from lcl import labels as L
+from lcl import label_agreement as L
 from lcl import loaders
 from lcl.errors import UserError
 from lcl.profiles import get
