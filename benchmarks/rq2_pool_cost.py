@@ -70,35 +70,34 @@ class CpuMeter:
 def _complete(rows: list[dict[str, Any]], P: Any, seed: int, jobs: int) -> None:
     """Give every candidate before the window whose screen is stored but not its full label (an
     interrupted run) its full label, untimed, so the population's prefix is fully labelled."""
-    from lcl import distinguish as D
     from lcl import labelling as L
+    from lcl import rq2_pool
 
     s = L.profile_settings(P)
     stored = L.candidates_stored(rows, s, seed)
-    first = L.candidates_stored(rows, D.screen_settings(s), seed)
+    first = L.candidates_stored(rows, rq2_pool.screen_settings(s), seed)
     pending = [r for r in rows if not stored.get(r["id"]) and first.get(r["id"])]
-    out = D.screen(pending, s, seed, jobs, progress=False) if pending else set()
+    out = rq2_pool.screen(pending, s, seed, jobs, progress=False) if pending else set()
     rest = [r for r in pending if r["id"] not in out]
     if rest:
         L.label_candidates(rest, s, seed, jobs, progress=False)
 
 
 def measure(skip: int, sample: int, jobs: int, seed: int) -> dict[str, Any]:
-    from lcl import distinguish as D
     from lcl import labelling as L
-    from lcl import profiles
+    from lcl import profiles, rq2_pool
 
     P = replace(profiles.get("full"), rq2_pool_candidates=None)
-    rows, _ = D.population_candidates(P, seed)
+    rows, _ = rq2_pool.population_candidates(P, seed)
     _complete(rows[:skip], P, seed, jobs)
     window = rows[skip:skip + sample]
     s = L.profile_settings(P)
     stored = L.candidates_stored(window, s, seed)
-    first = L.candidates_stored(window, D.screen_settings(s), seed)
+    first = L.candidates_stored(window, rq2_pool.screen_settings(s), seed)
     todo = [r for r in window if not stored.get(r["id"]) and not first.get(r["id"])]
     t0 = time.time()
     with CpuMeter() as meter:
-        out = D.screen(todo, s, seed, jobs, progress=False)
+        out = rq2_pool.screen(todo, s, seed, jobs, progress=False)
         rest = [r for r in todo if r["id"] not in out]
         res = L.label_candidates(rest, s, seed, jobs, progress=False) if rest else []
     wall, cpu = time.time() - t0, meter.total

@@ -65,6 +65,8 @@ from lcl.display import show
 
 from lcl import claims, codescore_base, distinguish, loaders, outputs, paths, profiles, scoring
 
+from lcl import rq2_pool
+
 P = profiles.get(profile)
 sensitivity = P.name == "full" if sensitivity is None else bool(sensitivity)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
@@ -85,22 +87,22 @@ show(Markdown(claims.paper_answer(['Table 4', 'Section 4.4.1', 'Section 4.4.2'])
 
 # %%
 have_pie = loaders.benchmark_available("PIE")
-POPULATION_NAMES = {distinguish.PIE_PAIRS: "the slow programs of the PIE pairs",
-                    distinguish.LOCAL: "LoCaL's 100 PIE slow programs"}
-populations = [distinguish.PIE_PAIRS] + ([distinguish.LOCAL] if sensitivity else [])
+POPULATION_NAMES = {rq2_pool.PIE_PAIRS: "the slow programs of the PIE pairs",
+                    rq2_pool.LOCAL: "LoCaL's 100 PIE slow programs"}
+populations = [rq2_pool.PIE_PAIRS] + ([rq2_pool.LOCAL] if sensitivity else [])
 pools: dict[str, list] = {}
 ledgers: dict[str, list] = {}
 if have_pie:
     pie_pairs, extra = distinguish.usable_pairs(loaders.load_pie_pairs())
     for pop in populations:
-        pools[pop], ledgers[pop] = distinguish.repetition_pools(P, seed, jobs, n, k, pop)
+        pools[pop], ledgers[pop] = rq2_pool.repetition_pools(P, seed, jobs, n, k, pop)
     extra["PIE pairs drawn from (equivalent and cross pairs)"] = len(pie_pairs)
 else:
     pie_pairs, extra = [], Counter({"PIE not available (no data mirror): RQ2 not run": 1})
-pool_ledger = distinguish.ledger_frame(ledgers.get(distinguish.PIE_PAIRS, []))
+pool_ledger = rq2_pool.ledger_frame(ledgers.get(rq2_pool.PIE_PAIRS, []))
 show(pool_ledger)
 print("; ".join(f"{w} = {c}" for w, c in extra.items()))
-short = [r for r, p in enumerate(pools.get(distinguish.PIE_PAIRS, [])) if len(p) < n]
+short = [r for r, p in enumerate(pools.get(rq2_pool.PIE_PAIRS, [])) if len(p) < n]
 if short:
     show(Markdown(f"**Repetitions {short} found fewer than {n} mutants with df_score = 0 in the population: "
                      "their `ds_replaced` uses what exists (`n_neq_repl` in the tables).**"))
@@ -110,7 +112,7 @@ if short:
 #
 # Measured by `benchmarks/rq2_pool_cost.py` (recorded in `data/reference/rq2_pool_cost.json`):
 # candidates of the population fuzzed in its seeded order at the full profile's N and R, with
-# the R = 1 screen, and the CPU time that took; extrapolated (`distinguish.fuzz_cost`) to the
+# the R = 1 screen, and the CPU time that took; extrapolated (`rq2_pool.fuzz_cost`) to the
 # df = 0 mutants each design needs.
 
 # %%
@@ -118,7 +120,7 @@ cost_file = paths.data() / "reference" / "rq2_pool_cost.json"
 cost = json.loads(cost_file.read_text()) if cost_file.exists() else None
 if cost:
     needs = {"one fixed pool of 300 (the previous design)": 300, f"{k} x {n}: each repetition its own": k * n}
-    show(pd.DataFrame([{"design": d, "df = 0 mutants": m, **distinguish.fuzz_cost(cost["sample"], m)}
+    show(pd.DataFrame([{"design": d, "df = 0 mutants": m, **rq2_pool.fuzz_cost(cost["sample"], m)}
                           for d, m in needs.items()]))
     print("measured:", cost)
 
@@ -132,11 +134,11 @@ if cost:
 
 # %%
 model = codescore_base.base_model(P, seed, jobs)
-reps = distinguish.repetitions(pie_pairs, pools[distinguish.PIE_PAIRS], n, k, seed) if have_pie else []
+reps = distinguish.repetitions(pie_pairs, pools[rq2_pool.PIE_PAIRS], n, k, seed) if have_pie else []
 print("repetition seeds:", [r.seed for r in reps])
-rep_sets = {distinguish.PIE_PAIRS: reps}
+rep_sets = {rq2_pool.PIE_PAIRS: reps}
 if have_pie and sensitivity:
-    rep_sets[distinguish.LOCAL] = distinguish.with_mutants(reps, pools[distinguish.LOCAL], n)
+    rep_sets[rq2_pool.LOCAL] = distinguish.with_mutants(reps, pools[rq2_pool.LOCAL], n)
 longs: dict[str, pd.DataFrame] = {}
 n_scored: dict[str, int] = {}
 scored_by: dict[str, pd.DataFrame] = {}
@@ -144,11 +146,11 @@ for pop, rs in rep_sets.items():
     frame = scoring.pairs_frame(distinguish.union(rs))
     scored_by[pop] = scored = scoring.score_frame(frame, codescore_model=model) if len(frame) else frame
     longs[pop], n_scored[pop] = distinguish.repetition_scores(scored, rs), len(frame)
-long = longs[distinguish.PIE_PAIRS]
+long = longs[rq2_pool.PIE_PAIRS]
 shared = distinguish.overlap(reps)
 outputs.save_table(long, "rq2_repetitions", profile=profile, seed=seed, directory=tables_out,
                    title="RQ2: mean scores and distinguishability per repetition, dataset and metric",
-                   notes=[f"{n_scored[distinguish.PIE_PAIRS]} distinct pairs scored once",
+                   notes=[f"{n_scored[rq2_pool.PIE_PAIRS]} distinct pairs scored once",
                           "seed = the recorded seed of the repetition (numpy SeedSequence([seed, r]))",
                           "mutants: each repetition's own df = 0 mutants of the slow programs of the PIE pairs"])
 print(f"mean share of a repetition's mutants that another repetition also uses: {shared:.2f}")
@@ -161,7 +163,7 @@ t4 = distinguish.with_paper(distinguish.table4(long))
 notes = [f"{r['what']} = {', '.join(str(r[c]) for c in pool_ledger.columns[1:])} (per repetition)"
          for _, r in pool_ledger.iterrows()]
 notes += [f"{w} = {c}" for w, c in extra.items()]
-notes += [f"every repetition draws its own df = 0 mutants (population: {POPULATION_NAMES[distinguish.PIE_PAIRS]}); "
+notes += [f"every repetition draws its own df = 0 mutants (population: {POPULATION_NAMES[rq2_pool.PIE_PAIRS]}); "
           f"mean share of a repetition's mutants another one also uses: {shared:.2f}",
           f"mean (± sample std, ddof = 1) over {k} repetitions; d = Eq. 3 per repetition; drop % from the mean d's",
           f"pairs per repetition: {t4.n_eq.min()} equivalent, {t4.n_neq_orig.min()} cross-paired, "
@@ -173,7 +175,7 @@ notes += [f"every repetition draws its own df = 0 mutants (population: {POPULATI
           "SurfaceSim row: mean Eq. 1 similarity of each group (no d in the paper)"]
 outputs.save_table(t4, "table4_distinguishability", profile=profile, seed=seed, directory=tables_out, notes=notes,
                    title="Table 4. Distinguishability d (Eq. 3) on ds_orig and ds_replaced (ours vs paper)")
-crystal = scored_by.get(distinguish.PIE_PAIRS, pd.DataFrame())
+crystal = scored_by.get(rq2_pool.PIE_PAIRS, pd.DataFrame())
 if len(crystal):
     crystal = scoring.score_frame(crystal, names=scoring.SENSITIVITY, progress=False)
     t4_cb = distinguish.table4(distinguish.repetition_scores(
@@ -307,7 +309,7 @@ if reps:
                  "are used by another one too (0% would be fully fresh draws). This is a property of the construction "
                  "(the population's size against the 100 each repetition needs), not evidence for any claim.")
 if cost:
-    fresh = distinguish.fuzz_cost(cost["sample"], k * n)
+    fresh = rq2_pool.fuzz_cost(cost["sample"], k * n)
     lines.append(
         f"- Fuzzing cost (measured at the full profile on {cost['sample']['candidates']:.0f} candidates of this "
         f"population, {cost['sample']['df0']:.0f} with df = 0): {fresh['CPU s per candidate']:.1f} CPU s per "
@@ -316,7 +318,7 @@ if cost:
         + (f"This profile's population is therefore the first {P.rq2_pool_candidates} candidates of the "
            "population's seeded order, the ones whose labels are archived; the repetitions draw from those."
            if P.rq2_pool_candidates else ""))
-realised = distinguish.candidates_per_df0(ledgers.get(distinguish.PIE_PAIRS, []))
+realised = rq2_pool.candidates_per_df0(ledgers.get(rq2_pool.PIE_PAIRS, []))
 if np.isfinite(realised):
     lines.append(f"- Realised in this profile's repetitions: {realised:.1f} candidates examined per df = 0 mutant "
                  "kept (screened ones included).")

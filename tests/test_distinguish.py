@@ -11,6 +11,8 @@ import pytest
 import dataclasses
 
 from lcl import distinguish as D
+
+from lcl import rq2_pool
 from lcl.records import Pair
 
 
@@ -95,9 +97,9 @@ def test_with_mutants_keeps_the_rest_of_the_construction() -> None:
 
 def test_repetition_order_is_seeded_and_differs_per_repetition() -> None:
     rows = [{"id": f"M{i:02d}"} for i in range(40)]
-    a, b = D.repetition_order(rows, 1), D.repetition_order(list(reversed(rows)), 1)
+    a, b = rq2_pool.repetition_order(rows, 1), rq2_pool.repetition_order(list(reversed(rows)), 1)
     assert a == b and sorted(r["id"] for r in a) == [r["id"] for r in rows]  # input order does not matter
-    assert D.repetition_order(rows, 2) != a
+    assert rq2_pool.repetition_order(rows, 2) != a
 
 
 def test_text_form_is_unparse_without_docstrings() -> None:
@@ -244,14 +246,14 @@ def test_mutant_pool_keeps_exact_zero_and_stops_at_target(monkeypatch: pytest.Mo
         df = first if settings.runs == 1 else dfs
         return [{"id": r["id"], "df_score": df[r["id"]], "error": None, "counts": {}, "runs": []} for r in chunk]
 
-    monkeypatch.setattr(D, "pool_programs", lambda profile, seed, population: ([], Counter()))
+    monkeypatch.setattr(rq2_pool, "pool_programs", lambda profile, seed, population: ([], Counter()))
     monkeypatch.setattr(dataset, "candidates", lambda tasks, profile, seed, ledger: rows)
-    monkeypatch.setattr(D, "label_candidates", fake_label)
+    monkeypatch.setattr(rq2_pool, "label_candidates", fake_label)
     stored = {"M00", "M02"}  # full labels already in the store: used as they are, not screened
-    monkeypatch.setattr(D, "candidates_stored", lambda chunk, settings, seed: {r["id"]: r["id"] in stored
+    monkeypatch.setattr(rq2_pool, "candidates_stored", lambda chunk, settings, seed: {r["id"]: r["id"] in stored
                                                                                  for r in chunk})
     P = get("full")  # R = 5: screened (R = 2 is not: the screen would save nothing there)
-    everything, c = D.mutant_pool(P, 1, 1, progress=False)
+    everything, c = rq2_pool.mutant_pool(P, 1, 1, progress=False)
     assert {r["id"] for r in everything} == {k for k, v in dfs.items() if v == 0.0}  # 1e-9 is not 0
     assert c["kept: df_score = 0"] == 10 and c["mutants fuzzed"] == 30
     assert sorted(screened) == sorted(set(dfs) - stored)
@@ -259,23 +261,23 @@ def test_mutant_pool_keeps_exact_zero_and_stops_at_target(monkeypatch: pytest.Mo
     assert out and not out & set(labelled) and set(labelled) == set(dfs) - out
     assert c["excluded: its first run already matches on some input (df_score > 0; screened, R = 1)"] == len(out)
     assert c["excluded: differs on some inputs only (0 < df_score < 1)"] >= 1  # M01, M05, M07
-    small = {b: D.mutant_pool(P, 1, 1, progress=False, target=4, batch=b)[0] for b in (1, 5, 30)}
+    small = {b: rq2_pool.mutant_pool(P, 1, 1, progress=False, target=4, batch=b)[0] for b in (1, 5, 30)}
     assert all(len(v) == 4 for v in small.values())
     assert small[1] == small[5] == small[30]  # the pool does not depend on the batch size
     screened.clear()
-    assert D.mutant_pool(get("quick"), 1, 1, progress=False)[0] == everything and not screened
+    assert rq2_pool.mutant_pool(get("quick"), 1, 1, progress=False)[0] == everything and not screened
     labelled.clear()
-    _, c = D.mutant_pool(P, 1, 1, progress=False, target=4, batch=5)
+    _, c = rq2_pool.mutant_pool(P, 1, 1, progress=False, target=4, batch=5)
     seen = set(labelled) | set(screened)
     assert c["mutants fuzzed"] == len(seen) < 30 and c["not fuzzed: pool target reached"] == 30 - len(seen)
     # a repetition's own order draws other df = 0 mutants from the same labels
-    mine = [D.mutant_pool(P, 1, 1, progress=False, target=4, batch=5, order_seed=s)[0] for s in (11, 12)]
+    mine = [rq2_pool.mutant_pool(P, 1, 1, progress=False, target=4, batch=5, order_seed=s)[0] for s in (11, 12)]
     assert all(len(p) == 4 for p in mine) and mine[0] != mine[1]
     assert all({r["id"] for r in p} <= {r["id"] for r in everything} for p in mine)
-    pools, ledgers = D.repetition_pools(P, 1, 1, 4, 3, progress=False)
+    pools, ledgers = rq2_pool.repetition_pools(P, 1, 1, 4, 3, progress=False)
     assert [len(p) for p in pools] == [4, 4, 4] and len(ledgers) == 3
-    assert pools[0] == D.mutant_pool(P, 1, 1, progress=False, target=4, order_seed=D.repetition_seed(1, 0))[0]
-    capped, c = D.mutant_pool(dataclasses.replace(P, rq2_pool_candidates=6), 1, 1, progress=False)
+    assert pools[0] == rq2_pool.mutant_pool(P, 1, 1, progress=False, target=4, order_seed=rq2_pool.repetition_seed(1, 0))[0]
+    capped, c = rq2_pool.mutant_pool(dataclasses.replace(P, rq2_pool_candidates=6), 1, 1, progress=False)
     assert c["MUT candidates in the population"] == 6 and c["mutants fuzzed"] == 6
     assert c["MUT candidates outside the sampled population (profile cap)"] == 24
 
@@ -297,17 +299,17 @@ def test_pool_programs_of_each_population(monkeypatch: pytest.MonkeyPatch) -> No
     monkeypatch.setitem(loaders.SELECT_K, "PIE", 10)
     monkeypatch.setattr(store, "spec_for", lambda uid: SimpleNamespace(verified=uid != "PIE/p035", grammar=["x"]))
     P = replace(get("full"), rq2_pool_programs=None)
-    kept, counts = D.pool_programs(P, 1, D.LOCAL)
+    kept, counts = rq2_pool.pool_programs(P, 1, rq2_pool.LOCAL)
     assert [t.task_id for t in kept] == [f"p{i:03d}_s1" for i in (39, 38, 37, 36, 34, 33, 32, 31, 30)]
     assert counts["slow program skipped: spec not verified"] == 1
-    capped, counts = D.pool_programs(replace(P, rq2_pool_programs=4), 1, D.LOCAL)
+    capped, counts = rq2_pool.pool_programs(replace(P, rq2_pool_programs=4), 1, rq2_pool.LOCAL)
     assert len(capped) == 4 and set(capped) <= set(kept)
     assert counts["slow program not sampled (profile cap)"] == 5
-    every, counts = D.pool_programs(P, 1)
+    every, counts = rq2_pool.pool_programs(P, 1)
     assert len(every) == 39 and "p035_s1" not in {t.task_id for t in every}
-    assert D.pool_programs(P, 1, D.PIE_PAIRS)[0] == every
+    assert rq2_pool.pool_programs(P, 1, rq2_pool.PIE_PAIRS)[0] == every
     with pytest.raises(ValueError):
-        D.pool_programs(P, 1, "nope")
+        rq2_pool.pool_programs(P, 1, "nope")
 
 
 def test_empty_inputs_give_empty_tables() -> None:
@@ -334,23 +336,23 @@ def test_pool_cli_runs_the_notebook_pool(monkeypatch: pytest.MonkeyPatch, capsys
     calls: list[tuple] = []
 
     def fake_pool(profile, seed, jobs, progress=True, *, target=None, order_seed=None,  # noqa: ANN001, ANN202
-                  population=D.PIE_PAIRS):
+                  population=rq2_pool.PIE_PAIRS):
         calls.append((profile.name, seed, jobs, target, order_seed, population))
         return _pool(2), Counter({"mutants fuzzed": 7, "kept: df_score = 0": 2})
 
-    monkeypatch.setattr(D, "mutant_pool", fake_pool)
+    monkeypatch.setattr(rq2_pool, "mutant_pool", fake_pool)
     monkeypatch.setattr(loaders, "benchmark_available", lambda name: True)
     assert main(["variants", "pool", "--profile", "smoke", "--jobs", "1", "--seed", "7", "--no-progress"]) == 0
     S = get("smoke")
-    assert calls == [("smoke", 7, 1, S.rq2_pairs, D.repetition_seed(7, r), pop)
-                     for pop in D.POPULATIONS for r in range(S.rq2_repetitions)]
+    assert calls == [("smoke", 7, 1, S.rq2_pairs, rq2_pool.repetition_seed(7, r), pop)
+                     for pop in rq2_pool.POPULATIONS for r in range(S.rq2_repetitions)]
     out = capsys.readouterr().out
     assert "mutants fuzzed" in out and f"2 of {S.rq2_pairs} mutants" in out
     assert "ran out before the target" in out
     monkeypatch.setattr(loaders, "benchmark_available", lambda name: False)
     assert main(["variants", "pool", "--profile", "smoke"]) == 0  # no PIE: skipped with a note, nothing run
     assert "PIE is not available" in capsys.readouterr().err
-    assert main(["variants", "pool", "--profile", "nope"]) == 2 and len(calls) == len(D.POPULATIONS) * S.rq2_repetitions
+    assert main(["variants", "pool", "--profile", "nope"]) == 2 and len(calls) == len(rq2_pool.POPULATIONS) * S.rq2_repetitions
 
 
 def test_pool_cli_population_and_cap(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture) -> None:
@@ -364,19 +366,19 @@ def test_pool_cli_population_and_cap(monkeypatch: pytest.MonkeyPatch, capsys: py
     caps: list[tuple] = []
 
     def fake_pool(profile, seed, jobs, progress=True, *, target=None, order_seed=None,  # noqa: ANN001, ANN202
-                  population=D.PIE_PAIRS):
+                  population=rq2_pool.PIE_PAIRS):
         caps.append((population, profile.rq2_pool_candidates))
         return _pool(2), Counter()
 
-    monkeypatch.setattr(D, "mutant_pool", fake_pool)
+    monkeypatch.setattr(rq2_pool, "mutant_pool", fake_pool)
     monkeypatch.setattr(loaders, "benchmark_available", lambda name: True)
-    assert main(["variants", "pool", "--profile", "smoke", "--population", D.PIE_PAIRS, "--population-cap", "all",
+    assert main(["variants", "pool", "--profile", "smoke", "--population", rq2_pool.PIE_PAIRS, "--population-cap", "all",
                  "--no-progress"]) == 0
-    assert caps and set(caps) == {(D.PIE_PAIRS, None)}
+    assert caps and set(caps) == {(rq2_pool.PIE_PAIRS, None)}
     caps.clear()
-    assert main(["variants", "pool", "--profile", "smoke", "--population", D.PIE_PAIRS, "--population-cap", "37",
+    assert main(["variants", "pool", "--profile", "smoke", "--population", rq2_pool.PIE_PAIRS, "--population-cap", "37",
                  "--no-progress"]) == 0
-    assert set(caps) == {(D.PIE_PAIRS, 37)}
+    assert set(caps) == {(rq2_pool.PIE_PAIRS, 37)}
     caps.clear()
     capsys.readouterr()
     for bad in ("0", "-3", "many"):
@@ -393,7 +395,7 @@ def test_pool_status_reads_the_store_and_fuzzes_nothing(monkeypatch: pytest.Monk
     run would fuzz anything more for a target."""
     from collections import Counter
 
-    from lcl import dataset, loaders
+    from lcl import loaders
     from lcl.cli import main
     from lcl.profiles import get
 
@@ -407,17 +409,17 @@ def test_pool_status_reads_the_store_and_fuzzes_nothing(monkeypatch: pytest.Monk
         assert all(r["id"] in src for r in chunk), "status must not fuzz"
         return [{"id": r["id"], "df_score": src[r["id"]], "error": None} for r in chunk]
 
-    monkeypatch.setattr(D, "pool_candidates", lambda profile, seed, order_seed=None, population=D.PIE_PAIRS:
+    monkeypatch.setattr(rq2_pool, "pool_candidates", lambda profile, seed, order_seed=None, population=rq2_pool.PIE_PAIRS:
                         (rows, Counter()))
-    monkeypatch.setattr(D, "label_candidates", fake_label)
-    monkeypatch.setattr(D, "candidates_stored", lambda chunk, settings, seed: {
+    monkeypatch.setattr(rq2_pool, "label_candidates", fake_label)
+    monkeypatch.setattr(rq2_pool, "candidates_stored", lambda chunk, settings, seed: {
         r["id"]: (r["id"] in first) if settings.runs == 1 else status[r["id"]] for r in chunk})
-    state, complete = D.pool_status(get("full"), 1, target=1)
+    state, complete = rq2_pool.pool_status(get("full"), 1, target=1)
     assert state == Counter({"candidates": 7, "full label stored": 3, "of which df_score = 0": 2, "cannot be fuzzed": 1,
                              "screened out (first run already matches: df_score > 0)": 1,
                              "screened, full label still to fuzz": 1, "still to fuzz": 1})
     assert complete  # M0 (df = 0) comes before M3, the first candidate still waiting
-    assert not D.pool_status(get("full"), 1, target=2)[1]  # the second df = 0 (M5) comes after M3, still waiting
+    assert not rq2_pool.pool_status(get("full"), 1, target=2)[1]  # the second df = 0 (M5) comes after M3, still waiting
     monkeypatch.setattr(loaders, "benchmark_available", lambda name: True)
     assert main(["variants", "pool", "--profile", "full", "--status"]) == 0
     out = capsys.readouterr().out
@@ -432,11 +434,11 @@ def test_mean_lines_counts_non_blank_lines() -> None:
 def test_ledger_frame_aligns_repetitions() -> None:
     from collections import Counter
 
-    f = D.ledger_frame([Counter({"a": 2, "b": 1}), Counter({"b": 3, "c": 4})])
+    f = rq2_pool.ledger_frame([Counter({"a": 2, "b": 1}), Counter({"b": 3, "c": 4})])
     assert list(f.columns) == ["what", "r0", "r1"]
     assert f.set_index("what").to_dict("index") == {"a": {"r0": 2, "r1": 0}, "b": {"r0": 1, "r1": 3},
                                                      "c": {"r0": 0, "r1": 4}}
-    assert list(D.ledger_frame([]).columns) == ["what"]
+    assert list(rq2_pool.ledger_frame([]).columns) == ["what"]
 
 
 def test_population_rows_put_populations_side_by_side() -> None:
@@ -462,13 +464,13 @@ def test_candidates_per_df0_leaves_out_what_came_after_the_target() -> None:
     a = Counter({"mutants fuzzed": 400, "fuzzed after the pool target was reached (not used)": 50,
                  "kept: df_score = 0": 100})
     b = Counter({"mutants fuzzed": 300, "kept: df_score = 0": 100})
-    assert D.candidates_per_df0([a, b]) == pytest.approx((3.5 + 3.0) / 2)
-    assert np.isnan(D.candidates_per_df0([Counter({"mutants fuzzed": 10})]))
+    assert rq2_pool.candidates_per_df0([a, b]) == pytest.approx((3.5 + 3.0) / 2)
+    assert np.isnan(rq2_pool.candidates_per_df0([Counter({"mutants fuzzed": 10})]))
 
 
 def test_fuzz_cost_extrapolates_from_the_sample() -> None:
-    c = D.fuzz_cost({"candidates": 40, "df0": 10, "cpu_s": 200.0}, 300)
+    c = rq2_pool.fuzz_cost({"candidates": 40, "df0": 10, "cpu_s": 200.0}, 300)
     assert c["candidates per df = 0 mutant"] == 4.0 and c["CPU s per candidate"] == 5.0
     assert c["candidates needed"] == 1200 and c["CPU hours"] == pytest.approx(1200 * 5 / 3600)
     with pytest.raises(ValueError):
-        D.fuzz_cost({"candidates": 5, "df0": 0, "cpu_s": 1.0}, 10)
+        rq2_pool.fuzz_cost({"candidates": 5, "df0": 0, "cpu_s": 1.0}, 10)

@@ -31,7 +31,7 @@ LAYER_OF = {
     "lcl.sources": "study", "lcl.loaders": "study", "lcl.label_agreement": "study", "lcl.dataset": "study",
     "lcl.curation": "study", "lcl.clones": "study", "lcl.codescore_base": "study", "lcl.scoring": "study",
     "lcl.overview": "study", "lcl.label_archive": "study", "lcl.task_specs": "study", "lcl.input_quality": "study",
-    "lcl.labelling": "study", "lcl.surface_budget": "study",
+    "lcl.labelling": "study", "lcl.surface_budget": "study", "lcl.rq2_pool": "study",
     "lcl.correlation": "rq", "lcl.distinguish": "rq", "lcl.coverage": "rq", "lcl.effectiveness": "rq",
     "lcl.label_sensitivity": "rq", "lcl.sparse_tests": "rq", "lcl.robustness": "rq", "lcl.red_herrings": "rq",
     "lcl.calibration": "rq", "lcl.rq5": "rq", "lcl.trained_metric": "rq", "lcl.region_checks": "rq", "lcl.rq5_capacity": "rq",

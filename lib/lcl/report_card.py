@@ -56,6 +56,7 @@ from . import (
     paths,
     profiles,
     regions,
+    rq2_pool,
     scoring,
     sources,
 )
@@ -313,12 +314,12 @@ def rq2_repetitions(P: Profile, seed: int, jobs: int) -> tuple[list[Any], str | 
     some repetition's pool would still need fuzzing."""
     n, k = P.rq2_pairs, P.rq2_repetitions
     for r in range(k):
-        _, complete = distinguish.pool_status(P, seed, n, distinguish.repetition_seed(seed, r))
+        _, complete = rq2_pool.pool_status(P, seed, n, rq2_pool.repetition_seed(seed, r))
         if not complete:
             return [], (f"RQ2's mutant pool of repetition {r} is not fully labelled at profile {P.name}: run "
                         f"'make all PROFILE={P.name}' (notebook 04) first")
     pie_pairs, _ = distinguish.usable_pairs(loaders.load_pie_pairs())
-    pools, _ = distinguish.repetition_pools(P, seed, jobs, n, k, distinguish.PIE_PAIRS, progress=False)
+    pools, _ = rq2_pool.repetition_pools(P, seed, jobs, n, k, rq2_pool.PIE_PAIRS, progress=False)
     return distinguish.repetitions(pie_pairs, pools, n, k, seed), None
 
 

@@ -231,7 +231,7 @@ def cmd_fuzz_archive(args: argparse.Namespace) -> int:
 
 def _profile_filter(name: str) -> Any:
     """Results fuzzed with profile ``name``'s N and R, or N and one run (the RQ2 pool's screen,
-    :func:`lcl.distinguish.screen`); ``any``: every result."""
+    :func:`lcl.rq2_pool.screen`); ``any``: every result."""
     from .. import profiles
 
     if name == "any":

@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from .. import clones, dataset, distinguish, labelling, loaders
+from .. import clones, dataset, labelling, loaders, rq2_pool
 from ..errors import UserError
 from ..records import Outcome, df_band, result_outcome
 from .common import add_run_options, profile_of
@@ -132,22 +132,22 @@ def cmd_variants_pool(args: Any) -> int:
               file=sys.stderr)
         return 0
     n, k = profile.rq2_pairs, profile.rq2_repetitions
-    populations = distinguish.POPULATIONS if args.population is None else (args.population,)
+    populations = rq2_pool.POPULATIONS if args.population is None else (args.population,)
     for population in populations:
         def head(r: int, population: str = population) -> str:
             return f"RQ2 mutants ({population}, repetition {r}, profile {profile.name}, seed {args.seed})"
 
         if getattr(args, "status", False):
             for r in range(k):
-                state, complete = distinguish.pool_status(profile, args.seed, n, distinguish.repetition_seed(args.seed, r),
+                state, complete = rq2_pool.pool_status(profile, args.seed, n, rq2_pool.repetition_seed(args.seed, r),
                                                           population)
                 _print_counts(state)
                 print(f"{head(r)}: {state['of which df_score = 0']} with df_score = 0 stored, target {n}; " +
                       ("nothing left to fuzz" if complete else
                        f"resume with: lcl variants pool --profile {profile.name} (interrupt it freely)"))
             continue
-        # the notebook's stage (distinguish.repetition_pools), so notebook 04 then finds every label stored
-        pools, ledgers = distinguish.repetition_pools(profile, args.seed, args.jobs, n, k, population,
+        # the notebook's stage (rq2_pool.repetition_pools), so notebook 04 then finds every label stored
+        pools, ledgers = rq2_pool.repetition_pools(profile, args.seed, args.jobs, n, k, population,
                                                       progress=not args.no_progress)
         for r, (pool, counts) in enumerate(zip(pools, ledgers)):
             _print_counts(counts)
@@ -215,7 +215,7 @@ def register(sub: Any) -> None:
     add_run_options(o)
     o.add_argument("--status", action="store_true", help="fuzz nothing: count the candidates with a stored label, "
                    "those with df_score = 0, those the screen left out and those still to fuzz")
-    o.add_argument("--population", choices=distinguish.POPULATIONS,
+    o.add_argument("--population", choices=rq2_pool.POPULATIONS,
                    help="only this mutant population (default: both, the PIE pairs' slow programs first)")
     o.add_argument("--population-cap", metavar="N|all",
                    help="of the PIE pairs' population, draw from the first N candidates of its seeded order "
