@@ -25,7 +25,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 import numpy as np
 import torch
 
-from lcl import dataset, metrics, scoring
+from lcl import metrics, pair_files, scoring
 from lcl.metrics.cache import ScoreCache, pair_digest, score_key
 
 
@@ -36,7 +36,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=0)
     args = ap.parse_args()
 
-    frame = scoring.pairs_frame(dataset.load_local("full", subset="all"))
+    frame = scoring.pairs_frame(pair_files.load_local("full", subset="all"))
     sample = frame.sample(min(args.pairs, len(frame)), random_state=args.seed)
     refs, cands = sample.reference.tolist(), sample.candidate.tolist()
     print(f"{len(refs)} pairs, chunks of {metrics.get_metric('codebertscore').chunk_size}; "

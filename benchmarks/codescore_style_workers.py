@@ -28,7 +28,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
 import numpy as np
 
-from lcl import dataset, paths, scoring
+from lcl import pair_files, paths, scoring
 
 CHUNK = 128  # CodeScoreStyle.chunk_size: the unit the score cache hands to a metric
 
@@ -68,7 +68,7 @@ def main() -> None:
     args = ap.parse_args()
 
     model_dir = args.model or _default_model()
-    frame = scoring.pairs_frame(dataset.load_local("full", subset="all"))
+    frame = scoring.pairs_frame(pair_files.load_local("full", subset="all"))
     sample = frame.sample(min(args.pairs, len(frame)), random_state=args.seed)
     refs, cands = sample["reference"].astype(str).tolist(), sample["candidate"].astype(str).tolist()
     chunks = [(refs[i : i + CHUNK], cands[i : i + CHUNK]) for i in range(0, len(refs), CHUNK)]

@@ -35,7 +35,7 @@ def _variants(tasks: list, seed: int, keep_docstrings: bool = False) -> list[dic
 
     rows = []
     for task in tasks:
-        ref = ast.unparse(ast.parse(task.reference))  # as lcl.dataset.candidates does
+        ref = ast.unparse(ast.parse(task.reference))  # as lcl.candidate_generation.candidates does
         v = optimise(ref, entry_point=task.entry_point, seed=seed, allow_docstring_removal=not keep_docstrings)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SimilarityWarning)

@@ -23,7 +23,7 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
-from lcl import dataset, paths, profiles
+from lcl import pair_files, paths, profiles
 from lcl import sparse_tests as X
 from lcl.fuzz import semantics as S
 
@@ -48,7 +48,7 @@ def main() -> None:
 
     P = profiles.get(args.profile)
     settings = S.Settings().with_(runs=P.fuzz_runs, n_function=P.fuzz_inputs_function, n_program=P.fuzz_inputs_program)
-    rows = X.stratified_sample(dataset.load_local(args.profile, subset="local"), args.per_stratum, args.seed)
+    rows = X.stratified_sample(pair_files.load_local(args.profile, subset="local"), args.per_stratum, args.seed)
     real = paths.cache()
     print(f"{len(rows)} pairs, N = {settings.n_function}/{settings.n_program}, run 0 only")
     warm = X.study_table(rows, settings, args.seed) if (real / "x1-run0").is_dir() else None  # cached (may compute)

@@ -33,7 +33,8 @@
 # their own files: human-written DFS pairs mined from four PyPI algorithm collections
 # (`clone_pairs_<profile>`, variant_type CLONE) and the authors' published pairs
 # (`published_pairs`, variant_type PUBLISHED; needs the data mirror). Every exclusion is counted
-# below. Computation: `lib/lcl/dataset.py`, `lib/lcl/curation.py`, `lib/lcl/clones/`,
+# below. Computation: `lib/lcl/candidate_generation.py` (Step I), `lib/lcl/local_build.py`
+# (labels, SurfaceSim, curation: `lib/lcl/curation.py`), `lib/lcl/makeup.py` (Table 2), `lib/lcl/clones/`,
 # generators `lib/lcl/variants/`, labels `lib/lcl/fuzz/`, SurfaceSim `lib/lcl/similarity.py`;
 # the dataset is described in `docs/DATASHEET.md`.
 
@@ -52,7 +53,19 @@ from IPython.display import Markdown
 
 from lcl.display import show
 
-from lcl import claims, clones, curation, dataset, outputs, paths, profiles, surface_budget
+from lcl import (
+    claims,
+    clones,
+    curation,
+    local_build,
+    makeup,
+    outputs,
+    pair_files,
+    paths,
+    profiles,
+    records,
+    surface_budget,
+)
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
@@ -60,16 +73,16 @@ show(Markdown(claims.paper_answer(['Table 2'])))
 
 # %% [markdown]
 # ## Step I: candidates; Step III: labels
-# `dataset.build_local` is the stage `lcl variants label` runs too: same candidates, same labels.
+# `local_build.build_local` is the stage `lcl variants label` runs too: same candidates, same labels.
 
 # %%
-stage = dataset.build_local(P, seed, jobs)
+stage = local_build.build_local(P, seed, jobs)
 ledger = stage.ledger
 print(f"{len(stage.tasks)} selected tasks; mutants per task: functions {P.mutants_per_function or 'all'}, "
       f"programs {P.mutants_per_program or 'all'}; fuzzing N = {P.fuzz_inputs_function}/{P.fuzz_inputs_program}, R = {P.fuzz_runs}")
 rows = stage.rows
 all_pairs = stage.pairs()  # LoCaL-all, each with its in_local flag
-dataset.write_pairs(outputs.build_path(paths.local_pairs(profile)), all_pairs, profile=profile, seed=seed)  # + .parquet (schema: dataset.SCHEMA)
+pair_files.write_pairs(outputs.build_path(paths.local_pairs(profile)), all_pairs, profile=profile, seed=seed)  # + .parquet (schema: pair_files.SCHEMA)
 pairs = curation.select(all_pairs)  # LoCaL: the sample at Table 2's makeup
 curated = curation.select(all_pairs, "curated")  # LoCaL-curated: every curated pair
 print(f"{len(rows)} candidates -> {len(all_pairs)} labelled pairs (LoCaL-all) -> {len(curated)} curated "
@@ -83,8 +96,8 @@ print(f"{len(rows)} candidates -> {len(all_pairs)} labelled pairs (LoCaL-all) ->
 # its mutants (MUT) and optimised variants (OPT), per benchmark:
 
 # %%
-pub_ledger = dataset.Ledger()
-published = dataset.published_pairs(pub_ledger)
+pub_ledger = records.Ledger()
+published = local_build.published_pairs(pub_ledger)
 evidence = curation.release_evidence(published)
 separates = curation.boundary_consistent(evidence)
 outputs.save_table(evidence, "curation_evidence", profile=profile, seed=seed, directory=tables_out,
@@ -146,7 +159,7 @@ show(Markdown(
 # ## Table 2 · Statistics of LoCaL (ours next to the paper's)
 
 # %%
-t2 = dataset.table2_with_paper(pairs, seed)
+t2 = makeup.table2_with_paper(pairs, seed)
 notes = [f"{r['stage']}: {r['what']} = {r['count']}" for r in ledger.to_rows()]
 notes.append("Optimised variants: offline rewriter (function tasks, APPS) and PIE's own fast programs; the paper used GPT-4.")
 notes.append(f"LoCaL = a seeded sample at Table 2's makeup (fraction {fraction:.3f}) of the curated pairs (lcl.curation: "
@@ -163,8 +176,8 @@ show(Markdown("\n".join(f"- {n}" for n in notes)))
 
 # %%
 t2_all = pd.concat([t2.drop(columns=[c for c in t2.columns if "(paper)" in c]).assign(Set=curation.LOCAL),
-                    dataset.table2(curated, seed).assign(Set=curation.LOCAL_CURATED),
-                    dataset.table2(all_pairs, seed).assign(Set=curation.LOCAL_ALL)], ignore_index=True)
+                    makeup.table2(curated, seed).assign(Set=curation.LOCAL_CURATED),
+                    makeup.table2(all_pairs, seed).assign(Set=curation.LOCAL_ALL)], ignore_index=True)
 t2_all = t2_all[["Set", *[c for c in t2_all.columns if c != "Set"]]]
 outputs.save_table(t2_all, "table2_sensitivity", profile=profile, seed=seed, directory=tables_out,
                    title="Sensitivity: Table 2 on LoCaL, on every curated pair (LoCaL-curated) and on every labelled candidate (LoCaL-all)")
@@ -177,7 +190,7 @@ show(t2_all)
 # often small edits of the slow program). Each source on its own:
 
 # %%
-obg = dataset.opt_by_generator(pairs)
+obg = makeup.opt_by_generator(pairs)
 outputs.save_table(obg, "opt_by_generator", profile=profile, seed=seed, directory=tables_out,
                    title="Kept optimised variants per benchmark and generator (rewriter, PIE fast programs)")
 show(obg)
@@ -186,7 +199,7 @@ show(obg)
 # ## Diagnostic fingerprint of the mutants (Code2Bench-style)
 
 # %%
-fp = dataset.fingerprint(all_pairs)  # before curation: the curated mutants all lie below df 0.5
+fp = makeup.fingerprint(all_pairs)  # before curation: the curated mutants all lie below df 0.5
 outputs.save_table(fp, "variants_fingerprint", profile=profile, seed=seed, directory=tables_out,
                    title="Mutant fingerprint (LoCaL-all): equivalent, near-perfect band, partial and total differences")
 show(fp)
@@ -223,10 +236,10 @@ outputs.save_figure(fig, "variants_scatter", profile=profile, seed=seed, directo
 # in-place sorts are compared through their mutated argument).
 
 # %%
-clone_ledger = dataset.Ledger()
+clone_ledger = records.Ledger()
 caps = clones.caps_for(profile)
 clone_pairs, clusters = clones.build(P, seed, jobs, clone_ledger)
-dataset.write_pairs(outputs.build_path(paths.clone_pairs(profile)), clone_pairs, profile=profile, seed=seed)
+pair_files.write_pairs(outputs.build_path(paths.clone_pairs(profile)), clone_pairs, profile=profile, seed=seed)
 cs = clones.summary(clusters, clone_pairs)
 print(f"{cs['clusters']} clusters of {cs['functions']} functions -> {cs['pairs']} CLONE pairs "
       f"({paths.clone_pairs(profile)}, .parquet); caps: {caps}")
@@ -254,7 +267,7 @@ for kind, color, g in (("MUT", "tab:orange", df[df.variant_type == "MUT"] if len
     if len(g):
         ax1.scatter(g.surface_sim, g.df_score, s=12, alpha=0.6 if kind == "CLONE" else 0.25, color=color,
                     label=f"{kind} ({len(g)})")
-ax1.axvline(dataset.DFS_MAX_SURFACE_SIM, color="grey", lw=0.8, ls=":")  # the DFS target
+ax1.axvline(makeup.DFS_MAX_SURFACE_SIM, color="grey", lw=0.8, ls=":")  # the DFS target
 ax1.set_xlabel("SurfaceSim (Eq. 1)")
 ax1.set_ylabel("df_score (Algorithm 1)")
 ax1.set_xlim(0, 1.02)
@@ -283,7 +296,7 @@ outputs.save_figure(fig, "clone_scatter", profile=profile, seed=seed, directory=
 
 # %%
 # written even when empty (no mirror): it is a declared output of this notebook
-dataset.write_pairs(outputs.build_path(paths.published_pairs()), published, profile=profile, seed=seed)
+pair_files.write_pairs(outputs.build_path(paths.published_pairs()), published, profile=profile, seed=seed)
 if published:
     given = [p for p in published if p["surface_sim_published"] is not None]
     agree = sum(abs(p["surface_sim"] - p["surface_sim_published"]) < 1e-9 for p in given)
@@ -293,7 +306,7 @@ else:
     show(Markdown("**The published pairs are not available here (no data mirror): this part is skipped.**"))
 
 # %%
-t2s = dataset.table2_sources(pairs, clone_pairs, published, profile)
+t2s = makeup.table2_sources(pairs, clone_pairs, published, profile)
 pub_notes = [f"{r['stage']}: {r['what']} = {r['count']}" for r in pub_ledger.to_rows()]
 if not published:
     pub_notes.append("Published pairs not available (the data mirror's local_release/ is absent): only our rows.")
@@ -309,7 +322,7 @@ show(t2s)
 # ## Ledger: where every candidate went
 
 # %%
-lt = dataset.ledger_table({"LoCaL (MUT/OPT)": ledger, "clones": clone_ledger, "published": pub_ledger})
+lt = makeup.ledger_table({"LoCaL (MUT/OPT)": ledger, "clones": clone_ledger, "published": pub_ledger})
 outputs.save_table(lt, "dataset_ledger", profile=profile, seed=seed, directory=tables_out,
                    title="Generated candidates and every exclusion, per source")
 show(lt)
@@ -320,12 +333,12 @@ show(lt)
 # %%
 opt = t2.set_index("Variant Type").loc["Optimized"]
 mut = t2.set_index("Variant Type").loc["Mutated"]
-dfs = dataset.dfs_target(pairs)  # the rewriter's variants in LoCaL
+dfs = makeup.dfs_target(pairs)  # the rewriter's variants in LoCaL
 released_opt = surface_budget.released_values(published) if published else []
 released_sim = (f"mean {sum(released_opt) / len(released_opt):.3f} ({len(released_opt)} variants)" if len(released_opt)
                 else f"median {surface_budget.recorded().set_index('q').loc[0.5, 'surface_sim']:g} (recorded)")
-clones_dfs_ok = (bool(cs["pairs"]) and cs["mean_surface_sim"] <= dataset.DFS_MAX_SURFACE_SIM
-                 and cs["mean_df_score"] >= dataset.DFS_MIN_DF)
+clones_dfs_ok = (bool(cs["pairs"]) and cs["mean_surface_sim"] <= makeup.DFS_MAX_SURFACE_SIM
+                 and cs["mean_df_score"] >= makeup.DFS_MIN_DF)
 
 
 def fmt(x):
@@ -377,8 +390,8 @@ show(Markdown("\n".join([
     f"- Human-written clones: {cs['clusters']} clusters of {cs['functions']} functions, {cs['pairs']} pairs "
     f"({cs['cross_package_pairs']} across two collections; mean SurfaceSim {fmt(cs['mean_surface_sim'])}, "
     f"mean df_score {fmt(cs['mean_df_score'])}). Each pair's equivalence was confirmed on fresh inputs (pairs with "
-    f"df_score < 1 are discarded); the DFS target (mean SurfaceSim <= {dataset.DFS_MAX_SURFACE_SIM}, mean df_score "
-    f">= {dataset.DFS_MIN_DF}) is **{'met' if clones_dfs_ok else 'not met'}** by these "
+    f"df_score < 1 are discarded); the DFS target (mean SurfaceSim <= {makeup.DFS_MAX_SURFACE_SIM}, mean df_score "
+    f">= {makeup.DFS_MIN_DF}) is **{'met' if clones_dfs_ok else 'not met'}** by these "
     "independently written variants.",
     (f"- Published release: {len(published)} pairs read (see `published_table2`)." if published
      else "- Published release: not available here (no data mirror); skipped."),

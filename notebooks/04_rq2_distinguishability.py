@@ -35,7 +35,7 @@
 # (the population's MutPy mutants in the repetition's own seeded order, fuzzed until `n` have
 # df_score = 0), so the std covers the construction, not a resample of one fixed pool. The
 # mutants are those of the slow programs of the PIE pairs that RQ1 and RQ2 sample from (the
-# population the paper mutates), generated as LoCaL's are (`lcl.dataset.candidates`). Both sides
+# population the paper mutates), generated as LoCaL's are (`lcl.candidate_generation.candidates`). Both sides
 # of every pair, equivalent, cross-paired and mutated, are in one text form: `ast.unparse`
 # without docstrings (a mutant exists only in that form). LoCaL's own mutants of its 100 longest
 # PIE programs are kept as a second population (sensitivity table; at full, where their labels

@@ -51,12 +51,23 @@ from IPython.display import Markdown
 
 from lcl.display import not_computed, show
 
-from lcl import (claims, codescore_base, coverage, curation, dataset, effectiveness, loaders, outputs, profiles,
-                 region_checks, scoring)
+from lcl import (
+    claims,
+    codescore_base,
+    coverage,
+    curation,
+    effectiveness,
+    loaders,
+    outputs,
+    pair_files,
+    profiles,
+    region_checks,
+    scoring,
+)
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
-all_rows = dataset.load_local(profile, subset="all")  # LoCaL-all: the sensitivity set
+all_rows = pair_files.load_local(profile, subset="all")  # LoCaL-all: the sensitivity set
 rows = curation.select(all_rows)  # LoCaL: the sample of the curated pairs at Table 2's makeup
 
 
@@ -220,7 +231,7 @@ show(draw_summary)
 # (`lcl.conclusions`).
 
 # %%
-clone_rows = dataset.load_clones(profile)
+clone_rows = pair_files.load_clones(profile)
 opt_all = all_sim[(all_sim.variant_type == "OPT") & (all_sim.df_score > curation.DF_BOUNDARY)]
 by_source = coverage.hit_rates_by_source(pd.concat([opt_all, with_sim(clone_rows)], ignore_index=True), th, paper_th)
 outputs.save_table(by_source, "rq3_hit_rates_by_source", profile=profile, seed=seed, directory=tables_out,

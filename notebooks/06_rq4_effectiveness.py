@@ -44,19 +44,30 @@ from IPython.display import Markdown
 
 from lcl.display import not_computed, show
 
-from lcl import claim_links, claims, codescore_base, curation, dataset, effectiveness as eff, loaders, outputs, profiles, scoring
+from lcl import (
+    claim_links,
+    claims,
+    codescore_base,
+    curation,
+    effectiveness as eff,
+    loaders,
+    outputs,
+    pair_files,
+    profiles,
+    scoring,
+)
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 model = codescore_base.base_model(P, seed, jobs)
 published = loaders.pairs_if_available("LoCaL_published")
-all_rows = dataset.load_local(profile, subset="all")  # LoCaL-all; LoCaL = its in_local rows
+all_rows = pair_files.load_local(profile, subset="all")  # LoCaL-all; LoCaL = its in_local rows
 sets = {
     "CodeScore_test": eff.cap(eff.labelled(scoring.pairs_frame(loaders.pairs_if_available("CodeScore_test"))), P.eval_pairs_cap, seed),
     "LoCaL-all": eff.labelled(eff.with_sources(scoring.pairs_frame(all_rows), all_rows)),
     "LoCaL_published": eff.cap(eff.labelled(scoring.pairs_frame(published)), P.eval_pairs_cap, seed),
     "ShareCode_java": eff.cap(eff.labelled(scoring.pairs_frame(loaders.pairs_if_available("ShareCode_java"))), P.eval_pairs_cap, seed),
-    "Clones": eff.labelled(eff.with_sources(scoring.pairs_frame(clone_rows := dataset.load_clones(profile)), clone_rows)),
+    "Clones": eff.labelled(eff.with_sources(scoring.pairs_frame(clone_rows := pair_files.load_clones(profile)), clone_rows)),
 }
 print({k: len(v) for k, v in sets.items()})
 

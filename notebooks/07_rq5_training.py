@@ -32,7 +32,7 @@
 # lines are trimmed (settings per profile in `lcl.profiles`, recorded in every table's notes).
 # The frozen-encoder variant (MLP head on fixed embeddings) is kept as a cheaper sensitivity run.
 # Every MAE sits beside the **mean baseline** (predict the training labels' mean). LoCaL is the
-# curated set (`dataset.load_local`); LoCaL-all (every labelled candidate) is a sensitivity run at
+# curated set (`pair_files.load_local`); LoCaL-all (every labelled candidate) is a sensitivity run at
 # the endpoints of p. No problem is in both a training pool and an evaluation set (a problem is its
 # reference program after `ast.unparse`, `rq5.problem_key`: LoCaL's APPS references are
 # CodeScore_test's golden code). Its base training set is codegen-2b completions of HumanEval labelled by our
@@ -57,14 +57,14 @@ from IPython.display import Markdown
 
 from lcl.display import show
 
-from lcl import claims, codescore_base, dataset, loaders, outputs, profiles, rq5, rq5_capacity, scoring, sources
+from lcl import claims, codescore_base, loaders, outputs, pair_files, profiles, rq5, rq5_capacity, scoring, sources
 from lcl.metrics.codescore_style import LABEL
 
 P = profiles.get(profile)
 FULL = profiles.get("full")  # the paper's settings
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
-local_rows = scoring.pairs_frame(dataset.load_local(profile)).to_dict("records")
-local_all_rows = scoring.pairs_frame(dataset.load_local(profile, subset="all")).to_dict("records")
+local_rows = scoring.pairs_frame(pair_files.load_local(profile)).to_dict("records")
+local_all_rows = scoring.pairs_frame(pair_files.load_local(profile, subset="all")).to_dict("records")
 if sources.available("codescore_test"):
     cst_rows = scoring.pairs_frame(loaders.load_codescore_test()).to_dict("records")
 else:

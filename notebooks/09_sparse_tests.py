@@ -75,7 +75,7 @@ from IPython.display import Markdown
 
 from lcl.display import show
 
-from lcl import codescore_base, dataset, findings, outputs, profiles, scoring
+from lcl import codescore_base, findings, outputs, pair_files, profiles, scoring
 from lcl import sparse_tests as X
 from lcl.findings import Finding
 from lcl.fuzz import semantics as S
@@ -85,8 +85,8 @@ PAPER = profiles.get("full")  # the paper's Algorithm 1 settings (profiles.py: f
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 settings = S.Settings().with_(runs=P.fuzz_runs, n_function=P.fuzz_inputs_function, n_program=P.fuzz_inputs_program)
 per_stratum = per_stratum_full if profile == "full" else None
-local_rows = X.stratified_sample(dataset.load_local(profile, subset="local"), per_stratum, seed)
-all_rows = X.stratified_sample(dataset.load_local(profile, subset="all"), per_stratum, seed)
+local_rows = X.stratified_sample(pair_files.load_local(profile, subset="local"), per_stratum, seed)
+all_rows = X.stratified_sample(pair_files.load_local(profile, subset="all"), per_stratum, seed)
 print(f"settings: N = {settings.n_function} (functions) / {settings.n_program} (programs), R = {settings.runs}; "
       f"sample: {'all pairs' if per_stratum is None else f'at most {per_stratum} per benchmark x kind, seed {seed}'}")
 print({"LoCaL": len(local_rows), "LoCaL-all": len(all_rows)})

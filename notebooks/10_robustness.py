@@ -39,7 +39,7 @@
 # as unverifiable and dropped too.
 #
 # **Choice: the documented reference.** LoCaL's references are stored normalised by `ast.unparse`, which
-# drops comments and docstrings (`lcl.dataset.strip_docstrings`), so there is no prose to copy from them.
+# drops comments and docstrings (`lcl.candidate_generation.strip_docstrings`), so there is no prose to copy from them.
 # The two prose-copying perturbations (`reference_docstring`, `reference_comments`) take the prose from the
 # benchmark's original reference source and are scored against that documented reference, before and
 # after, so their shift is the credit for the copied prose alone. Benchmarks whose references carry no prose
@@ -91,14 +91,25 @@ from IPython.display import Markdown
 
 from lcl.display import show
 
-from lcl import codescore_base, dataset, effectiveness, findings, outputs, profiles, red_herrings as rh, robustness as rb, scoring
+from lcl import (
+    candidate_generation,
+    codescore_base,
+    effectiveness,
+    findings,
+    outputs,
+    pair_files,
+    profiles,
+    red_herrings as rh,
+    robustness as rb,
+    scoring,
+)
 from lcl.findings import Finding
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 model = codescore_base.base_model(P, seed, jobs)
-all_rows = dataset.load_local(profile, subset="all")  # LoCaL-all; LoCaL = its in_local rows
-docs = rb.documented_references(dataset.selected_tasks(P))
+all_rows = pair_files.load_local(profile, subset="all")  # LoCaL-all; LoCaL = its in_local rows
+docs = rb.documented_references(candidate_generation.selected_tasks(P))
 opt = rb.sample(all_rows, "OPT", opt_pairs, seed)
 mut = rb.sample(all_rows, "MUT", mut_pairs, seed)
 n_opt_all = sum(1 for r in all_rows if r["variant_type"] == "OPT" and r.get("in_local"))

@@ -28,7 +28,7 @@
 # per region, next to every CEM and the trivial mean predictor; its cost; a model card; and which
 # task traits go with each metric's largest errors.
 #
-# **Setting and choices (recorded).** LoCaL = the curated pairs (`dataset.load_local`), scored by
+# **Setting and choices (recorded).** LoCaL = the curated pairs (`pair_files.load_local`), scored by
 # `lcl.scoring` (cached); CodeScore_test = the control set of Table 5, capped like notebook 06 at
 # the profile's `eval_pairs_cap` with the same seed. Regions: Algorithm 2 fitted as notebook 05
 # fits it (same draw of LoCaL_balanced, same seed), the paper's thresholds as a fallback when too
@@ -75,7 +75,7 @@ from IPython.display import Markdown
 from lcl.display import show
 
 from lcl import calibration as cal
-from lcl import dataset, effectiveness as eff, findings, label_sensitivity, loaders, metrics, outputs, paths
+from lcl import effectiveness as eff, findings, label_sensitivity, loaders, metrics, outputs, pair_files, paths
 from lcl import codescore_base, profiles, rq5, scoring
 from lcl import trained_metric as tm
 from lcl.findings import Finding
@@ -86,7 +86,7 @@ T0 = time.time()
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 model = codescore_base.base_model(P, seed, jobs, progress=False)
-local = scoring.score_frame(scoring.pairs_frame(dataset.load_local(profile)), codescore_model=model, progress=False)
+local = scoring.score_frame(scoring.pairs_frame(pair_files.load_local(profile)), codescore_model=model, progress=False)
 cst = eff.cap(eff.labelled(scoring.pairs_frame(loaders.pairs_if_available("CodeScore_test"))), P.eval_pairs_cap, seed)
 cst = scoring.score_frame(cst, codescore_model=model, progress=False) if len(cst) else cst
 cems = scoring.cem_columns(local)

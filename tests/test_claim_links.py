@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lcl import claim_links, correlation, coverage, dataset, distinguish, effectiveness, overview, regions, scoring
+from lcl import claim_links, correlation, coverage, distinguish, effectiveness, makeup, overview, regions, scoring
 from lcl import claims, rq5
 from lcl.claim_links import Link
 
@@ -39,8 +39,8 @@ def test_table1_links() -> None:
 def test_table2_links() -> None:
     pairs = [{"variant_type": k, "level": lv, "surface_sim": 0.5 + i / 10, "df_score": d}
              for k, d in (("OPT", 1.0), ("MUT", 0.0)) for i, lv in enumerate(("function", "program", "function"))]
-    t = dataset.table2_with_paper(pairs)
-    _assert_linked(t, dataset.TABLE2)
+    t = makeup.table2_with_paper(pairs)
+    _assert_linked(t, makeup.TABLE2)
     assert {"Avg. df_score CI low", "Total (paper)", "Avg. SurfaceSim (paper)"} <= set(t.columns)
 
 
@@ -122,9 +122,9 @@ def test_read_uses_declarations(tmp_path) -> None:
 
 
 def test_rq3_source_names_follow_the_dataset_module() -> None:
-    from lcl import dataset as ds
+    from lcl import makeup
 
-    assert coverage._OPT_SOURCES == ds.OPT_SOURCES
+    assert coverage._OPT_SOURCES == makeup.OPT_SOURCES
 
 
 def test_evidence_rows_are_read_from_the_tables_their_builders_write(tmp_path) -> None:
@@ -132,7 +132,7 @@ def test_evidence_rows_are_read_from_the_tables_their_builders_write(tmp_path) -
 
     pairs = [{"variant_type": k, "level": "function", "surface_sim": s, "df_score": d, "published_kind": k}
              for k, s, d in (("OPT", 0.6, 1.0), ("MUT", 0.9, 0.0))]
-    dataset.table2_sources(pairs[:1], [], pairs, "full").to_csv(tmp_path / "published_table2.csv", index=False)
+    makeup.table2_sources(pairs[:1], [], pairs, "full").to_csv(tmp_path / "published_table2.csv", index=False)
     th = regions.Thresholds(0.65, 0.9, 0.1, 0.9, 0.0, 0.05, "squared")
     cov = pd.DataFrame([{"Dataset": "LoCaL_balanced", "SFD %": 30.0, "DFS %": 40.0}])
     hits = pd.DataFrame([{"Variants": "MUT", "%": 60.0}, {"Variants": "OPT", "%": 50.0}])

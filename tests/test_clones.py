@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from lcl import clones, dataset
+from lcl import clones, records
 from lcl.fuzz import CodeSpec, ResultStore, Settings, compute_reference
 
 pytestmark = pytest.mark.timeout(180)
@@ -105,7 +105,7 @@ def _outcome(fn: clones.Function, observe: str, inputs: list) -> tuple[bytes, by
 
 # ----------------------------------------------------------------------------- extraction
 def test_unit_holds_the_function_and_what_it_needs(fake_root: Path) -> None:
-    led = dataset.Ledger()
+    led = records.Ledger()
     fs = _by_name(clones.extract(fake_root, packages=("pkga", "pkgb"), ledger=led))
     assert led.generated["CLONE functions extracted"] == 9
     bubble = fs["bubble_sort"]
@@ -135,7 +135,7 @@ def test_signature_fit() -> None:
 
 def test_unparsable_files_are_counted(tmp_path: Path) -> None:
     root = _write(tmp_path / "c", {"p/ok.py": "def f(x):\n    return x\n", "p/py2.py": "print 'hello'\n"})
-    led = dataset.Ledger()
+    led = records.Ledger()
     fs = clones.extract(root, packages=("p", "missing"), ledger=led)
     assert [f.name for f in fs] == ["f"]
     assert led.dropped["CLONE file: does not parse"] == 1
@@ -216,7 +216,7 @@ def test_harness_rejects_unknown_rule() -> None:
 
 # ----------------------------------------------------------------------------- clusters and pairs
 def test_fingerprints_cluster_equivalent_implementations(fake_root: Path, store: ResultStore) -> None:
-    led = dataset.Ledger()
+    led = records.Ledger()
     fs = clones.extract(fake_root, packages=("pkga", "pkgb"), ledger=led)
     cands = clones.candidates(fs, clones.Caps(families=("sort",)), 1, led)
     names = sorted(c.function.name for c in cands)
@@ -232,7 +232,7 @@ def test_fingerprints_cluster_equivalent_implementations(fake_root: Path, store:
     assert len(cands) == 3 + 2
     # the second time, fingerprints come from the store
     n = len(store.refs())
-    clones.fingerprint_all(cands, 40, 5, dataset.Ledger(), store=store)
+    clones.fingerprint_all(cands, 40, 5, records.Ledger(), store=store)
     assert len(store.refs()) == n
 
 
@@ -255,7 +255,7 @@ def test_bad_candidates_are_excluded_with_a_reason(tmp_path: Path, store: Result
             return a
         raise SystemExit(3)  # module-level statements are not part of any unit
     '''})
-    led = dataset.Ledger()
+    led = records.Ledger()
     fs = clones.extract(root, packages=("p",), ledger=led)
     cands = clones.candidates(fs, clones.Caps(families=("sort",)), 1, led)
     kept = clones.fingerprint_all(cands, 12, 3, led, store=store)
@@ -275,7 +275,7 @@ def _cluster(n: int) -> clones.Cluster:
 
 def test_pairs_are_capped_seeded_and_carry_provenance() -> None:
     cl = _cluster(8)  # 28 pairs; units alternate between two texts -> 12 identical pairs
-    led = dataset.Ledger()
+    led = records.Ledger()
     rows = clones.pair_rows([cl], clones.Caps(pairs_per_cluster=5), 42, led)
     assert led.generated["CLONE candidate pairs"] == 28
     assert led.dropped["CLONE pair: identical code (the same unit in two places)"] == 12
@@ -283,9 +283,9 @@ def test_pairs_are_capped_seeded_and_carry_provenance() -> None:
     assert len(rows) == 5 and len({r["id"] for r in rows}) == 5
     # members 0, 3, 6 are pygorithm, the rest algorithms: 8 distinct cross-package pairs exist -> 5 taken
     assert all(r["cross_package"] for r in rows)
-    again = clones.pair_rows([cl], clones.Caps(pairs_per_cluster=5), 42, dataset.Ledger())
+    again = clones.pair_rows([cl], clones.Caps(pairs_per_cluster=5), 42, records.Ledger())
     assert rows == again
-    other = clones.pair_rows([cl], clones.Caps(pairs_per_cluster=5), 43, dataset.Ledger())
+    other = clones.pair_rows([cl], clones.Caps(pairs_per_cluster=5), 43, records.Ledger())
     assert [r["id"] for r in other] == [r["id"] for r in rows] and other != rows
     for r in rows:
         assert r["variant_type"] == "CLONE" and r["benchmark"] == "Clones" and r["level"] == "function"
@@ -301,7 +301,7 @@ def test_label_and_assemble(fake_root: Path, tmp_path: Path, monkeypatch: pytest
 
     fs = _by_name(clones.extract(fake_root, packages=("pkga", "pkgb")))
     cl = clones.Cluster("sort#1", clones.FAMILY["sort"], [fs["bubble_sort"], fs["inplace_sort"], fs["new_sort"]])
-    led = dataset.Ledger()
+    led = records.Ledger()
     rows = clones.pair_rows([cl], clones.Caps(pairs_per_cluster=10), 1, led)
     assert len(rows) == 3
     # a pair that is not equivalent on fresh inputs is discarded and counted
@@ -327,7 +327,7 @@ def test_real_collections_extract_and_match(project_data) -> None:  # noqa: ANN0
     root = clones.clones_root()
     if not all((root / p).is_dir() for p in clones.PACKAGES):
         pytest.skip("clone collections not fetched (lcl data fetch)")
-    led = dataset.Ledger()
+    led = records.Ledger()
     fs = clones.extract(ledger=led)
     assert len(fs) > 500
     cands = clones.candidates(fs, clones.Caps(), 1, led)

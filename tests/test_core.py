@@ -43,6 +43,17 @@ def test_cached_computes_once(tmp_path):
     assert calls == [1]
 
 
+def test_cached_entry_of_a_moved_class_is_computed_again(tmp_path):
+    """An entry pickled with a class that has since moved (a module split) is a miss, not a crash."""
+    import pickle
+
+    path = tmp_path / "ns" / "ab" / "abcd.pkl"
+    path.parent.mkdir(parents=True)
+    path.write_bytes(pickle.dumps(1).replace(b"K\x01", b"c" + b"lcl.gone_module\nThing\n" + b")\x81"))
+    assert cache.cached("ns", "abcd", lambda: 42, root=tmp_path) == 42
+    assert cache.cached("ns", "abcd", lambda: 0, root=tmp_path) == 42  # stored again
+
+
 def test_verify_compare_detects_mismatch_within_tolerance():
     a = pd.DataFrame({"x": [1.0, 2.0], "name": ["a", "b"]})
     assert verify.compare_table("t", a, a.copy(), 1e-9, 1e-6) == []

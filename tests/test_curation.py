@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lcl import coverage, curation, dataset, effectiveness, regions
+from lcl import coverage, curation, effectiveness, makeup, records, regions
 
 
 def _pair(pid: str, kind: str, df: float, **extra: object) -> dict:
@@ -23,7 +23,7 @@ def test_rule_keeps_each_kind_on_its_side_of_the_boundary() -> None:
 
 
 def test_curate_flags_every_pair_and_counts_each_drop() -> None:
-    ledger = dataset.Ledger()
+    ledger = records.Ledger()
     pairs = [_pair("m0", "MUT", 0.0, level="function"), _pair("m1", "MUT", 0.9, level="function"),
              _pair("o1", "OPT", 1.0, level="function", generator="pie_fast"),
              _pair("o0", "OPT", 0.1, level="function", generator="pie_fast")]
@@ -42,7 +42,7 @@ def test_curate_flags_every_pair_and_counts_each_drop() -> None:
 
 
 def test_a_refactoring_is_never_a_local_pair() -> None:
-    ledger = dataset.Ledger()
+    ledger = records.Ledger()
     pairs = [_pair("r", "OPT", 1.0, level="function", generator="rewriter", strategies=[]),
              _pair("a", "OPT", 1.0, level="function", generator="rewriter", strategies=["algorithmic"]),
              _pair("p", "OPT", 1.0, level="program", generator="pie_fast", strategies=[])]
@@ -91,12 +91,12 @@ def test_release_evidence_and_boundary_check() -> None:
 
 
 def test_opt_source_names_every_dfs_origin() -> None:
-    assert dataset.opt_source({"variant_type": "OPT", "generator": "rewriter", "strategies": []}) == dataset.OPT_SOURCES[0]
-    assert dataset.opt_source({"variant_type": "OPT", "generator": "rewriter", "strategies": ["loop"]}) == \
-        dataset.OPT_SOURCES[1]
-    assert dataset.opt_source({"variant_type": "OPT", "generator": "pie_fast"}) == dataset.OPT_SOURCES[2]
-    assert dataset.opt_source({"variant_type": "CLONE"}) == dataset.OPT_SOURCES[3]
-    assert dataset.opt_source({"variant_type": "MUT"}) is None
+    assert makeup.opt_source({"variant_type": "OPT", "generator": "rewriter", "strategies": []}) == makeup.OPT_SOURCES[0]
+    assert makeup.opt_source({"variant_type": "OPT", "generator": "rewriter", "strategies": ["loop"]}) == \
+        makeup.OPT_SOURCES[1]
+    assert makeup.opt_source({"variant_type": "OPT", "generator": "pie_fast"}) == makeup.OPT_SOURCES[2]
+    assert makeup.opt_source({"variant_type": "CLONE"}) == makeup.OPT_SOURCES[3]
+    assert makeup.opt_source({"variant_type": "MUT"}) is None
 
 
 def test_sources_slicing_and_hit_rates_by_source() -> None:
@@ -111,16 +111,16 @@ def test_sources_slicing_and_hit_rates_by_source() -> None:
         effectiveness.with_sources(frame, rows[:2])
     th = regions.Thresholds(x_lo=0.5, x_hi=0.8, y_lo=0.2, y_hi=0.8, objective=0.0, step=0.05, error="absolute")
     hits = coverage.hit_rates_by_source(f, th).set_index("Source")
-    assert hits.loc[dataset.OPT_SOURCES[0], "inside DFS"] == 1  # x 0.4 < x_lo, df 1 > y_hi
-    assert hits.loc[dataset.OPT_SOURCES[2], "inside DFS"] == 0  # df 0.3: not DFS
-    assert dataset.OPT_SOURCES[2] in hits.index and len(hits) == 2
+    assert hits.loc[makeup.OPT_SOURCES[0], "inside DFS"] == 1  # x 0.4 < x_lo, df 1 > y_hi
+    assert hits.loc[makeup.OPT_SOURCES[2], "inside DFS"] == 0  # df 0.3: not DFS
+    assert makeup.OPT_SOURCES[2] in hits.index and len(hits) == 2
     assert hits[coverage.PAPER_INSIDE].isna().all()  # no paper's thresholds given
     stricter = regions.Thresholds(x_lo=0.35, x_hi=0.8, y_lo=0.2, y_hi=0.8, objective=0.0, step=0.05, error="absolute")
     both = coverage.hit_rates_by_source(f, th, stricter).set_index("Source")
-    assert both.loc[dataset.OPT_SOURCES[0], "inside DFS"] == 1  # x 0.4 <= 0.5
-    assert both.loc[dataset.OPT_SOURCES[0], coverage.PAPER_INSIDE] == 0  # but not <= 0.35
-    assert both.loc[dataset.OPT_SOURCES[0], coverage.PAPER_SHARE] == 0.0
+    assert both.loc[makeup.OPT_SOURCES[0], "inside DFS"] == 1  # x 0.4 <= 0.5
+    assert both.loc[makeup.OPT_SOURCES[0], coverage.PAPER_INSIDE] == 0  # but not <= 0.35
+    assert both.loc[makeup.OPT_SOURCES[0], coverage.PAPER_SHARE] == 0.0
     f["CodeBLEU"] = [0.5, 0.5, 0.9]
     mae = effectiveness.opt_by_source({"all": f[f.variant_type == "OPT"]}, ["CodeBLEU"]).set_index("Source")
-    assert mae.loc[dataset.OPT_SOURCES[2], "CodeBLEU"] == pytest.approx(0.2)
-    assert np.isclose(mae.loc[dataset.OPT_SOURCES[0], "CodeBLEU"], 0.5)
+    assert mae.loc[makeup.OPT_SOURCES[2], "CodeBLEU"] == pytest.approx(0.2)
+    assert np.isclose(mae.loc[makeup.OPT_SOURCES[0], "CodeBLEU"], 0.5)

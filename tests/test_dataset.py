@@ -1,4 +1,4 @@
-"""The pair dataset files (lcl.dataset): Parquet schema and round trip, the published pairs as
+"""The pair dataset files (lcl.pair_files, lcl.local_build, lcl.makeup): Parquet schema and round trip, the published pairs as
 a third source, Table-2-like summaries by source, the ledger table, file locations."""
 
 from __future__ import annotations
@@ -10,7 +10,7 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from lcl import dataset, labelling, loaders, paths
+from lcl import candidate_generation, labelling, loaders, local_build, makeup, pair_files, paths, records
 from lcl.errors import UserError
 from lcl.records import Pair
 
@@ -31,15 +31,15 @@ CLONE = {**MUT, "id": "CLONE_sort_1_1", "benchmark": "Clones", "task": "Clones/s
 
 
 def test_schema_documents_every_typed_column() -> None:
-    assert set(dataset.PARQUET_TYPES) <= set(dataset.SCHEMA)
+    assert set(pair_files.PARQUET_TYPES) <= set(pair_files.SCHEMA)
     for k in ("variant_type", "df_score", "surface_sim", "cluster", "published_kind", "reference_licence"):
-        assert k in dataset.SCHEMA
+        assert k in pair_files.SCHEMA
 
 
 def test_parquet_round_trip(tmp_path: Path) -> None:
     rows = [MUT, OPT, CLONE, {"id": "x", "variant_type": "PUBLISHED", "author_scores": {"codebleu": 0.5},
                               "df_score": 0.25, "published_kind": None}]
-    path = dataset.write_parquet(tmp_path / "p.parquet", rows)
+    path = pair_files.write_parquet(tmp_path / "p.parquet", rows)
     t = pq.read_table(path)
     names = t.schema.names
     assert names[:4] == ["id", "benchmark", "task", "level"]  # SCHEMA order first
@@ -61,12 +61,12 @@ def test_parquet_round_trip(tmp_path: Path) -> None:
 def test_write_pairs_writes_both_files(tmp_path: Path) -> None:
     from lcl.io import read_jsonl
 
-    j, p = dataset.write_pairs(tmp_path / "local_pairs_x.jsonl", [MUT, OPT])
+    j, p = pair_files.write_pairs(tmp_path / "local_pairs_x.jsonl", [MUT, OPT])
     assert j.exists() and Path(p) == tmp_path / "local_pairs_x.parquet"
     assert read_jsonl(j) == [MUT, OPT]
     assert pq.read_table(p).num_rows == 2
     # empty files are valid too (a profile or source with no pairs)
-    _, p0 = dataset.write_pairs(tmp_path / "empty.jsonl", [])
+    _, p0 = pair_files.write_pairs(tmp_path / "empty.jsonl", [])
     assert pq.read_table(p0).num_rows == 0
 
 
@@ -78,16 +78,16 @@ def test_file_locations() -> None:
 
 
 def test_loaders_say_how_to_build(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
-    monkeypatch.setattr(dataset, "local_path", lambda profile: tmp_path / f"local_pairs_{profile}.jsonl")
-    monkeypatch.setattr(dataset, "clone_path", lambda profile: tmp_path / f"clone_pairs_{profile}.jsonl")
-    monkeypatch.setattr(dataset, "published_path", lambda: tmp_path / "published_pairs.jsonl")
+    monkeypatch.setattr(paths, "local_pairs", lambda profile: tmp_path / f"local_pairs_{profile}.jsonl")
+    monkeypatch.setattr(paths, "clone_pairs", lambda profile: tmp_path / f"clone_pairs_{profile}.jsonl")
+    monkeypatch.setattr(paths, "published_pairs", lambda: tmp_path / "published_pairs.jsonl")
     with pytest.raises(UserError, match="02_variants"):
-        dataset.load_local("nope")
+        pair_files.load_local("nope")
     with pytest.raises(UserError, match="02_variants"):
-        dataset.load_clones("nope")
-    assert dataset.load_published() == []
-    dataset.write_pairs(tmp_path / "clone_pairs_q.jsonl", [CLONE])
-    assert dataset.load_clones("q") == [CLONE]
+        pair_files.load_clones("nope")
+    assert pair_files.load_published() == []
+    pair_files.write_pairs(tmp_path / "clone_pairs_q.jsonl", [CLONE])
+    assert pair_files.load_clones("q") == [CLONE]
 
 
 def _pub(i: int, kind: str | None, level: str, score: float | None, authors: dict | None = None) -> Pair:
@@ -101,8 +101,8 @@ def test_published_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
     fake = [_pub(1, "OPT", "function", 1.0, {"surfaceSim": 0.5}), _pub(2, "MUT", "program", 0.2),
             _pub(3, None, "program", -1.0), _pub(4, None, "program", None), _pub(5, None, "program", 0.0)]
     monkeypatch.setattr(loaders, "pairs_if_available", lambda name: fake if name == "LoCaL_published" else [])
-    led = dataset.Ledger()
-    rows = dataset.published_pairs(led)
+    led = records.Ledger()
+    rows = local_build.published_pairs(led)
     assert [r["id"] for r in rows] == ["P1", "P2", "P5"]
     assert {r["variant_type"] for r in rows} == {"PUBLISHED"}
     assert [r["published_kind"] for r in rows] == ["OPT", "MUT", None]
@@ -115,8 +115,8 @@ def test_published_pairs(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_published_pairs_absent(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(loaders, "pairs_if_available", lambda name: [])
-    led = dataset.Ledger()
-    assert dataset.published_pairs(led) == [] and not led.generated
+    led = records.Ledger()
+    assert local_build.published_pairs(led) == [] and not led.generated
 
 
 def test_table2_sources() -> None:
@@ -126,7 +126,7 @@ def test_table2_sources() -> None:
     pub[1]["candidate"] = "print 'a Python 2 mutant'"
     pub.append({"level": "program", "published_kind": "MUT", "surface_sim": 0.95, "df_score": 0.0,
                 "candidate": "print('parses')"})
-    t = dataset.table2_sources([MUT, OPT], [CLONE], pub, "quick")
+    t = makeup.table2_sources([MUT, OPT], [CLONE], pub, "quick")
     assert list(t["Source"]) == ["ours (quick)"] * 3 + ["published release"] * 4 + [
         "published release, parses under Python 3", "published release, does not parse under Python 3"]
     assert list(t["Variant Type"]) == ["Optimized", "Mutated", "Clones (human-written)", "Optimized", "Mutated",
@@ -136,42 +136,42 @@ def test_table2_sources() -> None:
     assert t.loc[0, "Program-Level"] == 1 and t.loc[1, "Method-Level"] == 1
     assert t.loc[6, "Avg. df_score"] == 0.375 and t.loc[2, "share df = 1 (%)"] == 100.0
     # no published pairs, no pairs at all: still a table
-    t0 = dataset.table2_sources([], [], [], "smoke")
+    t0 = makeup.table2_sources([], [], [], "smoke")
     assert list(t0["Total"]) == [0, 0, 0] and t0["Avg. SurfaceSim"].isna().all()
 
 
 def test_dfs_target_is_the_rewriters_and_sources_are_shown_apart() -> None:
     pie = {**OPT, "id": "LCL_PIE_p1_OPT_1", "benchmark": "PIE", "surface_sim": 0.99, "generator": "pie_fast"}
     near = {**OPT, "id": "LCL_APPS_2_OPT_1", "surface_sim": 0.78}
-    d = dataset.dfs_target([MUT, OPT, pie])
+    d = makeup.dfs_target([MUT, OPT, pie])
     assert d == {"generator": "rewriter", "pairs": 1, "mean_surface_sim": 0.6, "mean_df_score": 1.0, "met": True}
-    assert dataset.dfs_target([OPT, near])["mean_surface_sim"] == pytest.approx(0.69)
-    assert dataset.dfs_target([OPT, near])["met"]  # 0.69 <= 0.70
-    assert dataset.dfs_target([near])["met"] is False and dataset.dfs_target([MUT])["met"] is False
-    t = dataset.opt_by_generator([MUT, OPT, near, pie])
+    assert makeup.dfs_target([OPT, near])["mean_surface_sim"] == pytest.approx(0.69)
+    assert makeup.dfs_target([OPT, near])["met"]  # 0.69 <= 0.70
+    assert makeup.dfs_target([near])["met"] is False and makeup.dfs_target([MUT])["met"] is False
+    t = makeup.opt_by_generator([MUT, OPT, near, pie])
     assert t.to_dict("records") == [
         {"benchmark": "APPS", "generator": "rewriter", "pairs": 2, "mean SurfaceSim": 0.69, "mean df_score": 1.0},
         {"benchmark": "PIE", "generator": "pie_fast", "pairs": 1, "mean SurfaceSim": 0.99, "mean df_score": 1.0}]
-    assert dataset.opt_by_generator([MUT]).empty
+    assert makeup.opt_by_generator([MUT]).empty
 
 
 def test_ledger_table() -> None:
-    a, b = dataset.Ledger(), dataset.Ledger()
+    a, b = records.Ledger(), records.Ledger()
     a.generated["MUT candidates"] += 3
     a.drop("MUT", "duplicate", 2)
     a.drop("MUT", "nothing", 0)  # zero counts are not recorded
     b.drop("CLONE pair", "identical code")
-    t = dataset.ledger_table({"LoCaL": a, "clones": b})
+    t = makeup.ledger_table({"LoCaL": a, "clones": b})
     assert t.to_dict("records") == [
         {"source": "LoCaL", "stage": "generated", "what": "MUT candidates", "count": 3},
         {"source": "LoCaL", "stage": "excluded", "what": "MUT: duplicate", "count": 2},
         {"source": "clones", "stage": "excluded", "what": "CLONE pair: identical code", "count": 1},
     ]
-    assert list(dataset.ledger_table({}).columns) == ["source", "stage", "what", "count"]
+    assert list(makeup.ledger_table({}).columns) == ["source", "stage", "what", "count"]
 
 
 def test_references_lose_their_docstrings_only():
-    from lcl.dataset import strip_docstrings
+    from lcl.candidate_generation import strip_docstrings
 
     code = '"""mod"""\ndef f(x):\n    """doc"""\n    return x\nclass A:\n    """d"""\ndef g():\n    """only"""\n'
     out = strip_docstrings(code)
@@ -199,8 +199,8 @@ def test_cli_variants_label_fills_the_store_the_notebook_uses(project_data: dict
     assert "candidates of 2 tasks labelled" in out and "HumanEval  OPT" in out
     # the notebook's own call (same rows, seed and settings) is answered from the store
     profile = PROFILES["smoke"]
-    tasks = [t for t in dataset.selected_tasks(profile) if t.benchmark == "HumanEval"]
-    rows = dataset.candidates(tasks, profile, 20250101, dataset.Ledger())
+    tasks = [t for t in candidate_generation.selected_tasks(profile) if t.benchmark == "HumanEval"]
+    rows = candidate_generation.candidates(tasks, profile, 20250101, records.Ledger())
     before = len(ResultStore())
     results = labelling.label_candidates(rows, labelling.profile_settings(profile), 20250101, jobs=1, progress=False)
     assert len(ResultStore()) == before and len(results) == len(rows)
@@ -231,16 +231,16 @@ def test_candidates_are_cached_per_task_and_keyed_by_what_they_depend_on(tmp_pat
     tasks = [Task("HumanEval", "HumanEval/9990", "function", ref, "f"),
              Task("HumanEval", "HumanEval/9991", "function", ref.replace("x > 0", "x > 1"), "f")]
     profile = PROFILES["smoke"]
-    first, second = dataset.Ledger(), dataset.Ledger()
-    rows = dataset.candidates(tasks, profile, 7, first)
+    first, second = records.Ledger(), records.Ledger()
+    rows = candidate_generation.candidates(tasks, profile, 7, first)
     assert rows and {r["task"] for r in rows} == {"HumanEval/9990", "HumanEval/9991"}
     calls: list[str] = []
-    real = dataset._task_candidates
-    monkeypatch.setattr(dataset, "_task_candidates", lambda task, *a: calls.append(task.task_id) or real(task, *a))
-    assert dataset.candidates(tasks, profile, 7, second) == rows and not calls  # all from the cache
+    real = candidate_generation._task_candidates
+    monkeypatch.setattr(candidate_generation, "_task_candidates", lambda task, *a: calls.append(task.task_id) or real(task, *a))
+    assert candidate_generation.candidates(tasks, profile, 7, second) == rows and not calls  # all from the cache
     assert second.generated == first.generated and second.dropped == first.dropped
     # a changed reference, seed or cap is generated anew
-    dataset.candidates([replace(tasks[0], reference=ref.replace("total", "t"))], profile, 7, dataset.Ledger())
-    dataset.candidates(tasks[:1], profile, 8, dataset.Ledger())
-    dataset.candidates(tasks[:1], replace(profile, mutants_per_function=1), 7, dataset.Ledger())
+    candidate_generation.candidates([replace(tasks[0], reference=ref.replace("total", "t"))], profile, 7, records.Ledger())
+    candidate_generation.candidates(tasks[:1], profile, 8, records.Ledger())
+    candidate_generation.candidates(tasks[:1], replace(profile, mutants_per_function=1), 7, records.Ledger())
     assert calls == ["HumanEval/9990"] * 3

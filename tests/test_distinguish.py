@@ -230,7 +230,7 @@ def test_mutant_pool_keeps_exact_zero_and_stops_at_target(monkeypatch: pytest.Mo
     """The pool logic without fuzzing: labels are faked by id (df = 0 when i % 3 == 0)."""
     from collections import Counter
 
-    from lcl import dataset
+    from lcl import candidate_generation
     from lcl.profiles import get
 
     rows = [{"id": f"M{i:02d}", "variant_type": "MUT", "task": "PIE/p1", "reference": "x = 1",
@@ -247,7 +247,7 @@ def test_mutant_pool_keeps_exact_zero_and_stops_at_target(monkeypatch: pytest.Mo
         return [{"id": r["id"], "df_score": df[r["id"]], "error": None, "counts": {}, "runs": []} for r in chunk]
 
     monkeypatch.setattr(rq2_pool, "pool_programs", lambda profile, seed, population: ([], Counter()))
-    monkeypatch.setattr(dataset, "candidates", lambda tasks, profile, seed, ledger: rows)
+    monkeypatch.setattr(candidate_generation, "candidates", lambda tasks, profile, seed, ledger: rows)
     monkeypatch.setattr(rq2_pool, "label_candidates", fake_label)
     stored = {"M00", "M02"}  # full labels already in the store: used as they are, not screened
     monkeypatch.setattr(rq2_pool, "candidates_stored", lambda chunk, settings, seed: {r["id"]: r["id"] in stored

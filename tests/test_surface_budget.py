@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lcl import dataset, surface_budget
+from lcl import candidate_generation, local_build, records, surface_budget
 from lcl.records import Task
 
 
@@ -19,7 +19,7 @@ def test_the_recorded_quantiles_span_the_released_distribution() -> None:
 
 @pytest.mark.mirror
 def test_the_recorded_quantiles_are_the_ones_the_release_gives() -> None:
-    fresh = surface_budget.quantile_table(surface_budget.released_values(dataset.published_pairs(dataset.Ledger())))
+    fresh = surface_budget.quantile_table(surface_budget.released_values(local_build.published_pairs(records.Ledger())))
     pd.testing.assert_frame_equal(fresh, surface_budget.recorded(), check_dtype=False)
 
 
@@ -49,5 +49,5 @@ def test_the_candidates_use_the_drawn_target(monkeypatch: pytest.MonkeyPatch) ->
     task = Task(benchmark="HumanEval", task_id="HumanEval/0", level="function",
                 reference="def f(xs):\n    r = []\n    for x in xs:\n        r.append(x * 2)\n    return r\n",
                 entry_point="f")
-    dataset._task_candidates(task, "HE0", 0, seed=11)
+    candidate_generation._task_candidates(task, "HE0", 0, seed=11)
     assert seen == [surface_budget.target(task.uid, 11)]

@@ -46,8 +46,11 @@ def cached(namespace: str, cache_key: str, compute: Callable[[], T], root: Path 
     base = (root or paths.cache()) / namespace
     path = base / cache_key[:2] / f"{cache_key}.pkl"
     if path.exists():
-        with open(path, "rb") as fh:
-            return pickle.load(fh)  # noqa: S301 - our own cache files
+        try:
+            with open(path, "rb") as fh:
+                return pickle.load(fh)  # noqa: S301 - our own cache files
+        except (AttributeError, ImportError, EOFError, pickle.UnpicklingError):
+            pass  # a class that has moved or gone since the entry was written: computed again, overwritten
     value = compute()
     with atomic_write(path, "wb") as fh:
         pickle.dump(value, fh, protocol=pickle.HIGHEST_PROTOCOL)

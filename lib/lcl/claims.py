@@ -28,9 +28,9 @@ def paper_value(claim_id: str) -> float:
 @lru_cache(maxsize=1)
 def declarations() -> tuple[Declaration, ...]:
     """Every research-question module's claim declarations, in the paper's order (Table 1 to Section 4.7)."""
-    from . import correlation, coverage, dataset, distinguish, effectiveness, overview, rq5
+    from . import correlation, coverage, distinguish, effectiveness, makeup, overview, rq5
 
-    return tuple(d for m in (overview, dataset, correlation, distinguish, coverage, effectiveness, rq5)
+    return tuple(d for m in (overview, makeup, correlation, distinguish, coverage, effectiveness, rq5)
                  for d in m.CLAIMS)
 
 

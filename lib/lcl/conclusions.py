@@ -212,7 +212,7 @@ def _mut_in_sfd(v: Values) -> Verdict:
     return _test(v, [cid], lambda: _significant_above(v, cid, 50), _with_cis(v, cid))
 
 
-#: rq3_hit_rates_by_source's sources (lcl.dataset.OPT_SOURCES): 0 the rewriter's refactorings (surface
+#: rq3_hit_rates_by_source's sources (lcl.makeup.OPT_SOURCES): 0 the rewriter's refactorings (surface
 #: rewrites only; LoCaL-all, not LoCaL), 1 the rewriter's optimisations, 2 PIE's fast programs (both in
 #: LoCaL's optimised variants), 3 the human-written clones (not in LoCaL). The rewriter is ours: its
 #: surface target is drawn from the released GPT-4 variants (lcl.surface_budget), but we wrote it

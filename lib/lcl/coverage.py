@@ -231,7 +231,7 @@ def hit_rates_by_source(frame: pd.DataFrame, th: regions.Thresholds | None,
     and, in the last two columns, under the paper's thresholds ``paper``: a source whose
     SurfaceSim follows the released variants lands in DFS as often as they do only under the
     thresholds fitted to them."""
-    from .dataset import OPT_SOURCES
+    from .makeup import OPT_SOURCES
 
     rows = []
     for source in OPT_SOURCES:

@@ -6,7 +6,7 @@ Setup (Section 4.4.1, following Eghbali and Pradel, 2023):
   ``n`` cross-paired non-equivalent pairs (the slow program of problem A with the fast program of
   a different problem B), drawn at random.
 - ``ds_replaced``: the same ``n`` equivalent pairs and ``n`` mutants of PIE slow programs (MutPy,
-  generated as the LoCaL mutants are, :func:`lcl.dataset.candidates`) whose ``df_score`` is
+  generated as the LoCaL mutants are, :func:`lcl.candidate_generation.candidates`) whose ``df_score`` is
   exactly 0 (Algorithm 1 with the profile's N and R; only PIE problems whose input spec is
   reviewed, verified and non-empty are mutated). The mutated programs are the slow programs of
   the PIE pairs the other pairs are drawn from (``PIE_PAIRS``); LoCaL's own 100 (``LOCAL``) are
@@ -65,12 +65,12 @@ def _row(pid: str, ref: str, cand: str | None, kind: str, task: str | None, df: 
 # ----------------------------------------------------------------------------- construction
 def text_form(code: str) -> str:
     """The one text form of every RQ2 program: ``ast.unparse`` without docstrings
-    (:func:`lcl.dataset.strip_docstrings`), the form MutPy's mutants and their references take
+    (:func:`lcl.candidate_generation.strip_docstrings`), the form MutPy's mutants and their references take
     (Section 3.3). A mutant exists only as unparsed code, so the equivalent and cross-paired
     programs are unparsed too; otherwise PIE's raw layout (comments, blank lines) would lower
     the scores of the ``ds_orig`` pairs alone and every comparison with ``ds_replaced`` would
     mix a formatting difference into the surface one (Section 4.4.1)."""
-    from .dataset import strip_docstrings
+    from .candidate_generation import strip_docstrings
 
     return strip_docstrings(code)
 

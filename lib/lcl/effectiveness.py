@@ -104,8 +104,8 @@ def labelled(frame: pd.DataFrame) -> pd.DataFrame:
 def with_sources(frame: pd.DataFrame, rows: list[dict]) -> pd.DataFrame:
     """``frame`` (built from ``rows`` by :func:`lcl.scoring.pairs_frame`, same order) with the
     columns ``in_local`` (LoCaL; clones count as in LoCaL's DFS side), ``curated`` and
-    ``opt_source`` (:func:`lcl.dataset.opt_source`: where an optimised variant comes from)."""
-    from .dataset import opt_source
+    ``opt_source`` (:func:`lcl.makeup.opt_source`: where an optimised variant comes from)."""
+    from .makeup import opt_source
 
     if len(frame) != len(rows):
         raise ValueError(f"{len(frame)} frame rows for {len(rows)} pairs: build the frame from the same rows")
@@ -128,7 +128,7 @@ def opt_by_source(frames: dict[str, pd.DataFrame], metric_columns: list[str]) ->
     """MAE per CEM of optimised (DFS) pairs per set and ``opt_source``, with the mean SurfaceSim
     and df_score of each group (the rewriter's SurfaceSim targets come from the released variants,
     :mod:`lcl.surface_budget`)."""
-    from .dataset import OPT_SOURCES
+    from .makeup import OPT_SOURCES
 
     rows = []
     for name, f in frames.items():

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import hashlib
 import numbers
+from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from enum import Enum
@@ -169,3 +170,21 @@ def pair_from_row(row: Mapping[str, Any], *, dataset: str = "LoCaL") -> Pair:
     return Pair(id=str(row["id"]), reference=ref, candidate=cand, dataset=row.get("dataset") or dataset,
                 benchmark=row.get("benchmark"), task=row.get("task"), level=row.get("level"),
                 lang=row.get("lang") or "python", variant_type=row.get("variant_type"), df_score=row.get("df_score"))
+
+
+# ----------------------------------------------------------------------------- ledgers
+@dataclass
+class Ledger:
+    """Where every candidate went."""
+
+    generated: Counter = field(default_factory=Counter)
+    dropped: Counter = field(default_factory=Counter)  # (kind, reason) -> count
+
+    def drop(self, kind: str, reason: str, n: int = 1) -> None:
+        if n:
+            self.dropped[f"{kind}: {reason}"] += n
+
+    def to_rows(self) -> list[dict[str, Any]]:
+        rows = [{"stage": "generated", "what": k, "count": v} for k, v in sorted(self.generated.items())]
+        rows += [{"stage": "excluded", "what": k, "count": v} for k, v in sorted(self.dropped.items())]
+        return rows

@@ -47,12 +47,13 @@ import pandas as pd
 
 from . import (
     calibration,
+    candidate_generation,
     codescore_base,
     correlation,
-    dataset,
     distinguish,
     label_sensitivity,
     loaders,
+    pair_files,
     paths,
     profiles,
     regions,
@@ -276,11 +277,11 @@ def inputs(P: Profile, seed: int, jobs: int) -> Inputs:
     """Every pair set a card needs, built as the notebooks build them (nothing fuzzed)."""
     frames: dict[str, tuple[pd.DataFrame, str]] = {}
     not_run: dict[str, str] = {}
-    all_rows = dataset.load_local(P.name, subset="all")
+    all_rows = pair_files.load_local(P.name, subset="all")
     operators = {r["id"]: r.get("operator") for r in all_rows}
     la = eff.labelled(eff.with_sources(scoring.pairs_frame(all_rows), all_rows))
     frames["LoCaL-all"] = (la.assign(operator=[operators.get(i) for i in la["id"]]), "python")  # 06, 10
-    frames["LoCaL"] = (scoring.pairs_frame(dataset.load_local(P.name)), "python")  # 05, 11
+    frames["LoCaL"] = (scoring.pairs_frame(pair_files.load_local(P.name)), "python")  # 05, 11
     for name, lang in (("CodeScore_test", "python"), ("ShareCode_java", "java")):
         if _available(name):
             frames[name] = (_capped(name, P, seed), lang)
@@ -347,8 +348,8 @@ def x2_pairs(P: Profile, seed: int) -> tuple[pd.DataFrame, str | None]:
     the sensitivity rows against the stored reference, from stored fuzz results only; a reason
     instead when some verification is not stored yet."""
     nb = notebook_defaults(X2_NOTEBOOK)
-    all_rows = dataset.load_local(P.name, subset="all")
-    docs = rb.documented_references(dataset.selected_tasks(P))
+    all_rows = pair_files.load_local(P.name, subset="all")
+    docs = rb.documented_references(candidate_generation.selected_tasks(P))
     rows = (rb.perturb_opt(rb.sample(all_rows, "OPT", nb.get("opt_pairs"), seed), docs, seed)
             + rb.perturb_mut(rb.sample(all_rows, "MUT", nb.get("mut_pairs"), seed), docs))
     why = (f"the perturbed programs of notebook 10 are not all verified at profile {P.name}: run "

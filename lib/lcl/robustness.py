@@ -16,7 +16,7 @@ Two families of perturbed pairs:
   candidate gain credit for copied prose?
 
 LoCaL's references are stored without docstrings or comments (they are normalised by
-``ast.unparse`` before mutation, :func:`lcl.dataset.strip_docstrings`), so the perturbations
+``ast.unparse`` before mutation, :func:`lcl.candidate_generation.strip_docstrings`), so the perturbations
 that copy the reference's prose (``reference_docstring`` and the MUT counterpart) take it from
 the benchmark's original reference source (:func:`documented_references`), and those pairs are
 scored against that documented reference, before and after, so that the shift is the credit

@@ -1,7 +1,7 @@
 """The RQ2 pool: df = 0 mutants of PIE slow programs for ``ds_replaced`` (paper Section 4.4.1).
 
 Each repetition of RQ2's construction draws its own ``n`` mutants with df_score exactly 0: the
-population's candidates (MutPy mutants generated as LoCaL's are, :func:`lcl.dataset.candidates`)
+population's candidates (MutPy mutants generated as LoCaL's are, :func:`lcl.candidate_generation.candidates`)
 in the repetition's own order (:func:`repetition_order` with :func:`repetition_seed`), fuzzed
 ``batch`` at a time until ``n`` have df = 0 (:func:`mutant_pool`, :func:`repetition_pools`).
 Confirming df = 0 is what is expensive ("with differential fuzzing is expensive"), so a
@@ -84,19 +84,19 @@ def pool_programs(profile: Profile, seed: int, population: str = PIE_PAIRS) -> t
 
 def population_candidates(profile: Profile, seed: int,
                           population: str = PIE_PAIRS) -> tuple[list[dict[str, Any]], Counter]:
-    """The population's MUT candidates (:func:`lcl.dataset.candidates` of :func:`pool_programs`,
+    """The population's MUT candidates (:func:`lcl.candidate_generation.candidates` of :func:`pool_programs`,
     the LoCaL generator, so ids and labels are shared with LoCaL) in a fixed seeded order (sorted
     by id, then shuffled), and the ledger of programs and candidates left out.
 
     With ``profile.rq2_pool_candidates`` set (``PIE_PAIRS`` only), the population is the first
     that many candidates of that order: a seeded random sample of the mutants, the largest one
     whose labels the committed archive holds at that profile (fuzzing all of them costs hours)."""
-    from . import dataset
+    from . import candidate_generation, records
 
     tasks, counts = pool_programs(profile, seed, population)
     counts["slow programs mutated"] = len(tasks)
-    ledger = dataset.Ledger()
-    rows = [r for r in dataset.candidates(tasks, profile, seed, ledger) if r["variant_type"] == "MUT"]
+    ledger = records.Ledger()
+    rows = [r for r in candidate_generation.candidates(tasks, profile, seed, ledger) if r["variant_type"] == "MUT"]
     counts["MUT candidates generated"] = ledger.generated["MUT candidates"]
     for k, v in ledger.dropped.items():
         if k.startswith(("MUT", "reference")):
@@ -179,7 +179,7 @@ def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *
                 population: str = PIE_PAIRS) -> tuple[list[dict[str, Any]], Counter]:
     """Mutants of PIE slow programs with ``df_score`` exactly 0, and where every other candidate went.
 
-    Mutants are generated as LoCaL's are (:func:`lcl.dataset.candidates`, same ids, same
+    Mutants are generated as LoCaL's are (:func:`lcl.candidate_generation.candidates`, same ids, same
     per-program cap ``profile.mutants_per_program``), so fuzz results are shared with the LoCaL
     dataset in the engine's store (a rerun is cheap). Candidates (:func:`pool_candidates` of
     ``population``, in the order ``order_seed`` gives) are fuzzed ``batch`` at a time until

@@ -99,9 +99,9 @@ def train_released(base_rows: list[dict[str, Any]], local_rows: list[dict[str, A
 def released_for(profile: Profile, seed: int, jobs: int, progress: bool = False) -> Released | None:
     """:func:`train_released` on the profile's data, loaded as notebook 07 loads it: the curated
     LoCaL pairs, CodeScore_test when available, the base pairs labelled by Algorithm 1 (cached)."""
-    from . import dataset, loaders, scoring, sources
+    from . import loaders, pair_files, scoring, sources
 
-    rows = scoring.pairs_frame(dataset.load_local(profile.name)).to_dict("records")
+    rows = scoring.pairs_frame(pair_files.load_local(profile.name)).to_dict("records")
     cst = (scoring.pairs_frame(loaders.load_codescore_test()).to_dict("records")
            if sources.available("codescore_test") else [])
     base_rows, _ = codescore_base.base_pairs(profile, seed, jobs, progress=progress)

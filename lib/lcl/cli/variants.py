@@ -1,5 +1,5 @@
 """``lcl variants label|pool|clones``: the command group that generates and labels the LoCaL
-candidates (:mod:`lcl.dataset`), the RQ2 pool of df = 0 PIE mutants (:mod:`lcl.distinguish`)
+candidates (:mod:`lcl.candidate_generation`, :mod:`lcl.local_build`), the RQ2 pool of df = 0 PIE mutants (:mod:`lcl.rq2_pool`)
 and the human-written CLONE pairs (:mod:`lcl.clones`), each exactly as its notebook does, so that
 the notebook then finds every label in the fuzz result store."""
 
@@ -10,7 +10,7 @@ from collections import Counter
 from dataclasses import replace
 from typing import Any
 
-from .. import clones, dataset, labelling, loaders, rq2_pool
+from .. import clones, labelling, loaders, local_build, makeup, records, rq2_pool
 from ..errors import UserError
 from ..records import Outcome, df_band, result_outcome
 from .common import add_run_options, profile_of
@@ -25,9 +25,9 @@ def cmd_variants_label(args: Any) -> int:
         raise UserError(f"unknown benchmark(s) {', '.join(unknown)}; choose from {', '.join(loaders.BENCHMARKS)}")
     benchmarks, kind = tuple(args.benchmark), args.kind or None
     if args.status or args.recheck is not None:  # candidates only: nothing is fuzzed here
-        stage = dataset.local_candidates(profile, args.seed, benchmarks=benchmarks, kind=kind)
+        stage = local_build.local_candidates(profile, args.seed, benchmarks=benchmarks, kind=kind)
     else:  # the notebook's stage, so notebook 02 then finds every label stored
-        stage = dataset.build_local(profile, args.seed, args.jobs, progress=not args.no_progress,
+        stage = local_build.build_local(profile, args.seed, args.jobs, progress=not args.no_progress,
                                     benchmarks=benchmarks, kind=kind)
     tasks, rows, results = stage.tasks, stage.rows, stage.results
     if not tasks:
@@ -48,11 +48,11 @@ def cmd_variants_label(args: Any) -> int:
     for (bench, vtype, what), n in sorted(summary.items()):
         print(f"  {bench:<10} {vtype:<4} {what:<20} {n:>6}")
     # SurfaceSim of OPT only
-    kept = dataset.assemble([r for r in rows if r["variant_type"] == "OPT"], results, dataset.Ledger())
+    kept = local_build.assemble([r for r in rows if r["variant_type"] == "OPT"], results, records.Ledger())
     if kept:
         print("kept optimised variants (df_score = 1):")
-        print(dataset.opt_by_generator(kept).to_string(index=False))
-        d = dataset.dfs_target(kept)
+        print(makeup.opt_by_generator(kept).to_string(index=False))
+        d = makeup.dfs_target(kept)
         if d["pairs"]:
             # their SurfaceSim follows the released variants by construction (lcl.surface_budget): no target
             print(f"the rewriter's variants: {d['pairs']} pairs, mean SurfaceSim {d['mean_surface_sim']:.3f} (its "
@@ -164,7 +164,7 @@ def cmd_variants_clones(args: Any) -> int:
     notebook then finds every fingerprint and label in the fuzz result store. Resumable: finished
     pairs are stored one by one."""
     profile = profile_of(args)
-    ledger = dataset.Ledger()
+    ledger = records.Ledger()
     # through the package's namespace, so that a replaced ``lcl.clones.build`` (as in the tests) takes effect
     pairs, clusters = clones.build(profile, args.seed, args.jobs, ledger, progress=not args.no_progress)
     s = clones.summary(clusters, pairs)

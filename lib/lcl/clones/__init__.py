@@ -8,7 +8,7 @@ paper's DFS corner asks for (different form, similar semantics), without any gen
 loop. Their code is *untrusted*: it is read with :mod:`ast` and only ever executed inside the
 sandboxed fuzzing engine :mod:`lcl.fuzz` (never installed, never imported here).
 
-Pipeline (every step counts what it leaves out in a :class:`lcl.dataset.Ledger`):
+Pipeline (every step counts what it leaves out in a :class:`lcl.records.Ledger`):
 
 1. **Extract** every top-level function of every module (:func:`extract`). A function's *unit*
    is the function plus the top-level definitions it needs from its module (helpers, constants,

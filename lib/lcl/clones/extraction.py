@@ -41,7 +41,7 @@ class Function:
 
 
 def _strip_docstrings(tree: ast.AST) -> None:
-    from ..dataset import strip_docstring_nodes
+    from ..candidate_generation import strip_docstring_nodes
 
     strip_docstring_nodes(tree)
 
