@@ -297,7 +297,9 @@ def test_pool_programs_of_each_population(monkeypatch: pytest.MonkeyPatch) -> No
              for i in range(40)]
     monkeypatch.setattr(loaders, "load_pie", lambda: SimpleNamespace(tasks=tasks))
     monkeypatch.setitem(loaders.SELECT_K, "PIE", 10)
-    monkeypatch.setattr(store, "spec_for", lambda uid: SimpleNamespace(verified=uid != "PIE/p035", grammar=["x"]))
+    fake_spec = lambda uid: SimpleNamespace(verified=uid != "PIE/p035", grammar=["x"])  # noqa: E731
+    monkeypatch.setattr(store, "spec_for", fake_spec)
+    monkeypatch.setattr(rq2_pool, "spec_for", fake_spec)  # imported there by name
     P = replace(get("full"), rq2_pool_programs=None)
     kept, counts = rq2_pool.pool_programs(P, 1, rq2_pool.LOCAL)
     assert [t.task_id for t in kept] == [f"p{i:03d}_s1" for i in (39, 38, 37, 36, 34, 33, 32, 31, 30)]

@@ -160,7 +160,7 @@ def test_rederive_stored_only_fuzzes_nothing_new(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setattr(lcl.labelling, "fuzz_labels", fake_fuzz_labels)
     monkeypatch.setattr(lcl.task_specs, "task_uid_for_row", lambda row: "MBPP/1")
     monkeypatch.setattr(lcl.task_specs, "resolve_published", lambda row: {"stdin": False, "entry": "f"})
-    monkeypatch.setattr(lcl.fuzz.algorithm, "check_code", lambda *a, **k: None)
+    monkeypatch.setattr(L, "check_code", lambda *a, **k: None)  # label_agreement imports it by name
     monkeypatch.setattr(lcl.task_specs, "spec_for", lambda uid: None)
     pairs = [_pair("a", "LoCaL_published", "MUT", 0.2), _pair("b", "LoCaL_published", "MUT", 0.2)]
     got = L.rederive(pairs, n_function=10, n_program=5, runs=1, seed=0, stored_only=True, progress=False)

@@ -253,3 +253,11 @@ def test_agreement_by_level_names_each_benchmark_with_its_rho() -> None:
                           "n": [20, 10, 10], "Spearman rho": [0.5, 0.9, -0.2]})
     assert eff.agreement_by_level(agree) == ["- M: functions HumanEval +0.900 (n = 10); programs PIE -0.200 (n = 10)."]
     assert eff.agreement_by_level(agree.iloc[:2]) == []
+
+
+def test_labelled_keeps_pairs_with_a_score_and_an_empty_frames_columns() -> None:
+    """-1 (every run excluded) and a missing score are left out; an empty frame keeps its columns."""
+    f = pd.DataFrame({"id": ["a", "b", "c", "d"], "reference": ["r"] * 4, "df_score": [0.5, -1.0, np.nan, 0.0]})
+    assert eff.labelled(f).id.tolist() == ["a", "d"]
+    empty = f.iloc[:0]
+    assert list(eff.labelled(empty).columns) == ["id", "reference", "df_score"]

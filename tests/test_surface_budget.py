@@ -46,6 +46,7 @@ def test_the_candidates_use_the_drawn_target(monkeypatch: pytest.MonkeyPatch) ->
         return real(code, **kw)  # type: ignore[arg-type]
 
     monkeypatch.setattr(variants, "optimise", spy)
+    monkeypatch.setattr(candidate_generation, "optimise", spy)  # imported there by name
     task = Task(benchmark="HumanEval", task_id="HumanEval/0", level="function",
                 reference="def f(xs):\n    r = []\n    for x in xs:\n        r.append(x * 2)\n    return r\n",
                 entry_point="f")

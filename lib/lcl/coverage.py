@@ -18,6 +18,7 @@ import pandas as pd
 
 from . import claim_links, regions, stats
 from .claim_links import Derived, Link
+from .makeup import OPT_SOURCES
 
 X, Y = "SurfaceSim", "df_score"
 
@@ -231,8 +232,6 @@ def hit_rates_by_source(frame: pd.DataFrame, th: regions.Thresholds | None,
     and, in the last two columns, under the paper's thresholds ``paper``: a source whose
     SurfaceSim follows the released variants lands in DFS as often as they do only under the
     thresholds fitted to them."""
-    from .makeup import OPT_SOURCES
-
     rows = []
     for source in OPT_SOURCES:
         g = frame[frame["opt_source"] == source]

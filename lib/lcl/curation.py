@@ -35,6 +35,8 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any, Protocol
 
+import pandas as pd
+
 from . import claim_links, seeds
 
 #: df_score boundary between the SFD side (mutants, below) and the DFS side (optimised, above)
@@ -156,8 +158,6 @@ def select(pairs: Iterable[dict[str, Any]], subset: str = "local") -> list[dict[
 def release_evidence(published: list[dict[str, Any]]) -> Any:
     """df_score per benchmark and kind in the authors' release (PUBLISHED pairs with a kind):
     count, min, max, mean and the count on each side of :data:`DF_BOUNDARY`."""
-    import pandas as pd
-
     cols = ["benchmark", "kind", "pairs", "min df", "max df", "mean df", f"df < {DF_BOUNDARY}", f"df > {DF_BOUNDARY}"]
     rows = [p for p in published if p.get("published_kind") in ("MUT", "OPT")]
     if not rows:
@@ -192,8 +192,6 @@ def makeup(pairs: list[dict[str, Any]]) -> Any:
     """LoCaL's makeup per Table 2 cell (kind, level): the paper's count, the curated pairs
     available, those sampled into LoCaL, LoCaL's count over the paper's, and each cell's share of
     LoCaL beside the paper's share; the refactorings (outside LoCaL) are counted per level."""
-    import pandas as pd
-
     paper = paper_counts()
     total_paper = sum(paper.values())
     n_local = sum(bool(p.get("in_local")) for p in pairs)

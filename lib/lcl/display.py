@@ -13,6 +13,8 @@ from typing import Any
 
 import pandas as pd
 
+from . import sources
+
 #: pairs of columns holding a 95% CI: (low, high) name patterns, ``{v}`` the value column's name
 CI_PATTERNS = (("{v} CI low", "{v} CI high"), ("{v} ci_low", "{v} ci_high"), ("{v}_ci_low", "{v}_ci_high"),
                ("{v} low", "{v} high"))
@@ -116,8 +118,6 @@ def show(*objects: Any) -> None:
 def not_computed(what: str) -> str:
     """A "what we found" line for a quantity with no data, naming the data sources this run skipped
     (a generated sentence never asserts a conclusion on empty data)."""
-    from . import sources
-
     skipped = sorted(sources.status().get("skipped", {}))
     why = (f"the data sources {', '.join(skipped)} were skipped (they come from the local data mirror)"
            if skipped else "it has no pairs in this profile")

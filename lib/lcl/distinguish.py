@@ -32,6 +32,7 @@ index it per repetition (:func:`repetition_scores`).
 from __future__ import annotations
 
 import random
+import warnings
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -41,9 +42,11 @@ import numpy as np
 import pandas as pd
 
 from . import claim_links, scoring, seeds
+from .candidate_generation import strip_docstrings
 from .claim_links import Link
 from .records import Pair, candidate_of
 from .rq2_pool import repetition_seed
+from .scoring import cem_columns
 from .stats import distinguishability
 
 #: dataset names used in every table
@@ -70,8 +73,6 @@ def text_form(code: str) -> str:
     programs are unparsed too; otherwise PIE's raw layout (comments, blank lines) would lower
     the scores of the ``ds_orig`` pairs alone and every comparison with ``ds_replaced`` would
     mix a formatting difference into the surface one (Section 4.4.1)."""
-    from .candidate_generation import strip_docstrings
-
     return strip_docstrings(code)
 
 
@@ -79,8 +80,6 @@ def usable_pairs(pairs: Sequence[Pair]) -> tuple[list[Pair], Counter]:
     """The PIE pairs both of whose programs parse as Python 3 (the CEMs and SurfaceSim need an AST;
     an unparsable side would only get a metric's fallback score), both sides in :func:`text_form`,
     and a count of what was left out."""
-    import warnings
-
     def form(code: str) -> str | None:
         try:
             with warnings.catch_warnings():
@@ -222,8 +221,6 @@ LONG_COLUMNS = ["repetition", "seed", "dataset", "metric", "n_eq", "n_neq", "eq_
 
 def metric_columns(scored: pd.DataFrame) -> list[str]:
     """SurfaceSim (when present) then the CEM columns of a scored table."""
-    from .scoring import cem_columns
-
     return ([SURFACE_LABEL] if SURFACE_LABEL in scored.columns else []) + cem_columns(scored)
 
 

@@ -13,6 +13,7 @@ import pandas as pd
 
 from . import claim_links, scoring, stats
 from .claim_links import Derived, Link
+from .makeup import OPT_SOURCES, opt_source
 from .records import has_score
 
 SURFACE = "SurfaceSim"
@@ -98,15 +99,13 @@ def cap(frame: pd.DataFrame, n: int | None, seed: int) -> pd.DataFrame:
 
 def labelled(frame: pd.DataFrame) -> pd.DataFrame:
     """Rows with a usable ground truth (timed-out pairs, df_score = -1, excluded as in the paper)."""
-    return frame[frame.df_score.map(has_score)].reset_index(drop=True)
+    return frame[frame.df_score.map(has_score).astype(bool)].reset_index(drop=True)  # bool: an empty mask too
 
 
 def with_sources(frame: pd.DataFrame, rows: list[dict]) -> pd.DataFrame:
     """``frame`` (built from ``rows`` by :func:`lcl.scoring.pairs_frame`, same order) with the
     columns ``in_local`` (LoCaL; clones count as in LoCaL's DFS side), ``curated`` and
     ``opt_source`` (:func:`lcl.makeup.opt_source`: where an optimised variant comes from)."""
-    from .makeup import opt_source
-
     if len(frame) != len(rows):
         raise ValueError(f"{len(frame)} frame rows for {len(rows)} pairs: build the frame from the same rows")
     return frame.assign(in_local=[bool(r.get("in_local", True)) for r in rows],
@@ -128,8 +127,6 @@ def opt_by_source(frames: dict[str, pd.DataFrame], metric_columns: list[str]) ->
     """MAE per CEM of optimised (DFS) pairs per set and ``opt_source``, with the mean SurfaceSim
     and df_score of each group (the rewriter's SurfaceSim targets come from the released variants,
     :mod:`lcl.surface_budget`)."""
-    from .makeup import OPT_SOURCES
-
     rows = []
     for name, f in frames.items():
         for source in OPT_SOURCES:

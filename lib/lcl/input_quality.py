@@ -6,7 +6,10 @@ in the engine, the comparison of the three input backends, and the reviewed scop
 from __future__ import annotations
 
 from collections import Counter
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
+
+import pandas as pd
 
 from . import cache, loaders
 from .inputs.quality import VALIDITY_TARGET, backend_inputs, cached_measure, probe
@@ -23,9 +26,6 @@ def quality_table(uids: list[str], *, n: int = 200, seed: int = 0, jobs: int = 2
     One row per reference checked (PIE: several accepted programs per problem). Results are
     cached by (reference, spec, n, seed), so a rerun only measures what changed.
     """
-    from concurrent.futures import ThreadPoolExecutor
-
-    import pandas as pd
     from tqdm.auto import tqdm
 
 
@@ -51,7 +51,6 @@ def quality_table(uids: list[str], *, n: int = 200, seed: int = 0, jobs: int = 2
 
 def backend_comparison(uids: list[str], *, n: int = 200, seed: int = 0, progress: bool = True) -> Any:
     """Validity, distinct inputs and branch coverage of the reference per backend and task."""
-    import pandas as pd
     from tqdm.auto import tqdm
 
 
@@ -109,8 +108,6 @@ def scope_uids(profile_max: int | None = None) -> list[str]:
 
 def summarise(df: Any) -> Any:
     """Per benchmark: tasks, share verified, validity (mean, min, share >= 95%), coverage."""
-    import pandas as pd
-
     if df.empty:
         return pd.DataFrame()
     per_task = df.groupby("task").agg(benchmark=("benchmark", "first"), verified=("verified", "first"),

@@ -15,6 +15,8 @@ from collections.abc import Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
+from .errors import UserError
+
 
 @contextlib.contextmanager
 def atomic_write(path: str | Path, mode: str = "w", encoding: str | None = "utf-8") -> Iterator[IO[Any]]:
@@ -86,8 +88,6 @@ def temporary_environ(values: dict[str, str]) -> Iterator[None]:
 def read_user_jsonl(path: str | Path) -> list[dict[str, Any]]:
     """:func:`read_jsonl` for a file a person gave: every problem (not UTF-8, a malformed line)
     becomes one :class:`~lcl.errors.UserError` line naming the file (and line)."""
-    from .errors import UserError
-
     try:
         return read_jsonl(path)
     except UnicodeDecodeError as exc:

@@ -17,7 +17,9 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from . import labelling, loaders, paths, task_specs
 from .errors import UserError
+from .fuzz.algorithm import check_code
 from .profiles import Profile
 from .records import NO_KEPT_RUN, Outcome, Pair, df_band
 
@@ -29,8 +31,6 @@ def label_pairs(profile: Profile) -> tuple[list[Pair], list[str]]:
     """The pairs re-derived at ``profile`` (every pair of :data:`LABEL_SETS` at full, every ~25th
     pair of each set otherwise) and one note per set that is not available (both need the
     data mirror's APPS)."""
-    from . import loaders
-
     pairs: list[Pair] = []
     missing: list[str] = []
     for ds in LABEL_SETS:
@@ -74,9 +74,6 @@ def rederive(pairs: list[Pair], *, n_function: int, n_program: int, runs: int, s
     ``stored_only``: fuzz nothing; a pair whose result is not in the result store (or the
     committed label archive merged into it) is skipped with the reason ``not in the result
     store``, so a reader of finished labels can never start hours of fuzzing by accident."""
-    from . import labelling, task_specs
-    from .fuzz.algorithm import check_code
-
     settings = labelling.algorithm1_settings(runs, n_function, n_program)
     rows, skipped = [], []
     for p in pairs:
@@ -155,8 +152,6 @@ def causes_file() -> Path:
     starts with its family: ``theirs``, ``ours``, ``distribution`` (both inputs valid; the
     behaviour is triggered at different rates), ``equality`` (output equality semantics),
     ``environment``, ``broken variant``."""
-    from . import paths
-
     return paths.label_causes()
 
 

@@ -30,7 +30,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import regions, scoring
+from . import claim_links, label_agreement, regions, scoring
 from .profiles import Profile
 from .records import has_score
 
@@ -63,8 +63,6 @@ def released_with_both_labels(profile: Profile, seed: int, jobs: int = 1,
     Our labels come from :func:`lcl.label_agreement.rederive` with the settings of ``01_inputs``, so the
     results it stored are reused. At the full profile nothing is fuzzed: only stored results
     (the committed label archive) are read, and a pair without one gets no label of ours."""
-    from . import label_agreement
-
     pairs, missing = label_agreement.label_pairs(profile)
     pairs = [p for p in pairs if p.dataset == "LoCaL_published"]
     frame = scoring.pairs_frame(pairs)
@@ -97,8 +95,6 @@ def coverage_counts(frame: pd.DataFrame) -> dict[str, int]:
 
 def paper_thresholds() -> regions.Thresholds:
     """The paper's fitted thresholds (Section 4.5.1) as :class:`lcl.regions.Thresholds`."""
-    from . import claim_links
-
     v = {k: claim_links.paper_value(f"RQ3.{k}") for k in ("x_lo", "x_hi", "y_lo", "y_hi")}
     return regions.Thresholds(v["x_lo"], v["x_hi"], v["y_lo"], v["y_hi"], objective=float("nan"), step=0.05,
                               error="paper")

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from . import fuzz, label_archive
+from .fuzz.store import ResultStore
 from .profiles import Profile
 from .task_specs import resolve_published
 
@@ -80,8 +81,6 @@ def recheck(rows: list[dict[str, Any]], settings: fuzz.Settings, seed: int, k: i
     """Re-fuzz ``k`` already labelled candidates (a seeded sample) in an empty store, ignoring
     the stored and archived results, and compare: one row per pair with the stored and the
     fresh df_score and per-run scores. How an evaluator checks the committed label archive."""
-    from .fuzz.store import ResultStore
-
     status = candidates_stored(rows, settings, seed)
     done = [r for r in rows if status.get(r["id"])]
     pick = sorted(random.Random(sample_seed).sample(done, min(k, len(done))), key=lambda r: r["id"])

@@ -9,6 +9,7 @@ candidate stays in the pairs file (``LoCaL-all``).
 
 from __future__ import annotations
 
+import warnings
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -17,6 +18,8 @@ from .candidate_generation import candidates, selected_tasks
 from .labelling import label_candidates, profile_settings
 from .profiles import Profile
 from .records import Ledger, Outcome, Task, result_outcome
+from .similarity import SimilarityWarning, surface_sim
+from .task_specs import spec_for
 
 
 @dataclass
@@ -57,9 +60,6 @@ def assemble(rows: list[dict[str, Any]], results: list[dict[str, Any]], ledger: 
              seed: int = 0) -> list[dict[str, Any]]:
     """Attach labels and SurfaceSim; apply the exclusions (no label); mark the LoCaL pairs
     (:func:`lcl.curation.curate`). Every exclusion and every pair left out of LoCaL is counted."""
-    from .similarity import surface_sim
-    from .task_specs import spec_for
-
     by_id = {r["id"]: r for r in results}
     out = []
     for row in rows:
@@ -88,10 +88,6 @@ def published_pairs(ledger: Ledger) -> list[dict[str, Any]]:
     """The published LoCaL pairs (mirror's ``local_release/``) as a third source: variant_type
     PUBLISHED, the release's kind kept in ``published_kind``, its score as ``df_score``, our
     SurfaceSim next to the authors'. ``[]`` (with a printed note) when the mirror is absent."""
-    import warnings
-
-    from .similarity import SimilarityWarning, surface_sim
-
     out = []
     for p in loaders.pairs_if_available("LoCaL_published"):
         ledger.generated["PUBLISHED pairs in the release"] += 1

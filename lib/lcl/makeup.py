@@ -8,9 +8,13 @@ from __future__ import annotations
 import ast
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from . import claim_links, curation
 from .claim_links import Derived, Link
 from .records import Ledger
+from .stats import bootstrap_ci
 
 #: DFS target of a source of optimised variants built without the paper's data in view (the
 #: human-written clones), near Table 2's Optimized row: mean SurfaceSim at most this, mean df_score
@@ -31,8 +35,6 @@ def dfs_target(pairs: list[dict[str, Any]], generator: str = "rewriter") -> dict
 
 def opt_by_generator(pairs: list[dict[str, Any]]) -> Any:
     """Kept optimised variants per benchmark and generator: count, mean SurfaceSim, mean df_score."""
-    import pandas as pd
-
     o = pd.DataFrame([p for p in pairs if p["variant_type"] == "OPT"])
     if o.empty:
         return pd.DataFrame(columns=["benchmark", "generator", "pairs", "mean SurfaceSim", "mean df_score"])
@@ -61,10 +63,6 @@ CLAIMS: list[Any] = [
 
 def _mean_ci(values: Any, seed: int) -> tuple[float | None, float | None]:
     """Percentile bootstrap 95 % CI of a mean over pairs (None for fewer than two pairs)."""
-    import numpy as np
-
-    from .stats import bootstrap_ci
-
     v = [float(x) for x in values]
     if len(v) < 2:
         return None, None
@@ -74,8 +72,6 @@ def _mean_ci(values: Any, seed: int) -> tuple[float | None, float | None]:
 def table2(pairs: list[dict[str, Any]], seed: int = 0) -> Any:
     """Table 2: counts per variant type and level, mean SurfaceSim and mean df_score, each mean
     with a bootstrap 95 % CI over pairs (counts have none: they are sizes of our set)."""
-    import pandas as pd
-
     df = pd.DataFrame(pairs)
     rows = []
     for kind, label_ in (("OPT", "Optimized"), ("MUT", "Mutated")):
@@ -100,8 +96,6 @@ def fingerprint(pairs: list[dict[str, Any]]) -> Any:
     """Code2Bench-style diagnostic fingerprint of the mutants: equivalent (df = 1), near-perfect
     band (0.98 <= df < 1: a 100-test suite would likely call these correct), differs on some
     inputs, differs on every input (df = 0); plus the share whose runs saw timeouts or crashes."""
-    import pandas as pd
-
     m = pd.DataFrame([p for p in pairs if p["variant_type"] == "MUT"])
     if m.empty:
         return pd.DataFrame()
@@ -137,8 +131,6 @@ def table2_sources(ours: list[dict[str, Any]], clones: list[dict[str, Any]],
                    published: list[dict[str, Any]], profile: str) -> Any:
     """Table-2-like summary of every source side by side: our MUT/OPT, our clones, and the
     published pairs per published kind (plus all of them)."""
-    import pandas as pd
-
     rows = []
     o = pd.DataFrame(ours)
     for kind in ("OPT", "MUT"):
@@ -169,8 +161,6 @@ def _parses(code: Any) -> bool:
 
 def ledger_table(ledgers: dict[str, Ledger]) -> Any:
     """Every ledger as one table (source, stage, what, count)."""
-    import pandas as pd
-
     rows = [{"source": name, **r} for name, led in ledgers.items() for r in led.to_rows()]
     return pd.DataFrame(rows, columns=["source", "stage", "what", "count"])
 

@@ -5,13 +5,16 @@ Each writer is atomic (see :mod:`lcl.io`) and leaves a provenance sidecar next t
 
 from __future__ import annotations
 
+import math
 import os
+import textwrap
 from pathlib import Path
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
-from . import paths, provenance
+from . import paths, provenance, sources
 from .io import atomic_path, write_text
 
 
@@ -87,8 +90,6 @@ def _has_data(ax: Any) -> bool:
     """Whether a panel shows anything: finite points in a line or collection, a bar of finite
     height or another patch, an image or a text placed in it (titles, axis labels and reference
     lines such as ``axhline``, drawn across the panel whatever the data, do not count)."""
-    import numpy as np
-
     for line in ax.lines:
         if line.get_transform() != ax.transData:  # axhline/axvline: placed in axes coordinates
             continue
@@ -111,8 +112,6 @@ def _has_data(ax: Any) -> bool:
 
 def _patch_shows(patch: Any) -> bool:
     """A bar drawn for a missing value (NaN height) shows nothing; any other patch does."""
-    import math
-
     from matplotlib.patches import Rectangle
 
     if isinstance(patch, Rectangle):
@@ -126,7 +125,6 @@ def mark_empty_axes(fig: Any) -> int:
     empty = [ax for ax in fig.axes if ax.get_visible() and ax.axison and not _has_data(ax)]
     if not empty:
         return 0
-    from . import sources
 
     skipped = sorted(sources.status().get("skipped", {}))
     why = f"(skipped: {', '.join(skipped)})" if skipped else ""
@@ -149,8 +147,6 @@ _NOTE_FONTSIZE = 8
 
 def _wrap_to_axes(text: str, ax: Any, fig: Any, fontsize: float) -> str:
     """``text`` wrapped to lines that fit the width of ``ax`` (a character is about 0.6 em wide)."""
-    import textwrap
-
     width_pt = ax.get_position().width * fig.get_figwidth() * 72
     return textwrap.fill(text, max(12, int(0.9 * width_pt / (0.6 * fontsize))))
 

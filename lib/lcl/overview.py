@@ -10,6 +10,7 @@ number selected (k), test cases per problem, whether an NL description exists, a
 
 from __future__ import annotations
 
+import ast
 import statistics
 import sys
 from dataclasses import dataclass
@@ -100,8 +101,6 @@ def table1_notes(summaries: list[BenchmarkSummary]) -> list[str]:
 # ----------------------------------------------------------------------------- task profile
 def dependency_kind(code: str) -> str:
     """``self-contained`` (no imports), ``stdlib`` or ``third-party`` (Code2Bench-style)."""
-    import ast
-
     mods: set[str] = set()
     try:
         for node in ast.walk(ast.parse(code)):

@@ -5,9 +5,14 @@ a Parquet twin, and reading them back.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 from . import curation, paths
+from .errors import UserError
+from .io import atomic_path, read_jsonl, write_jsonl
+from .provenance import record
 
 SCHEMA = {
     # -- every pair file (local_pairs_<profile>, clone_pairs_<profile>, published_pairs) --
@@ -72,9 +77,6 @@ PARQUET_TYPES = {
 def load_local(profile: str, subset: str = "local") -> list[dict[str, Any]]:
     """The pairs built by notebook 02 for ``profile`` (clear error when not built yet):
     ``subset`` 'local' LoCaL, 'curated' LoCaL-curated, 'all' every labelled candidate (LoCaL-all)."""
-    from .errors import UserError
-    from .io import read_jsonl
-
     path = paths.local_pairs(profile)
     if not path.exists():
         raise UserError(f"{path} does not exist yet: build it with 'make all PROFILE={profile}' "
@@ -102,12 +104,8 @@ def write_parquet(path: Any, rows: list[dict[str, Any]]) -> Any:
     """Rows -> Parquet (pyarrow), atomically. Columns: :data:`SCHEMA` order first, then the
     rest sorted; types from :data:`PARQUET_TYPES`; any other column (nested, heterogeneous:
     ``author_scores``) is JSON text. Each field carries its SCHEMA description as metadata."""
-    import json
-
     import pyarrow as pa
     import pyarrow.parquet as pq
-
-    from .io import atomic_path
 
     keys = {k for r in rows for k in r}
     cols = [k for k in SCHEMA if k in keys] + sorted(keys - set(SCHEMA))
@@ -133,11 +131,6 @@ def write_pairs(jsonl_path: Any, rows: list[dict[str, Any]], *, profile: str | N
                 seed: int | None = None) -> tuple[Any, Any]:
     """``<name>.jsonl`` and ``<name>.parquet`` side by side; with ``profile``, each with its
     provenance sidecar, like every other declared output of the build."""
-    from pathlib import Path
-
-    from .io import write_jsonl
-    from .provenance import record
-
     p = Path(jsonl_path)
     write_jsonl(p, rows)
     pq_path = write_parquet(p.with_suffix(".parquet"), rows)
@@ -148,9 +141,6 @@ def write_pairs(jsonl_path: Any, rows: list[dict[str, Any]], *, profile: str | N
 
 def load_clones(profile: str) -> list[dict[str, Any]]:
     """The CLONE pairs built by notebook 02 for ``profile``."""
-    from .errors import UserError
-    from .io import read_jsonl
-
     path = paths.clone_pairs(profile)
     if not path.exists():
         raise UserError(f"{path} does not exist yet: run notebook 02_variants with --profile {profile}")
@@ -158,7 +148,5 @@ def load_clones(profile: str) -> list[dict[str, Any]]:
 
 def load_published() -> list[dict[str, Any]]:
     """The PUBLISHED pairs written by notebook 02 (``[]`` when the mirror was absent)."""
-    from .io import read_jsonl
-
     path = paths.published_pairs()
     return read_jsonl(path) if path.exists() else []

@@ -12,7 +12,7 @@ that no evidence row computes the quantity.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 import pandas as pd
 
@@ -196,8 +196,6 @@ def evidence_id(claim_id: str) -> str:
 
 def evidence_declarations() -> list[Declaration]:
     """Every evidence row as a declaration with its ``ev.`` id, for :func:`lcl.claim_links.read`."""
-    from dataclasses import replace
-
     return [replace(e.declaration, claim_id=evidence_id(cid)) for cid, e in EVIDENCE.items()]
 
 

@@ -20,6 +20,7 @@ import html
 import json
 import os
 import shutil
+from html.parser import HTMLParser
 from pathlib import Path
 from typing import Any
 
@@ -389,8 +390,6 @@ def sources_html(st: dict[str, Any]) -> list[str]:
 
 def linked_files(index: Path) -> list[Path]:
     """Every local file the index links to (href/src), resolved relative to the index."""
-    from html.parser import HTMLParser
-
     links: list[str] = []
 
     class _P(HTMLParser):

@@ -64,10 +64,12 @@ from . import (
 from . import effectiveness as eff
 from . import red_herrings as rh
 from . import robustness as rb
+from .coverage import wilson
 from .errors import UserError
 from .labelling import candidates_stored, label_candidates, profile_settings
 from .metrics import Metric, get_metric
 from .metrics.base import MetricWarning
+from .metrics.cache import ScoreCache, pair_digest
 from .profiles import Profile
 
 LONG_COLUMNS = ["section", "quantity", "metric", "value", "ci_low", "ci_high", "std", "n"]
@@ -141,8 +143,6 @@ class Scores:
 
 def pair_key(row: Mapping[str, Any], lang: str) -> tuple[str, str]:
     """A pair's identity across sets: its id and a digest of both programs and the language."""
-    from .metrics.cache import pair_digest
-
     return str(row["id"]), f"{lang}:{pair_digest(str(row['reference']), str(row['candidate']))}"
 
 
@@ -155,8 +155,6 @@ def score_candidate(cand: Candidate, frames: Mapping[str, tuple[pd.DataFrame, st
     run with a one-line error naming the metric and the first pair concerned. Languages the
     candidate does not score are skipped (Java without a declaration)."""
     from tqdm import tqdm
-
-    from .metrics.cache import ScoreCache
 
     assert cand.metric is not None
     todo: dict[str, dict[tuple[str, str], tuple[str, str, str]]] = {}
@@ -474,8 +472,6 @@ def rq3_section(local: pd.DataFrame, control: pd.DataFrame | None, cols: list[st
                 seed: int) -> tuple[pd.DataFrame, dict[str, Any]]:
     """:func:`badly_wrong` on LoCaL under the paper's thresholds and ours (fitted with the four
     CEMs, as notebook 05 fits them; the metric under test does not move the regions)."""
-    from .coverage import wilson
-
     paper = label_sensitivity.paper_thresholds()
     cems = [c for c in CEM_LABELS if c in local]
     ours, source = calibration.rq3_thresholds(local, control if control is not None else local.iloc[:0],

@@ -47,6 +47,7 @@ from . import scoring, seeds, stats
 from .labelling import label_candidates, profile_settings
 from .profiles import Profile
 from .records import Outcome, result_outcome
+from .task_specs import spec_uid
 from .variants.perturb import PERTURBATIONS, mutant_with_reference_comments, perturb_pairs
 
 #: the sides of an OPT pair a perturbation is applied to (the variant, or the reference)
@@ -83,8 +84,6 @@ def sample(rows: Sequence[Mapping[str, Any]], kind: str, k: int | None, seed: in
 def documented_references(tasks: Sequence[Any]) -> dict[str, str]:
     """Task uid (``spec_uid``, the ``task`` field of a LoCaL pair) -> the benchmark's original
     reference source, with its docstrings and comments."""
-    from .task_specs import spec_uid
-
     return {spec_uid(t): t.reference for t in tasks}
 
 

@@ -19,11 +19,13 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
-from . import seeds
+from . import candidate_generation, loaders, records, seeds
+from .errors import UserError
 from .fuzz import Settings
 from .labelling import candidates_stored, label_candidates, profile_settings
 from .profiles import Profile
 from .records import Outcome, df_band, result_outcome
+from .task_specs import spec_for, spec_uid
 
 
 def repetition_seed(seed: int, r: int) -> int:
@@ -43,8 +45,6 @@ def population_tasks(population: str) -> list[Any]:
     """The slow programs a population mutates, before the spec filter: every PIE pair's slow
     program (``PIE_PAIRS``; Section 4.4.1 mutates "slow implementations" of the PIE pairs it
     draws from) or the 100 longest ones LoCaL is built on (``LOCAL``; Section 3.1)."""
-    from . import loaders
-
     if population not in POPULATIONS:
         raise ValueError(f"unknown RQ2 mutant population {population!r}; use one of {POPULATIONS}")
     tasks = loaders.load_pie().tasks
@@ -55,9 +55,6 @@ def pool_programs(profile: Profile, seed: int, population: str = PIE_PAIRS) -> t
     """The slow programs of ``population`` (:func:`population_tasks`) whose problem has a
     verified, non-empty input spec; with ``profile.rq2_pool_programs`` set, a seeded sample of
     that many. Skips are counted."""
-    from .errors import UserError
-    from .task_specs import spec_for, spec_uid
-
     skipped: Counter = Counter()
     status: dict[str, str] = {}
     keep = []
@@ -91,8 +88,6 @@ def population_candidates(profile: Profile, seed: int,
     With ``profile.rq2_pool_candidates`` set (``PIE_PAIRS`` only), the population is the first
     that many candidates of that order: a seeded random sample of the mutants, the largest one
     whose labels the committed archive holds at that profile (fuzzing all of them costs hours)."""
-    from . import candidate_generation, records
-
     tasks, counts = pool_programs(profile, seed, population)
     counts["slow programs mutated"] = len(tasks)
     ledger = records.Ledger()

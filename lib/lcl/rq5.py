@@ -9,16 +9,25 @@ the CodeScore checkpoint, labelled "CodeScore-style (retrained)" everywhere.
 
 from __future__ import annotations
 
+import math
 import random
 import time
 from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+import pandas as pd
+
 from . import claim_links, seeds
 from .claim_links import Derived, Link
 from .codescore_base import candidate_of, train_model
+from .errors import UserError
+from .metrics import codescore_style as cs
+from .metrics.cache import pair_digest
 from .profiles import Profile
+from .stats import mae
+from .variants.mutants import normalise
 
 # ------------------------------------------------------------------- RQ5 (Section 4.7)
 # Paper Section 4.7.1: keep the training size fixed, replace p% of the base training pairs
@@ -34,8 +43,6 @@ HELD_OUT_BENCHMARK = "PIE"  # Section 4.7.1: "The PIE samples in LoCaL are held 
 
 def pair_key(row: dict[str, Any]) -> str:
     """Content digest of a row's (reference, candidate): identity for overlap checks."""
-    from .metrics.cache import pair_digest
-
     return pair_digest(str(row["reference"]), candidate_of(row))
 
 
@@ -44,9 +51,6 @@ def problem_key(row: dict[str, Any]) -> str:
     comments aside; the stripped text when it does not parse). The sets carry no shared problem
     ids (CodeScore_test's pairs have none) and LoCaL's APPS references are CodeScore_test's golden
     code, so the reference is what ties a training pair to an evaluation pair of the same problem."""
-    from .errors import UserError
-    from .variants.mutants import normalise
-
     text = str(row["reference"])
     try:
         return normalise(text)
@@ -187,8 +191,6 @@ class MeanModel:
         self.value = float(sum(float(r["df_score"]) for r in rows) / len(rows))
 
     def predict(self, references: list[str], candidates: list[str]) -> Any:
-        import numpy as np
-
         return np.full(len(references), self.value, dtype=float)
 
 
@@ -209,10 +211,6 @@ def rq5_config(profile: Profile, mode: str = "full") -> dict[str, Any]:
 
 def evaluate(model: Any, sets: dict[str, list[dict[str, Any]]]) -> dict[str, tuple[float, int]]:
     """MAE (Section 4.2) of ``model`` on each non-empty set and on their union (Combined)."""
-    import numpy as np
-
-    from .stats import mae
-
     preds: dict[str, Any] = {}
     out: dict[str, tuple[float, int]] = {}
     for name, rows in sets.items():
@@ -243,8 +241,6 @@ def experiment(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]]
     ``seeds.unit_seed(seed, "rq5", p, k)``; models are trained by ``trainer`` (default
     :func:`train_model`, cached by training content) with the evaluation pairs as ``exclude``.
     """
-    import pandas as pd
-
     trainer = trainer or train_model
     local_train, pie = split_local(local_rows)
     baseline, local_test = evaluation_sets(codescore_test_rows, pie, n_eval, seed)
@@ -296,8 +292,6 @@ def table6(runs: Any, with_paper: bool = True) -> Any:
     """Table 6: one row per p with mean and sample standard deviation (ddof = 1; NaN for a
     single model) of MAE per set over the independent models, the mean baseline's MAE (mean
     over the models' training sets, when ``runs`` has it) and the paper's values beside."""
-    import pandas as pd
-
     g = runs.groupby(["p", "set"])["MAE"]
     stats = pd.DataFrame({"mean": g.mean(), "std": g.std(ddof=1), "models": g.count()}).reset_index()
     out = pd.DataFrame({"p (%)": sorted(runs["p"].unique())})
@@ -335,8 +329,6 @@ def headline_interval(runs: Any, claim_id: str, column: str = "MAE", n_boot: int
     """Percentile bootstrap 95 % interval of a Section 4.7.2 percentage over the models of
     ``runs`` (models at p = 0 and p = 100 resampled independently; NaN with fewer than two
     models at either end). ``column``: ``MAE`` (the fine-tuned models) or ``MAE (mean baseline)``."""
-    import numpy as np
-
     name, sign = _HEADLINE_SETS[claim_id]
     g = runs[runs["set"] == name]
     a, b = (g[g["p"] == p][column].to_numpy(float) for p in (0, 100))
@@ -393,8 +385,6 @@ SLIGHT_SHARE = 0.5
 
 
 def _endpoint(t: Any, name: str, lo: int, hi: int) -> dict[str, Any]:
-    import math
-
     def get(p: int, col: str) -> float:
         return float(t.loc[p, col]) if col in t.columns else float("nan")
 
@@ -465,8 +455,6 @@ def calibrate(rows: list[dict[str, Any]], config: dict[str, Any], batch: int = 1
     (the second run finds the frozen layers' states memoised, as every model after the first
     does in a grid), then predicts the same rows. ``first_pass_s_per_pair`` is the one-time
     extra of a pair's first visit (the frozen-layer pass with ``cache_frozen``)."""
-    from .metrics import codescore_style as cs
-
     pick = labelled_rows(rows)[: 2 * batch]
     if len(pick) < 2:
         raise ValueError("calibration needs at least 2 labelled rows")
@@ -499,8 +487,6 @@ def plot_mae_vs_p(table: Any, label: str = "CodeScore-style (retrained)"):
     """Figure: mean MAE vs p per set with +-1 std bands (ours, solid) and the paper's Table 6
     (dashed, when the table has the paper columns)."""
     import matplotlib.pyplot as plt
-    import numpy as np
-
     colors = SET_COLORS
     fig, ax = plt.subplots(figsize=(6.0, 4.0))
     p = table["p (%)"].to_numpy(float)
@@ -534,8 +520,6 @@ def learned_gain(runs: Any) -> Any:
     draw's mean label for every pair; the mean over the models with a 95% t interval over them
     (none with a single model), and how many models beat the mean predictor. Above 0: the model
     learned something the mean label does not give."""
-    import numpy as np
-    import pandas as pd
     from scipy import stats as st
 
     rows = []
@@ -560,8 +544,6 @@ def plot_learned_gain(gain: Any, label: str = "CodeScore-style (retrained)"):
     """Figure: the learned gain vs p per set, with its 95% interval over the models; the line at 0
     is the mean predictor."""
     import matplotlib.pyplot as plt
-    import numpy as np
-
     colors = SET_COLORS
     fig, ax = plt.subplots(figsize=(6.0, 4.0))
     ax.axhline(0, color="0.3", linewidth=1, label="mean predictor")

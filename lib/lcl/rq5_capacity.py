@@ -19,6 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+import pandas as pd
+
 from . import codescore_base, rq5
 from .profiles import Profile
 
@@ -94,8 +96,6 @@ def run(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]], codes
     """Every setting of :func:`settings` at the lowest and highest p of the profile, with
     ``profile.rq5_capacity_models`` models each: the runs table (:data:`lcl.rq5.RUN_COLUMNS`
     plus ``setting`` and ``best_step``) and the validation curves (:data:`CURVE_COLUMNS`)."""
-    import pandas as pd
-
     ends = (min(profile.rq5_percentages), max(profile.rq5_percentages))
     all_runs, curves = [], []
     for setting in settings(profile):
@@ -122,8 +122,6 @@ def summary(runs: Any) -> Any:
     """One row per setting, p and evaluation set: mean MAE of the model and of the mean predictor,
     the learned gain with its 95% t interval over the models (:func:`lcl.rq5.learned_gain`),
     and per model the steps run, the best validation step and MAE, and the training seconds."""
-    import pandas as pd
-
     rows = []
     order = list(dict.fromkeys(runs["setting"])) if len(runs) else []
     for name in order:

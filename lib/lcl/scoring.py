@@ -22,6 +22,7 @@ import numpy as np
 import pandas as pd
 
 from . import metrics
+from .metrics.codescore_style import CodeScoreStyle
 from .records import pair_from_row
 
 #: the four reference-based CEMs of the paper, as registry names
@@ -98,8 +99,6 @@ def score_frame(
 
 
 def _codescore(model: Any) -> metrics.Metric:
-    from .metrics.codescore_style import CodeScoreStyle
-
     return CodeScoreStyle(model)
 
 

@@ -33,8 +33,11 @@ from __future__ import annotations
 
 import ast
 import functools
+import importlib
 import io
+import os
 import re
+import sys
 import tokenize
 import warnings
 from collections.abc import Sequence
@@ -166,7 +169,6 @@ def py38_node_types(code: str) -> set[str] | None:
 
 @functools.lru_cache(maxsize=2)
 def _ts_parser(lang: str):  # noqa: ANN202
-    import importlib
 
     from tree_sitter import Language, Parser
 
@@ -254,8 +256,6 @@ def tree_edit_distance(c1: str, c2: str, lang: str = "python") -> tuple[int, int
         def children(self, node: _Node) -> list[_Node]:
             return node.children
 
-    import sys
-
     limit = sys.getrecursionlimit()
     sys.setrecursionlimit(max(limit, 20000))
     try:
@@ -304,8 +304,6 @@ def surface_sim_many(
     warn: bool = True,
 ) -> list[float]:
     """SurfaceSim of many pairs; ``tree`` mode fans out over a process pool (``workers``)."""
-    import os
-
     jobs = [(r, c, mode, lang) for r, c in zip(refs, cands, strict=True)]
     for r, c in zip(refs, cands, strict=True) if warn else ():  # warnings in the parent
         for which, code in (("reference", r), ("candidate", c)):

@@ -37,7 +37,11 @@ import pandas as pd
 
 from . import cache, seeds
 from .fuzz import semantics as S
+from .fuzz.algorithm import code_digest, fuzz_pair
+from .fuzz.batch import generator_name
+from .inputs.generate import task_seeds
 from .stats import wilson
+from .task_specs import resolve_published, tasks_for
 
 #: the log grid of input counts for the convergence curve (capped at each pair's N)
 N_GRID: tuple[int, ...] = (10, 20, 50, 100, 200, 500, 1000, 2000)
@@ -187,9 +191,6 @@ def own_positions(uid: str, spec: Any, n: int) -> tuple[int, ...]:
     are every task's :func:`~lcl.inputs.generate.task_seeds` in order, each task's own ones
     (``extra["n_own_seeds"]``, all of them for APPS' examples) before its extended tests. PIE
     ships no tests: empty."""
-    from .inputs.generate import task_seeds
-    from .task_specs import tasks_for
-
     pos: list[int] = []
     off = 0
     for t in tasks_for(uid):
@@ -205,10 +206,6 @@ def fuzz_run0(row: dict[str, Any], settings: S.Settings, seed: int) -> Run0:
     gives its task (as :func:`lcl.labelling.candidate_batch` builds the batch), base seed ``seed``, the
     profile's settings. Cached by both codes, the generator's digest-bearing name, N, seed,
     settings and engine version, so a rerun fuzzes nothing."""
-    from .fuzz.algorithm import code_digest, fuzz_pair
-    from .fuzz.batch import generator_name
-    from .task_specs import resolve_published
-
     spec = resolve_published({"id": row["id"], "golden_code": row["reference"], "generated_code": row["variant"],
                               "task": row["task"]})
     if spec is None:

@@ -37,9 +37,12 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from . import codescore_base, paths, rq5, seeds
+from . import codescore_base, loaders, pair_files, paths, rq5, scoring, seeds, sources
+from .loaders import loc
+from .metrics import codescore_style as cs
 from .metrics.cache import pair_digest
 from .metrics.local_trained import LABEL
+from .overview import cyclomatic, dependency_kind
 from .profiles import Profile
 
 #: Table 6's p whose training set is LoCaL pairs only, and which of its models is released
@@ -99,8 +102,6 @@ def train_released(base_rows: list[dict[str, Any]], local_rows: list[dict[str, A
 def released_for(profile: Profile, seed: int, jobs: int, progress: bool = False) -> Released | None:
     """:func:`train_released` on the profile's data, loaded as notebook 07 loads it: the curated
     LoCaL pairs, CodeScore_test when available, the base pairs labelled by Algorithm 1 (cached)."""
-    from . import loaders, pair_files, scoring, sources
-
     rows = scoring.pairs_frame(pair_files.load_local(profile.name)).to_dict("records")
     cst = (scoring.pairs_frame(loaders.load_codescore_test()).to_dict("records")
            if sources.available("codescore_test") else [])
@@ -134,8 +135,6 @@ def unseen(frame: pd.DataFrame, released: Released) -> pd.DataFrame:
 def timed_score(metric: Any, frame: pd.DataFrame, limit: int, seed: int) -> tuple[float, int]:
     """Seconds per pair of scoring up to ``limit`` pairs of ``frame`` (a seeded sample) without
     the score cache, and how many pairs were timed."""
-    from .metrics import codescore_style as cs
-
     f = frame if len(frame) <= limit else frame.sample(n=limit, random_state=seed)
     if not len(f):
         return float("nan"), 0
@@ -197,9 +196,6 @@ def task_traits(frame: pd.DataFrame) -> pd.DataFrame:
     """One row per task (``benchmark``, ``task``) with the traits of notebook 00's task profile
     measured on the task's reference: lines, cyclomatic complexity (radon), whether it imports a
     library (any import) or a third-party one, and whether it is a stdin program."""
-    from .loaders import loc
-    from .overview import cyclomatic, dependency_kind
-
     rows = []
     for (bench, task), g in frame.groupby(["benchmark", "task"], sort=True):
         ref = str(g["reference"].iloc[0])

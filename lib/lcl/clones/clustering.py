@@ -10,6 +10,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .. import seeds
+from ..errors import UserError
+from ..fuzz import CodeSpec, Settings, compute_reference
+from ..fuzz.semantics import DIGEST_SIZE, EXC, OK
 from .caps import Caps
 from .domains import generate
 from .extraction import Function
@@ -72,8 +75,6 @@ def candidates(functions: list[Function], caps: Caps, seed: int, ledger: Any) ->
 
 
 def _settings(timeout: float) -> Any:
-    from ..fuzz import Settings
-
     return Settings().with_(reference_timeout=timeout, watchdog_grace=0.2)
 
 
@@ -81,10 +82,6 @@ def fingerprint_all(cands: list[Candidate], n: int, seed: int, ledger: Any, stor
                     progress: bool = False) -> list[Candidate]:
     """Run every candidate on ``n`` inputs of its domain (probe first); keep those with a usable
     behaviour fingerprint. Reference outcomes are cached in the fuzz store's ``refs`` table."""
-    from ..errors import UserError
-    from ..fuzz import CodeSpec, compute_reference
-    from ..fuzz.semantics import DIGEST_SIZE, EXC, OK
-
     own = store is None
     if own:
         from ..fuzz import ResultStore

@@ -13,6 +13,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .. import paths
+from ..candidate_generation import strip_docstring_nodes
+
 #: the four collections, as named in data/sources.toml and under data/raw/clones/
 PACKAGES = ("algorithms", "pygorithm", "searchsort", "algos_py")
 
@@ -41,8 +44,6 @@ class Function:
 
 
 def _strip_docstrings(tree: ast.AST) -> None:
-    from ..candidate_generation import strip_docstring_nodes
-
     strip_docstring_nodes(tree)
 
 
@@ -164,8 +165,6 @@ def units(package: str, module: str, source: str) -> list[Function]:
 
 
 def clones_root() -> Path:
-    from .. import paths
-
     return paths.raw_clones()
 
 

@@ -9,8 +9,13 @@ import itertools
 from collections import Counter
 from typing import Any
 
+import pandas as pd
+
 from .. import seeds
+from ..labelling import algorithm1_settings, fuzz_labels
 from ..records import Outcome, df_band, result_outcome
+from ..similarity import surface_sim
+from ..sources import load_manifest
 from .caps import Caps, caps_for
 from .clustering import Cluster, candidates, cluster, fingerprint_all
 from .domains import DomainGenerator
@@ -19,8 +24,6 @@ from .families import ENTRY, harness
 
 
 def _licences() -> dict[str, dict[str, Any]]:
-    from ..sources import load_manifest
-
     return {s.name: {"licence": s.licence, "registry": s.registry, "upstream": s.upstream}
             for s in load_manifest() if s.name in PACKAGES}
 
@@ -71,8 +74,6 @@ def resolve_clone(row: dict[str, Any]) -> dict[str, Any] | None:
 
 def label(rows: list[dict[str, Any]], profile: Any, seed: int, jobs: int, progress: bool = True) -> list[dict[str, Any]]:
     """Algorithm 1 for every clone pair: R runs of N fresh domain inputs (profile settings)."""
-    from ..labelling import algorithm1_settings, fuzz_labels
-
     if not rows:
         return []
     settings = algorithm1_settings(profile.fuzz_runs, profile.fuzz_inputs_function)
@@ -84,8 +85,6 @@ def label(rows: list[dict[str, Any]], profile: Any, seed: int, jobs: int, progre
 
 def assemble(rows: list[dict[str, Any]], results: list[dict[str, Any]], ledger: Any) -> list[dict[str, Any]]:
     """Attach labels and SurfaceSim (of the plain units); discard unconfirmed pairs (counted)."""
-    from ..similarity import surface_sim
-
     by_id = {r["id"]: r for r in results}
     out = []
     for row in rows:
@@ -121,8 +120,6 @@ def build(profile: Any, seed: int, jobs: int, ledger: Any, progress: bool = True
 
 def cluster_table(clusters: list[Cluster], pairs: list[dict[str, Any]]) -> Any:
     """One row per cluster: functions, emitted pairs, mean SurfaceSim and df_score."""
-    import pandas as pd
-
     by: dict[str, list[dict[str, Any]]] = {}
     for p in pairs:
         by.setdefault(p["cluster"], []).append(p)

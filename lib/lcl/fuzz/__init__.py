@@ -12,6 +12,7 @@ and ``docs/FUZZING.md`` for the sandbox.
 
 from __future__ import annotations
 
+import importlib
 from typing import Any
 
 _EXPORTS = {
@@ -49,6 +50,5 @@ def __getattr__(name: str) -> Any:
     mod = _EXPORTS.get(name)
     if mod is None:
         raise AttributeError(f"module 'lcl.fuzz' has no attribute {name!r}")
-    import importlib
 
     return getattr(importlib.import_module(f"{__name__}.{mod}"), name)

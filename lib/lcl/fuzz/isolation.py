@@ -41,10 +41,12 @@ from __future__ import annotations
 
 import ctypes
 import errno
+import json
 import os
 import platform
 import struct
 import sys
+import tempfile
 from typing import Any
 
 #: every mechanism, in report order (``netns`` and ``pidns`` are the fork-server's, the rest each worker's)
@@ -520,9 +522,6 @@ def _try_all(tmpdir: str, readable: list[str]) -> dict[str, Any]:
 def probe(tmp_base: str | None = None, exclude: tuple[str, ...] = ()) -> dict[str, Any]:
     """Which mechanisms this kernel enforces, found by applying them in a forked child (the
     caller must be single-threaded). Returns ``{"want": {...}, "landlock_abi": N, ...}``."""
-    import json
-    import tempfile
-
     readable = read_paths(exclude)
     if seccomp_supported():
         _program_parts()  # built once here, inherited by every worker forked later

@@ -15,9 +15,10 @@ from collections import Counter
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .. import cache
 from ..records import Task
 from .generate import generate, task_seeds, with_seeds
-from .spec import Spec
+from .spec import Spec, dumps
 
 VALIDITY_TARGET = 0.95
 
@@ -99,9 +100,6 @@ def measure(task: Task, spec: Spec, n: int = 200, seed: int = 0, timeout: float 
 
 
 def cached_measure(task: Task, spec: Spec, n: int, seed: int) -> Quality:
-    from .. import cache
-    from .spec import dumps
-
     key = cache.key("inputs-quality-v2", task.reference, task.entry_point, list(map(repr, task.seed_inputs)),
                     dumps(spec, strict=False), n, seed)
     return cache.cached("inputs-quality", key, lambda: measure(task, spec, n=n, seed=seed))

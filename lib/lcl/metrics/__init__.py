@@ -39,6 +39,12 @@ import numpy as np
 
 from ..errors import UserError
 from .base import LANGS, Metric, MetricWarning
+from .codebertscore_metric import CodeBERTScore
+from .codebleu_metric import CodeBLEU
+from .codescore_style import CodeScoreStyle, default_model_path
+from .crystalbleu_metric import CrystalBLEU
+from .local_trained import LocalTrained, model_dir
+from .surface_metric import SurfaceSim
 
 __all__ = [
     "LANGS",
@@ -72,29 +78,21 @@ def _pick(options: dict[str, Any], *names: str) -> dict[str, Any]:
 
 @register("surface_sim")
 def _surface_sim(**options: Any) -> Metric:
-    from .surface_metric import SurfaceSim
-
     return SurfaceSim("paper")
 
 
 @register("surface_sim_tree")
 def _surface_sim_tree(**options: Any) -> Metric:
-    from .surface_metric import SurfaceSim
-
     return SurfaceSim("tree", **_pick(options, "workers"))
 
 
 @register("codebleu")
 def _codebleu(**options: Any) -> Metric:
-    from .codebleu_metric import CodeBLEU
-
     return CodeBLEU(**_pick(options, "workers"))
 
 
 @register("crystalbleu")
 def _crystalbleu(**options: Any) -> Metric:
-    from .crystalbleu_metric import CrystalBLEU
-
     opts = _pick(options, "k", "ignore")
     if options.get("crystalbleu_mode"):
         opts["mode"] = options["crystalbleu_mode"]
@@ -103,23 +101,17 @@ def _crystalbleu(**options: Any) -> Metric:
 
 @register("crystalbleu_corpus")
 def _crystalbleu_corpus(**options: Any) -> Metric:
-    from .crystalbleu_metric import CrystalBLEU
-
     return CrystalBLEU(mode="corpus", **_pick(options, "k", "ignore"))
 
 
 @register("codebertscore")
 def _codebertscore(**options: Any) -> Metric:
-    from .codebertscore_metric import CodeBERTScore
-
     opts = _pick(options, "encoder", "num_layers", "component", "batch_size", "device", "workers")
     return CodeBERTScore(**opts)
 
 
 @register("codescore_style")
 def _codescore_style(**options: Any) -> Metric:
-    from .codescore_style import CodeScoreStyle, default_model_path
-
     path = options.get("codescore_model") or os.environ.get("LCL_CODESCORE_MODEL") or default_model_path()
     if not path:
         raise UserError(
@@ -132,8 +124,6 @@ def _codescore_style(**options: Any) -> Metric:
 
 @register("local_trained")
 def _local_trained(**options: Any) -> Metric:
-    from .local_trained import LocalTrained, model_dir
-
     path = model_dir(options.get("profile"), options.get("local_trained_model"))
     return LocalTrained(path, **_pick(options, "allow_overlap", "batch_size"))
 

@@ -8,6 +8,8 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import UserError
+from ..similarity import node_types
 from .cache import ScoreCache, pair_digest, score_key
 
 LANGS = ("python", "java")
@@ -23,8 +25,6 @@ def warn(msg: str) -> None:
 
 def warn_degenerate(name: str, refs: Sequence[str], cands: Sequence[str], lang: str) -> None:
     """One warning per batch naming how many candidates/references are empty or unparsable."""
-    from ..similarity import node_types
-
     empty = sum(1 for c in cands if not c.strip()) + sum(1 for r in refs if not r.strip())
     bad = 0
     for code in (*refs, *cands):
@@ -73,8 +73,6 @@ class Metric:
 
     # -- the interface --------------------------------------------------------------
     def check_lang(self, lang: str) -> None:
-        from ..errors import UserError
-
         if lang not in self.languages:
             raise UserError(f"metric {self.name!r} supports {', '.join(self.languages)}, not {lang!r}")
 

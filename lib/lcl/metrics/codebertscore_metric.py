@@ -34,14 +34,18 @@ score cache, ``benchmarks/codebertscore_speed.py``).
 
 from __future__ import annotations
 
+import functools
+import json
 import os
 import threading
+from collections import defaultdict
 from collections.abc import Generator, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 
+from ..cache import key
 from ..process_pools import shared_pool
 from .base import Metric
 
@@ -77,8 +81,6 @@ def native_bf16() -> bool:
 
 def encoder_digest(path: str | Path) -> str:
     """Cheap identity of a local encoder: names, sizes and config of its files."""
-    from ..cache import key
-
     p = Path(path)
     files = sorted(f for f in p.rglob("*") if f.is_file())
     parts = [(str(f.relative_to(p)), f.stat().st_size) for f in files]
@@ -184,8 +186,6 @@ class CodeBERTScore(Metric):
         by ``len(s.split(" "))``, which for indented code mostly counts spaces, so its batches
         mix short and long programs: ~1.8x more padded positions on LoCaL-like data.
         """
-        from collections import defaultdict
-
         from code_bert_score.utils import get_bert_embedding, mark_all_punc_tokens
 
         model, tok = load_scorer(self.encoder, self.num_layers, self.device)
@@ -235,7 +235,6 @@ class CodeBERTScore(Metric):
         if min(self.workers, len(chunks)) <= 1 or self.device != "cpu":
             yield from super().score_chunks(chunks, lang, state)
             return
-        import functools
 
         col = COMPONENTS.index(self.component)
         for comps in _get_pool(self.workers).imap(functools.partial(_chunk_components, self), chunks):
@@ -248,8 +247,6 @@ def _chunk_components(metric: CodeBERTScore, chunk: tuple[list[str], list[str]])
 
 
 def _layers(path: Path) -> int:
-    import json
-
     try:
         cfg = json.loads((path / "config.json").read_text())
         return int(cfg.get("num_hidden_layers", 12))

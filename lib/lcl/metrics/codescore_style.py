@@ -34,11 +34,14 @@ of its weights and metadata, verified on load.
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import os
 import random
+import shutil
 import sqlite3
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -300,9 +303,6 @@ class CodeScoreModel:
     # -- persistence ----------------------------------------------------------------
     def save(self, out_dir: str | Path | None = None) -> Path:
         """Write the model as ``<out_dir>/<hash12>/``; returns that directory."""
-        import shutil
-        import tempfile
-
         import torch
 
         base = Path(out_dir) if out_dir else default_model_dir()
@@ -454,8 +454,6 @@ def _mae(pred: Any, pairs: Sequence[TrainPair]) -> float:
 def _fit_fast(enc: Encoder, head: Any, pairs: Sequence[TrainPair], validation: Sequence[TrainPair],
               config: TrainConfig, stopper: EarlyStopping) -> dict[str, Any]:
     """Frozen encoder: full-batch epochs of the MLP head on cached embeddings."""
-    import copy
-
     import torch
 
     def feats(ps: Sequence[TrainPair]) -> Any:
@@ -497,8 +495,6 @@ def _fit_full(enc: Encoder, head: Any, pairs: Sequence[TrainPair], validation: S
               config: TrainConfig, stopper: EarlyStopping, device: str) -> dict[str, Any]:
     """Fine-tuning: mini-batches over ``candidate [SEP] reference`` through the (top layers of
     the) encoder; validation every ``eval_every`` steps or once per epoch."""
-    import copy
-
     import torch
 
     enc.freeze_below(config.unfreeze_layers)

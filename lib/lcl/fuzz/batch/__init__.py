@@ -37,6 +37,7 @@ from typing import Any
 from ...io import write_jsonl
 from ...records import NO_KEPT_RUN, has_score
 from .. import semantics as S
+from ..store import open_default
 from .executors import NO_WORKER_TIMEOUT, dask_completed, default_jobs, make_executor
 from .fuzz_jobs import Parts, error_result, pair_job, ref_job, ref_run_job, reference_run, run_part_job
 from .generators import GenerationProcess, GeneratorMemo, SharedGenerator, share_generators
@@ -83,8 +84,6 @@ def batch_status(pairs: list[dict[str, Any]], *, settings: S.Settings | None = N
     """Which pairs of a batch already have a result in ``store``, without running anything:
     pair id -> True (stored), False (still to fuzz) or None (cannot be fuzzed: an error row).
     Same resolution and keys as :func:`run_batch`, so "stored" means run_batch will not fuzz it."""
-    from ..store import open_default
-
     s = settings or S.Settings()
     job_list = load_jobs(list(pairs), Path(base) if base else Path.cwd(), s, seed, keep_going=True,
                          resolvers=with_env_resolver(resolvers))
@@ -110,8 +109,6 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
     atomically (one JSON object per line, sorted keys; byte-identical for identical inputs).
     """
     from tqdm.auto import tqdm
-
-    from ..store import open_default
 
     s = settings or S.Settings()
     if isinstance(pairs, (str, Path)):

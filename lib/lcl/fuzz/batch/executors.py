@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import contextlib
 import os
+import time
 from collections.abc import Callable, Iterable
+from concurrent.futures import as_completed
 from typing import Any
 
 from ...errors import UserError
@@ -34,8 +36,6 @@ def _in_order(futs: list[Any]) -> Iterable[Any]:
 
 
 def _as_completed_local(futs: list[Any]) -> Iterable[Any]:
-    from concurrent.futures import as_completed
-
     return as_completed(futs)
 
 
@@ -102,8 +102,6 @@ def dask_completed(ac: Any, workers: Callable[[], int], limit: float, poll: floa
                    check_every: float = 1.0) -> Iterable[Any]:
     """The futures of a ``distributed.as_completed`` as they finish, or a ``UserError`` once
     no worker has been connected for ``limit`` seconds (Dask would wait for one forever)."""
-    import time
-
     lonely_since: float | None = None
     next_check = 0.0
     while not ac.is_empty():

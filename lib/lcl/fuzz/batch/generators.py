@@ -6,7 +6,10 @@ does not hold the harness's GIL while the sandboxed workers wait.
 from __future__ import annotations
 
 import pickle
+import threading
+from collections import OrderedDict
 from collections.abc import Callable
+from concurrent.futures import Future
 from typing import TYPE_CHECKING, Any
 
 from ..algorithm import InputSet
@@ -25,15 +28,10 @@ class GeneratorMemo:
     one task are adjacent in a batch."""
 
     def __init__(self, size: int) -> None:
-        import threading
-        from collections import OrderedDict
-
         self.size, self.lock = size, threading.Lock()
         self.items: OrderedDict[tuple[Any, ...], Future[InputSet]] = OrderedDict()
 
     def get(self, key: tuple[Any, ...], make: Callable[[], list[Any]]) -> InputSet:
-        from concurrent.futures import Future
-
         with self.lock:
             found = self.items.get(key)
             mine = found is None

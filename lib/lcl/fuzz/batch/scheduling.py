@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import pickle
 from collections.abc import Callable, Iterable
+from concurrent.futures import FIRST_COMPLETED, wait
 from typing import Any
 
 from .. import semantics as S
@@ -117,8 +118,6 @@ def run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: An
     chunk waits for the previous chunk's pairs to finish: only for its own references. A
     generated task's reference runs are jobs of their own (:func:`_ref_run_job`), like its
     pairs' runs."""
-    from concurrent.futures import FIRST_COMPLETED, wait
-
     names = {j.key: j.id for c in chunks for j in c}
     pair_futs: set[Any] = set()
     parts = Parts(int(settings_d["runs"]))
