@@ -59,19 +59,26 @@ def module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+def imported_from(node: ast.ImportFrom, path: Path) -> str:
+    """The absolute module a ``from ... import`` in ``path`` reads from (relative levels resolved)."""
+    me = module_name(path)
+    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
+    base = node.module or ""
+    if node.level:
+        anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+        base = ".".join(anchor + ([base] if base else []))
+    return base
+
+
 def imports(path: Path) -> set[str]:
     """Every ``lcl`` module that ``path`` imports, at any depth of the file."""
     me = module_name(path)
-    package = me if path.name == "__init__.py" else me.rpartition(".")[0]
     out: set[str] = set()
     for node in ast.walk(ast.parse(path.read_text())):
         if isinstance(node, ast.Import):
             out |= {a.name for a in node.names if a.name.split(".")[0] == "lcl"}
         elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                base = ".".join(anchor + ([base] if base else []))
+            base = imported_from(node, path)
             if base.split(".")[0] != "lcl":
                 continue
             for a in node.names:  # `from . import claims` names a module; `from .x import f` a member
@@ -141,15 +148,11 @@ def private_uses() -> set[tuple[str, str, str]]:
     found = set()
     for path in sorted((LIB / "lcl").rglob("*.py")):
         me = module_name(path)
-        package = me if path.name == "__init__.py" else me.rpartition(".")[0]
         tree = ast.parse(path.read_text())
         modules: dict[str, str] = {}
         for node in ast.walk(tree):
             if isinstance(node, ast.ImportFrom):
-                base = node.module or ""
-                if node.level:
-                    anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
-                    base = ".".join(anchor + ([base] if base else []))
+                base = imported_from(node, path)
                 if base.split(".")[0] != "lcl":
                     continue
                 for a in node.names:
