@@ -271,7 +271,7 @@ def real_batch(n_tasks: int, tmp: Path) -> tuple[float, float, int, int] | None:
     their MutPy mutants and their rewriter variant (the full profile's candidates), inputs
     generated from each task's spec (N = 2000, R = 5, default settings), --jobs 1 vs 2.
     Returns (pairs/s with 1 job, with 2 jobs, pairs, pairs excluded) or None without HumanEval."""
-    from lcl import candidate_generation, loaders, records
+    from lcl import candidate_generation, labelling, loaders, records
     from lcl.profiles import PROFILES
     from lcl.task_specs import resolve_published, tasks_for
 
@@ -280,8 +280,7 @@ def real_batch(n_tasks: int, tmp: Path) -> tuple[float, float, int, int] | None:
     tasks = loaders.select("HumanEval", loaders.LOADERS["HumanEval"]().tasks)[:n_tasks]
     rows = candidate_generation.candidates(tasks, PROFILES["full"], 0, records.Ledger())
     tasks_for(rows[0]["task"])  # the task index is loaded once per process: not part of the timing
-    batch = [{"id": r["id"], "golden_code": r["reference"], "generated_code": r["variant"], "task": r["task"]}
-             for r in rows]
+    batch = labelling.candidate_batch(rows)
     times, scores = [], []
     for jobs in (1, 2):
         t = time.perf_counter()

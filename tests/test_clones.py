@@ -289,7 +289,7 @@ def test_pairs_are_capped_seeded_and_carry_provenance() -> None:
     assert [r["id"] for r in other] == [r["id"] for r in rows] and other != rows
     for r in rows:
         assert r["variant_type"] == "CLONE" and r["benchmark"] == "Clones" and r["level"] == "function"
-        assert r["reference"] != r["variant"]
+        assert r["reference"] != r["candidate"]
         assert r["reference_licence"] == r["variant_licence"] == "MIT"
         assert r["reference_registry"] and r["cross_package"] == (r["reference_package"] != r["variant_package"])
         assert r["observe"] == "return_or_arg0" and r["domain"] == "int_list"
@@ -305,8 +305,8 @@ def test_label_and_assemble(fake_root: Path, tmp_path: Path, monkeypatch: pytest
     rows = clones.pair_rows([cl], clones.Caps(pairs_per_cluster=10), 1, led)
     assert len(rows) == 3
     # a pair that is not equivalent on fresh inputs is discarded and counted
-    bad = dict(rows[0], id="CLONE_sort_1_99", variant=fs["broken_sort"].code, variant_function="broken_sort")
-    results = clones.label(rows + [bad], profiles.get("smoke"), 1, jobs=1, progress=False)
+    bad = dict(rows[0], id="CLONE_sort_1_99", candidate=fs["broken_sort"].code, variant_function="broken_sort")
+    results = clones.label_pairs(rows + [bad], profiles.get("smoke"), 1, jobs=1, progress=False)
     pairs = clones.assemble(rows + [bad], results, led)
     assert [p["id"] for p in pairs] == [r["id"] for r in rows]
     assert all(p["df_score"] == 1.0 and 0 <= p["surface_sim"] <= 1 for p in pairs)
@@ -318,7 +318,7 @@ def test_label_and_assemble(fake_root: Path, tmp_path: Path, monkeypatch: pytest
 
 def test_resolver_ignores_other_rows() -> None:
     assert clones.resolve_clone({"id": "LOCAL_HE_1_OP_1", "golden_code": "", "generated_code": ""}) is None
-    spec = clones.resolve_clone({"id": "CLONE_gcd_1_1", "clone_domain": "pos_pair"})
+    spec = clones.resolve_clone({"id": "CLONE_gcd_1_1", "domain": "pos_pair"})
     assert spec["entry"] == clones.ENTRY and spec["generator"](1, 3) == clones.generate("pos_pair", 1, 3)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import subprocess
 import sys
+import typing
 
 import pandas as pd
 import pytest
@@ -155,6 +156,24 @@ def test_fuzzing_outcome_is_named_not_a_magic_number() -> None:
     from lcl.fuzz import semantics
 
     assert semantics.NO_KEPT_RUN == NO_KEPT_RUN  # the engine writes it out (its sandbox imports the stdlib only)
+    # so are the verdict counts a label carries: the same fields, the same types
+    from lcl.records import LabelCounts
+
+    assert typing.get_type_hints(LabelCounts) == typing.get_type_hints(semantics.Counts)
+
+
+def test_pair_row_vocabulary() -> None:
+    """Past loading a pair's candidate is ``candidate``; the files' ``variant`` is read and written
+    by :mod:`lcl.pair_files` only, and a pair file's every column is a field of the record."""
+    from lcl import pair_files
+    from lcl.records import PairRow
+
+    fields = set(PairRow.__annotations__)
+    assert "candidate" in fields and "variant" not in fields
+    assert {pair_files.FILE_TO_RECORD.get(c, c) for c in pair_files.SCHEMA} <= fields
+    row = {"id": "a", "reference": "r", "variant": "c", "df_score": 0.5}
+    assert pair_files.to_file(pair_files.from_file(row)) == row
+    assert pair_files.from_file(row)["candidate"] == "c"
 
 
 def test_a_given_jsonl_file_fails_with_one_line_naming_file_and_line(tmp_path) -> None:

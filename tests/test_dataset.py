@@ -15,7 +15,7 @@ from lcl.errors import UserError
 from lcl.records import Pair
 
 MUT = {"id": "LCL_HumanEval_HumanEval_0_MUT_1", "benchmark": "HumanEval", "task": "HumanEval/0", "level": "function",
-       "variant_type": "MUT", "reference": "def f(x):\n    return x + 1", "variant": "def f(x):\n    return x - 1",
+       "variant_type": "MUT", "reference": "def f(x):\n    return x + 1", "candidate": "def f(x):\n    return x - 1",
        "df_score": 0.0, "run_scores": [0.0, None], "seeds": [2**62 + 5, 7], "spec": "verified",
        "counts": {"matches": 0, "mismatches": 200, "timeouts": 0, "crashes": 0, "invalid": 0, "skipped": 0},
        "operator": "AOR", "lineno": 2, "generator": "mutpy", "surface_sim": 0.95, "entry_point": "f",
@@ -63,8 +63,12 @@ def test_write_pairs_writes_both_files(tmp_path: Path) -> None:
 
     j, p = pair_files.write_pairs(tmp_path / "local_pairs_x.jsonl", [MUT, OPT])
     assert j.exists() and Path(p) == tmp_path / "local_pairs_x.parquet"
-    assert read_jsonl(j) == [MUT, OPT]
-    assert pq.read_table(p).num_rows == 2
+    # the files keep the released schema's name for the candidate; reading gives the record back
+    on_disk = read_jsonl(j)
+    assert [r["variant"] for r in on_disk] == [MUT["candidate"], OPT["candidate"]]
+    assert not any("candidate" in r for r in on_disk)
+    assert pair_files.read_pairs(j) == [MUT, OPT]
+    assert pq.read_table(p).num_rows == 2 and "variant" in pq.read_table(p).schema.names
     # empty files are valid too (a profile or source with no pairs)
     _, p0 = pair_files.write_pairs(tmp_path / "empty.jsonl", [])
     assert pq.read_table(p0).num_rows == 0

@@ -234,7 +234,7 @@ def test_mutant_pool_keeps_exact_zero_and_stops_at_target(monkeypatch: pytest.Mo
     from lcl.profiles import get
 
     rows = [{"id": f"M{i:02d}", "variant_type": "MUT", "task": "PIE/p1", "reference": "x = 1",
-             "variant": f"x = {i}", "operator": "AOR"} for i in range(30)]
+             "candidate": f"x = {i}", "operator": "AOR"} for i in range(30)]
     dfs = {f"M{i:02d}": (0.0 if i % 3 == 0 else [0.5, 1.0, -1.0, 1e-9][i % 4]) for i in range(30)}
     # the first run alone: M03, M06 and M09 still score 0 there (df > 0 comes from later runs)
     first = {k: (0.0 if k in ("M01", "M05", "M07") else v) for k, v in dfs.items()}

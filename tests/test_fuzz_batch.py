@@ -521,3 +521,49 @@ def test_results_of_engine_6_carry_over_even_with_crashes_and_timeouts(tmp_path:
         st.put(jobs[0].legacy_keys[0], "t", old)
         assert batch.batch_status(rows, settings=s, store=st, base=tmp_path) == {"t": True}
     assert S.carries_over(old) and not S.carries_over({**old, "engine_version": "5"})
+
+
+def test_every_vocabulary_of_the_codes_gives_the_same_job(tmp_path: Path) -> None:
+    """A row's codes are read under any name lcl.records knows (``reference`` | ``golden_code``;
+    ``candidate`` | ``variant`` | ``generated_code``; or ``*_file``), and a row without inputs is
+    resolved like a published one: the same codes and task give the same job and result key, so
+    a study's rows need no conversion to the published format."""
+    (tmp_path / "ref.py").write_text(REF)
+    (tmp_path / "cand.py").write_text(VARIANTS[2])
+
+    def resolver(row):
+        return {"entry": "f", "inputs": [[1, 2], [3, 4]]} if row.get("task") == "T/1" else None
+
+    shapes = [{"golden_code": REF, "generated_code": VARIANTS[2]},
+              {"reference": REF, "candidate": VARIANTS[2]},
+              {"reference": REF, "variant": VARIANTS[2]},
+              {"reference_file": "ref.py", "candidate_file": "cand.py"},
+              {"reference_file": "ref.py", "variant_file": "cand.py"}]
+    rows = [{"id": f"p{k}", "task": "T/1", **codes} for k, codes in enumerate(shapes)]
+    jobs = batch.load_jobs(rows, tmp_path, Settings(), 0, resolvers=[resolver])
+    assert {(j.reference, j.candidate, j.entry, j.key, j.ref_key) for j in jobs} == \
+        {(REF, VARIANTS[2], "f", jobs[0].key, jobs[0].ref_key)}
+    # with inputs of its own, a row is explicit (the same inputs: the same key)
+    explicit = batch.load_jobs([{"id": "e", "reference": REF, "candidate": VARIANTS[2], "entry": "f",
+                                 "inputs": [[1, 2], [3, 4]]}], tmp_path, Settings(), 0)
+    assert explicit[0].key == jobs[0].key
+    # resolved rows are accepted as they are: repeated ids, error rows
+    again = batch.load_jobs([*rows[:2], {"id": "p9", "task": "U/1", "reference": REF, "candidate": REF}],
+                            tmp_path, Settings(), 0, keep_going=True, resolvers=[resolver])
+    assert [j.id for j in again] == ["p0", "p1", "p9"] and "unknown task" in (again[2].error or "")
+    dup = batch.load_jobs([rows[1], rows[1]], tmp_path, Settings(), 0, resolvers=[resolver])
+    assert [j.id for j in dup] == ["p1", "p1#2"]
+    with pytest.raises(UserError, match=r"p1: no 'inputs'.*no input resolver"):
+        batch.load_jobs(rows[1:2], tmp_path, Settings(), 0)
+    with pytest.raises(UserError, match="missing the candidate's code"):
+        batch.load_jobs([{"id": "q", "reference": REF, "entry": "f", "inputs": [[1, 2]]}], tmp_path, Settings(), 0)
+
+
+def test_settings_dict_names_every_setting() -> None:
+    """``SettingsDict`` (how results record the settings) has exactly the fields of Settings."""
+    from dataclasses import fields
+
+    from lcl.fuzz.semantics import SettingsDict
+
+    assert list(SettingsDict.__annotations__) == [f.name for f in fields(Settings)]
+    assert list(Settings().to_dict()) == [f.name for f in fields(Settings)]

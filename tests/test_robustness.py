@@ -19,7 +19,7 @@ MUT = "def add(a, b):\n    total = a - b\n    return total\n"
 
 def _row(i: str, kind: str, variant: str, task: str = "T/1", in_local: bool = True) -> dict:
     return {"id": i, "variant_type": kind, "in_local": in_local, "benchmark": "HumanEval", "task": task,
-            "level": "function", "reference": REF, "variant": variant, "verdict_digest": f"d-{i}"}
+            "level": "function", "reference": REF, "candidate": variant, "verdict_digest": f"d-{i}"}
 
 
 def test_sample_is_seeded_and_filters_kind_and_curation() -> None:
@@ -62,9 +62,9 @@ def test_perturb_mut_carries_prose_and_skips_undocumented() -> None:
     assert r["ref_before"] == r["ref_after"] == DOC and r["cand_before"] == MUT
     assert "# add them up" in r["cand_after"] and "a - b" in r["cand_after"]
     assert ast.dump(ast.parse(MUT)) != ast.dump(ast.parse(r["cand_after"]))  # the docstring is new code
-    assert rb.verification_batch(out) == [{"id": r["id"], "reference": MUT, "variant": r["cand_after"], "task": "T/1"}]
+    assert rb.verification_batch(out) == [{"id": r["id"], "reference": MUT, "candidate": r["cand_after"], "task": "T/1"}]
     # the second check fuzzes the labelled (stripped-reference) pair with the carried mutant
-    assert rb.check_batch(out) == [{"id": f"{r['id']}~check", "reference": REF, "variant": r["cand_after"],
+    assert rb.check_batch(out) == [{"id": f"{r['id']}~check", "reference": REF, "candidate": r["cand_after"],
                                     "task": "T/1"}]
     assert r["parent_digest"] == "d-m"
 

@@ -18,7 +18,7 @@ from lcl import rq5
 
 def _rows(prefix: str, n: int, benchmark: str, label: float) -> list[dict]:
     return [{"id": f"{prefix}_{i}", "benchmark": benchmark, "reference": f"def f{prefix}{i}(): return {i}",
-             "variant": f"def f{prefix}{i}(): return {i} + 0", "df_score": label} for i in range(n)]
+             "candidate": f"def f{prefix}{i}(): return {i} + 0", "df_score": label} for i in range(n)]
 
 
 class _Model:

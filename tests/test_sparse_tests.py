@@ -150,7 +150,7 @@ def test_run0_of_a_humaneval_pair_finds_its_own_check_inputs(project_data, tmp_p
     variant = task.reference.replace("distance < threshold", "distance <= threshold")
     assert variant != task.reference
     row = {"id": "t0", "task": "HumanEval/0", "benchmark": "HumanEval", "variant_type": "MUT", "level": "function",
-           "reference": task.reference, "variant": variant, "df_score": 0.5, "run_scores": [None], "counts": None}
+           "reference": task.reference, "candidate": variant, "df_score": 0.5, "run_scores": [None], "counts": None}
     s = Settings(runs=2, n_function=60, run_budget=10, timeout_floor=0.5, reference_timeout=2.0)
     r0 = X.fuzz_run0(row, s, seed=3)
     n_own = task.extra["n_own_seeds"]

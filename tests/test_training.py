@@ -14,17 +14,16 @@ from lcl import seeds
 from lcl import codescore_base, rq5
 
 
-def _rows(prefix: str, n: int, benchmark: str = "HumanEval", label: float = 1.0, variant: bool = False) -> list[dict]:
-    key = "variant" if variant else "candidate"
+def _rows(prefix: str, n: int, benchmark: str = "HumanEval", label: float = 1.0) -> list[dict]:
     return [{"id": f"{prefix}_{i}", "benchmark": benchmark, "reference": f"def f{prefix}{i}(): return {i}",
-             key: f"def f{prefix}{i}(): return {i} + 0", "df_score": label} for i in range(n)]
+             "candidate": f"def f{prefix}{i}(): return {i} + 0", "df_score": label} for i in range(n)]
 
 
 @pytest.fixture
 def data():
     base = _rows("BASE", 30, label=0.9)
-    local = (_rows("HE", 20, "HumanEval", 0.1, True) + _rows("MBPP", 10, "MBPP", 0.0, True)
-             + _rows("PIE", 25, "PIE", 1.0, True))
+    local = (_rows("HE", 20, "HumanEval", 0.1) + _rows("MBPP", 10, "MBPP", 0.0)
+             + _rows("PIE", 25, "PIE", 1.0))
     cst = _rows("CST", 40, "MBPP", 0.5)
     return base, local, cst
 

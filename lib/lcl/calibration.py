@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
@@ -32,6 +32,10 @@ from scipy.optimize import isotonic_regression
 
 from . import coverage, regions, scoring, stats
 from .regions import Thresholds
+
+if TYPE_CHECKING:
+    import numpy.typing as npt
+    from matplotlib.axes import Axes
 
 SURFACE = "SurfaceSim"
 TRUTH = "df_score"
@@ -49,7 +53,7 @@ RECAL_COLUMNS = ["metric", "region", "n", "mae_before", "mae_after", "difference
 
 
 # ----------------------------------------------------------------------------- calibration
-def _clean(scores: Any, df: Any) -> tuple[np.ndarray, np.ndarray]:
+def _clean(scores: npt.ArrayLike, df: npt.ArrayLike) -> tuple[np.ndarray, np.ndarray]:
     """Both arrays as floats, pairs with a missing value dropped."""
     s, d = np.asarray(scores, float), np.asarray(df, float)
     if s.shape != d.shape:
@@ -66,7 +70,7 @@ def _bin_index(s: np.ndarray, bins: int) -> np.ndarray:
     return np.clip(np.floor(s * bins), 0, bins - 1).astype(int)
 
 
-def reliability(scores: Any, df: Any, bins: int = 10) -> pd.DataFrame:
+def reliability(scores: npt.ArrayLike, df: npt.ArrayLike, bins: int = 10) -> pd.DataFrame:
     """One row per equal-width score bin on [0, 1]: its edges, number of pairs, mean score and mean
     df_score (NaN for an empty bin), for reliability diagrams (:func:`plot_reliability`)."""
     s, d = _clean(scores, df)
@@ -85,7 +89,7 @@ def _ece_binned(s: np.ndarray, d: np.ndarray, b: np.ndarray, bins: int) -> float
     return float(np.abs(np.bincount(b, weights=s - d, minlength=bins)).sum() / len(s))
 
 
-def ece(scores: Any, df: Any, bins: int = 10) -> float:
+def ece(scores: npt.ArrayLike, df: npt.ArrayLike, bins: int = 10) -> float:
     """Expected calibration error, regression form: ``sum_b (n_b / N) |mean score_b - mean df_b|``
     over equal-width bins of the score on [0, 1] (NaN without pairs)."""
     s, d = _clean(scores, df)
@@ -146,13 +150,13 @@ class IsotonicMap:
     x: np.ndarray
     y: np.ndarray
 
-    def __call__(self, scores: Any) -> np.ndarray:
+    def __call__(self, scores: npt.ArrayLike) -> np.ndarray:
         s = np.asarray(scores, float)
         out = np.interp(s, self.x, self.y)  # np.interp holds the end values outside [x[0], x[-1]]
         return np.where(np.isfinite(s), out, np.nan)
 
 
-def fit_isotonic(scores: Any, df: Any) -> IsotonicMap:
+def fit_isotonic(scores: npt.ArrayLike, df: npt.ArrayLike) -> IsotonicMap:
     """Least-squares increasing fit of df_score on the score, clipped to [0, 1].
 
     Tied scores are pooled first (their mean df_score, weighted by their number), because the
@@ -230,7 +234,7 @@ def recalibration_table(train: pd.DataFrame, test: pd.DataFrame, metrics: Sequen
 
 
 # ----------------------------------------------------------------------------- plots
-def plot_reliability(tables: Mapping[str, pd.DataFrame], ax: Any = None, max_marker: float = 300.0) -> Any:
+def plot_reliability(tables: Mapping[str, pd.DataFrame], ax: Axes | None = None, max_marker: float = 300.0) -> Axes:
     """Reliability diagram: the diagonal (perfect calibration) and, per metric, mean df_score
     against mean score of the non-empty bins of its :func:`reliability` table, with marker area
     proportional to the bin's number of pairs. Returns the matplotlib axes."""

@@ -13,11 +13,10 @@ import ast
 from collections import Counter
 from functools import lru_cache, partial
 from importlib.metadata import version
-from typing import Any
 
 from . import cache, loaders, paths, seeds, surface_budget
 from .profiles import Profile
-from .records import Ledger, Task
+from .records import Ledger, PairRow, Task
 from .task_specs import spec_uid
 from .variants import MutationStats, generate_mutants, optimise
 
@@ -53,7 +52,7 @@ def selected_tasks(profile: Profile) -> list[Task]:
         out += chosen[: profile.max_tasks_per_benchmark] if profile.max_tasks_per_benchmark else chosen
     return out
 
-def candidates(tasks: list[Task], profile: Profile, seed: int, ledger: Ledger) -> list[dict[str, Any]]:
+def candidates(tasks: list[Task], profile: Profile, seed: int, ledger: Ledger) -> list[PairRow]:
     """MUT and OPT candidate rows (not yet labelled), every drop counted in ``ledger``.
 
     Generated per task and cached, keyed by everything a task's candidates depend on (its
@@ -61,7 +60,7 @@ def candidates(tasks: list[Task], profile: Profile, seed: int, ledger: Ledger) -
     MutPy version), so notebook 02, ``lcl variants label`` and the RQ2 pool regenerate nothing
     twice."""
     code = _generator_version()
-    rows: list[dict[str, Any]] = []
+    rows: list[PairRow] = []
     for task in tasks:
         cap = profile.mutants_per_function if task.level == "function" else profile.mutants_per_program
         uid = spec_uid(task)
@@ -83,16 +82,16 @@ def _generator_version() -> str:
              *sorted((here / "variants").rglob("*.py"))]
     return cache.key(version("mutpy-pynguin"), *(f.read_bytes() for f in files))
 
-def _task_candidates(task: Task, uid: str, cap: int | None, seed: int) -> tuple[list[dict[str, Any]], Counter, Counter]:
+def _task_candidates(task: Task, uid: str, cap: int | None, seed: int) -> tuple[list[PairRow], Counter, Counter]:
     """One task's candidates (Step I) and what was generated / dropped."""
     ledger = Ledger()
-    rows: list[dict[str, Any]] = []
+    rows: list[PairRow] = []
     try:
         ref = strip_docstrings(task.reference)
     except (SyntaxError, ValueError) as exc:
         ledger.drop("reference", f"cannot unparse ({type(exc).__name__})")
         return rows, ledger.generated, ledger.dropped
-    base = {"benchmark": task.benchmark, "task": uid, "level": task.level, "reference": ref,
+    base: PairRow = {"benchmark": task.benchmark, "task": uid, "level": task.level, "reference": ref,
             "entry": task.entry_point, "stdin": task.level == "program"}
     stem = f"LCL_{task.benchmark}_{task.task_id.replace('/', '_')}"
     stats = MutationStats()
@@ -106,13 +105,13 @@ def _task_candidates(task: Task, uid: str, cap: int | None, seed: int) -> tuple[
         keep = sorted(seeds.rng(seed, task.uid).sample(range(len(mutants)), cap))
         mutants = [mutants[i] for i in keep]
     for m in mutants:
-        rows.append({**base, "id": f"{stem}_MUT_{m.index}", "variant_type": "MUT", "variant": m.code,
+        rows.append({**base, "id": f"{stem}_MUT_{m.index}", "variant_type": "MUT", "candidate": m.code,
                      "operator": m.operator, "lineno": m.lineno, "generator": "mutpy"})
     ledger.generated["OPT candidates"] += 1
     if task.benchmark == "PIE":
         fast = task.extra.get("fast") or ""
         try:
-            rows.append({**base, "id": f"{stem}_OPT_1", "variant_type": "OPT", "variant": _unparse(fast),
+            rows.append({**base, "id": f"{stem}_OPT_1", "variant_type": "OPT", "candidate": _unparse(fast),
                          "strategies": [], "rewrites": [], "generator": "pie_fast"})
         except (SyntaxError, ValueError):
             ledger.drop("OPT", "PIE fast program does not parse")
@@ -123,6 +122,6 @@ def _task_candidates(task: Task, uid: str, cap: int | None, seed: int) -> tuple[
     if v.code.strip() == ref.strip():
         ledger.drop("OPT", "no rewrite applies")
         return rows, ledger.generated, ledger.dropped
-    rows.append({**base, "id": f"{stem}_OPT_1", "variant_type": "OPT", "variant": v.code,
+    rows.append({**base, "id": f"{stem}_OPT_1", "variant_type": "OPT", "candidate": v.code,
                  "strategies": list(v.strategies), "rewrites": list(v.rewrites), "generator": "rewriter"})
     return rows, ledger.generated, ledger.dropped

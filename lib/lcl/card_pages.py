@@ -15,7 +15,7 @@ import io
 import math
 import re
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -23,6 +23,9 @@ from . import display, paths, provenance, sources
 from .cache import file_digest
 from .io import atomic_path, write_json, write_text
 from .report_card import CEM_LABELS, SECTIONS, Card
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
 
 #: the leaderboard's columns: who, where, and the headline number of every section
 LEADERBOARD_KEYS = ["metric", "spec", "version", "profile", "seed"]
@@ -128,7 +131,7 @@ def markdown(card: Card) -> str:
     return "\n".join(lines)
 
 
-def _th(t: dict[str, Any] | None) -> str:
+def _th(t: dict[str, float | str] | None) -> str:
     if not t:
         return "none (Algorithm 2 found no tuple)"
     return ", ".join(f"{k} = {t[k]:g}" for k in ("x_lo", "x_hi", "y_lo", "y_hi"))
@@ -201,7 +204,7 @@ def _bar(r: pd.DataFrame, v: float) -> list[list[float]] | None:
     return [[max(0.0, v - lo)], [max(0.0, hi - v)]] if math.isfinite(lo) and math.isfinite(hi) else None
 
 
-def _panel(ax: Any, t: pd.DataFrame, metrics: list[str], colours: dict[str, str]) -> None:
+def _panel(ax: Axes, t: pd.DataFrame, metrics: list[str], colours: dict[str, str]) -> None:
     quantities = list(dict.fromkeys(t["quantity"]))
     shown = [m for m in metrics if (t.metric == m).any()]
     w = 0.8 / max(1, len(shown))
@@ -271,7 +274,7 @@ def _html_table(w: pd.DataFrame) -> str:
     test_cols = {i for i, c in enumerate(w.columns) if str(c).endswith("(under test)")}
     mark = " class='test'"
 
-    def cells(tag: str, values: list[Any]) -> str:
+    def cells(tag: str, values: list[object]) -> str:
         return "".join(f"<{tag}{mark if i in test_cols else ''}>{html.escape(str(v))}</{tag}>"
                        for i, v in enumerate(values))
 
@@ -317,9 +320,9 @@ def leaderboard_rows(card: Card) -> pd.DataFrame:
     rows = []
     for m in card.columns:
         test = m == card.candidate.column
-        row: dict[str, Any] = {"metric": m, "spec": card.candidate.spec if test else m,
-                               "version": card.candidate.version if test else "as the notebooks score it",
-                               "profile": card.profile, "seed": card.seed}
+        row: dict[str, str | float] = {"metric": m, "spec": card.candidate.spec if test else m,
+                                       "version": card.candidate.version if test else "as the notebooks score it",
+                                       "profile": card.profile, "seed": card.seed}
         for name, (section, quantity) in LEADERBOARD_COLUMNS.items():
             t = card.table[(card.table.section == section) & (card.table.metric == m)]
             if quantity is None:

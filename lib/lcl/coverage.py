@@ -11,7 +11,8 @@ counted. Figure 1's example pair is picked here too (:func:`figure1_examples`).
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd
@@ -42,14 +43,14 @@ _N_CI = ("the share's 95% interval over repeated draws of LoCaL_balanced (rq3_dr
 _SETS = (("local", "LoCaL_balanced"), ("base", "CodeScore_test"))
 
 
-def _count(ds: str, region: str) -> Any:
+def _count(ds: str, region: str) -> Callable[[dict[str, pd.DataFrame]], float]:
     def compute(t: dict[str, pd.DataFrame]) -> float:
         c = t[COVERAGE].set_index("Dataset")
         return float(c.loc[ds, region])
     return compute
 
 
-def _count_interval(tag: str, ds: str, region: str) -> Any:
+def _count_interval(tag: str, ds: str, region: str) -> Callable[[dict[str, pd.DataFrame]], tuple[float, float]]:
     """The count's interval from the share's spread over draws, only at the paper's sample size."""
     def interval(t: dict[str, pd.DataFrame]) -> tuple[float, float]:
         n = float(t[COVERAGE].set_index("Dataset").loc[ds, "n"])
@@ -186,7 +187,16 @@ def hit_rates(local: pd.DataFrame, th: regions.Thresholds | None) -> pd.DataFram
     return pd.DataFrame(rows, columns=["Variants", "Region", "n", "inside", "%", "CI low", "CI high"])
 
 
-def figure1_examples(local: pd.DataFrame, max_lines: int = 14) -> dict[str, Any] | None:
+class Figure1Examples(TypedDict):
+    """Figure 1's pairs: the reference and its two pairs' rows (column -> value; None: no such pair)."""
+
+    reference: str
+    mutant: dict[str, object] | None
+    optimised: dict[str, object] | None
+    shared_reference: bool  # both pairs have this reference
+
+
+def figure1_examples(local: pd.DataFrame, max_lines: int = 14) -> Figure1Examples | None:
     """Figure 1: a reference with (a) a mutant that looks almost identical but behaves
     differently (highest SurfaceSim among df_score = 0 mutants) and (b) an optimised variant
     that looks different but behaves the same (lowest SurfaceSim among df_score = 1 variants).
@@ -247,12 +257,13 @@ def hit_rates_by_source(frame: pd.DataFrame, th: regions.Thresholds | None,
                                        PAPER_INSIDE, PAPER_SHARE])
 
 
-def headline(name: str, th: regions.Thresholds | None, cov: pd.DataFrame, hits: pd.DataFrame) -> dict[str, Any]:
+def headline(name: str, th: regions.Thresholds | None, cov: pd.DataFrame,
+             hits: pd.DataFrame) -> dict[str, str | float | None]:
     """One row of RQ3's headline numbers (thresholds, LoCaL_balanced's corner shares, hit
     rates) for the sensitivity table that compares LoCaL with LoCaL-all."""
     c = cov.set_index("Dataset")
     h = hits.set_index("Variants")
-    row: dict[str, Any] = {"Set": name, **{k: getattr(th, k) if th else None for k in ("x_lo", "x_hi", "y_lo", "y_hi")}}
+    row: dict[str, str | float | None] = {"Set": name, **{k: getattr(th, k) if th else None for k in ("x_lo", "x_hi", "y_lo", "y_hi")}}
     for col in ("SFD %", "DFS %"):
         row[f"LoCaL_balanced {col}"] = c.loc["LoCaL_balanced", col] if "LoCaL_balanced" in c.index else None
     row["MUT in SFD %"] = h.loc["MUT", "%"] if "MUT" in h.index else None
@@ -267,12 +278,12 @@ def draw_seeds(seed: int, k: int) -> list[int]:
 
 
 def one_draw(scored_local: pd.DataFrame, scored_base: pd.DataFrame, metric_columns: list[str], n: int, seed: int,
-             *, step: float, error: regions.ErrorKind) -> dict[str, Any]:
+             *, step: float, error: regions.ErrorKind) -> dict[str, float | None]:
     """Algorithm 2 and the region shares on one draw of LoCaL_balanced from the scored LoCaL
     (no re-scoring: every draw is a subset of one scored frame)."""
     frames = {"LoCaL_balanced": balanced(scored_local, n, seed), "CodeScore_test": scored_base}
     th = fit(frames, metric_columns, step=step, error=error)
-    row: dict[str, Any] = {"seed": seed, **{k: getattr(th, k) if th else None for k in ("x_lo", "x_hi", "y_lo", "y_hi")}}
+    row: dict[str, float | None] = {"seed": seed, **{k: getattr(th, k) if th else None for k in ("x_lo", "x_hi", "y_lo", "y_hi")}}
     cov = region_table(frames, th).set_index("Dataset") if th else pd.DataFrame()
     for tag, ds in _SETS:
         for col, key in (("SFD %", "sfd_share"), ("DFS %", "dfs_share"), (_CTRL, "ctrl_dist")):

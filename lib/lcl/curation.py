@@ -33,11 +33,12 @@ larger sensitivity set), ``LoCaL-all`` = every labelled candidate, refactorings 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol
 
 import pandas as pd
 
 from . import claim_links, seeds
+from .records import PairRow, df_of
 
 #: df_score boundary between the SFD side (mutants, below) and the DFS side (optimised, above)
 DF_BOUNDARY = 0.5
@@ -104,13 +105,13 @@ def _cells(pairs: Iterable[Mapping[str, Any]]) -> dict[tuple[str, str], list[str
     return cells
 
 
-def fraction(pairs: list[dict[str, Any]]) -> float:
+def fraction(pairs: list[PairRow]) -> float:
     """The sample fraction of :func:`table2_sample` for labelled ``pairs`` with ``curated`` flags."""
     cells = _cells(p for p in pairs if p.get("curated"))
     return sample_fraction({c: len(v) for c, v in cells.items()}, paper_counts())
 
 
-def table2_sample(pairs: list[dict[str, Any]], seed: int) -> tuple[set[str], float]:
+def table2_sample(pairs: list[PairRow], seed: int) -> tuple[set[str], float]:
     """The ids of a seeded sample of ``pairs`` (curated) at Table 2's makeup, and its fraction."""
     paper = paper_counts()
     cells = _cells(pairs)
@@ -123,12 +124,12 @@ def table2_sample(pairs: list[dict[str, Any]], seed: int) -> tuple[set[str], flo
     return chosen, s
 
 
-def curate(pairs: list[dict[str, Any]], ledger: _Ledger | None = None, seed: int = 0) -> list[dict[str, Any]]:
+def curate(pairs: list[PairRow], ledger: _Ledger | None = None, seed: int = 0) -> list[PairRow]:
     """Set ``curated`` and ``in_local`` on every labelled pair (in place; returns ``pairs``); each
     pair left out of LoCaL is counted in ``ledger`` under its kind. Pairs stay in the list:
     LoCaL-all."""
     for p in pairs:
-        p["curated"] = local_kind(p) and in_local(p["variant_type"], float(p["df_score"]))
+        p["curated"] = local_kind(p) and in_local(p["variant_type"], df_of(p))
         if not p["curated"] and ledger is not None:
             ledger.drop(p["variant_type"], drop_reason(p["variant_type"]) if local_kind(p) else REFACTORING)
     chosen, _ = table2_sample([p for p in pairs if p["curated"]], seed)
@@ -139,7 +140,7 @@ def curate(pairs: list[dict[str, Any]], ledger: _Ledger | None = None, seed: int
     return pairs
 
 
-def select(pairs: Iterable[dict[str, Any]], subset: str = "local") -> list[dict[str, Any]]:
+def select(pairs: Iterable[PairRow], subset: str = "local") -> list[PairRow]:
     """``subset`` 'local': LoCaL (the sample at Table 2's makeup); 'curated': every curated pair;
     'all': every labelled candidate."""
     if subset not in SUBSETS:
@@ -147,7 +148,7 @@ def select(pairs: Iterable[dict[str, Any]], subset: str = "local") -> list[dict[
     rows = list(pairs)
     if subset == "all":
         return rows
-    flag = "in_local" if subset == "local" else "curated"
+    flag: Literal["in_local", "curated"] = "in_local" if subset == "local" else "curated"
     missing = sum(flag not in p for p in rows)
     if missing:
         raise ValueError(f"{missing} pairs carry no {flag!r} flag: rebuild them with notebook 02_variants")
@@ -155,7 +156,7 @@ def select(pairs: Iterable[dict[str, Any]], subset: str = "local") -> list[dict[
 
 
 # ---------------------------------------------------------------------------- evidence
-def release_evidence(published: list[dict[str, Any]]) -> Any:
+def release_evidence(published: list[PairRow]) -> pd.DataFrame:
     """df_score per benchmark and kind in the authors' release (PUBLISHED pairs with a kind):
     count, min, max, mean and the count on each side of :data:`DF_BOUNDARY`."""
     cols = ["benchmark", "kind", "pairs", "min df", "max df", "mean df", f"df < {DF_BOUNDARY}", f"df > {DF_BOUNDARY}"]
@@ -163,7 +164,7 @@ def release_evidence(published: list[dict[str, Any]]) -> Any:
     if not rows:
         return pd.DataFrame(columns=cols)
     f = pd.DataFrame({"benchmark": [p["benchmark"] for p in rows], "kind": [p["published_kind"] for p in rows],
-                      "df": [float(p["df_score"]) for p in rows]})
+                      "df": [df_of(p) for p in rows]})
     out = []
     for keys, g in [*((k, g) for k, g in f.groupby(["benchmark", "kind"], sort=True)),
                     *((("all", k), g) for k, g in f.groupby("kind", sort=True))]:
@@ -174,7 +175,7 @@ def release_evidence(published: list[dict[str, Any]]) -> Any:
     return pd.DataFrame(out, columns=cols)
 
 
-def boundary_consistent(evidence: Any) -> bool | None:
+def boundary_consistent(evidence: pd.DataFrame) -> bool | None:
     """Whether :data:`DF_BOUNDARY` separates the release: every MUT below it and every OPT
     above it (``None`` without evidence, e.g. when the data mirror is absent)."""
     if evidence is None or len(evidence) == 0:
@@ -188,7 +189,7 @@ def boundary_consistent(evidence: Any) -> bool | None:
     return ok
 
 
-def makeup(pairs: list[dict[str, Any]]) -> Any:
+def makeup(pairs: list[PairRow]) -> pd.DataFrame:
     """LoCaL's makeup per Table 2 cell (kind, level): the paper's count, the curated pairs
     available, those sampled into LoCaL, LoCaL's count over the paper's, and each cell's share of
     LoCaL beside the paper's share; the refactorings (outside LoCaL) are counted per level."""

@@ -44,7 +44,7 @@ import pandas as pd
 from . import claim_links, scoring, seeds
 from .candidate_generation import strip_docstrings
 from .claim_links import Link
-from .records import Pair, candidate_of
+from .records import Pair, PairRow
 from .rq2_pool import repetition_seed
 from .scoring import cem_columns
 from .stats import distinguishability
@@ -60,7 +60,7 @@ def _problem(p: Pair) -> str:
     return str(p.extra.get("problem_id") or (p.task or "").split("/")[-1].split("_")[0])
 
 
-def _row(pid: str, ref: str, cand: str | None, kind: str, task: str | None, df: float | None) -> dict[str, Any]:
+def _row(pid: str, ref: str, cand: str, kind: str, task: str | None, df: float | None) -> PairRow:
     return {"id": pid, "dataset": "RQ2", "benchmark": "PIE", "task": task, "level": "program",
             "variant_type": kind, "lang": "python", "reference": ref, "candidate": cand, "df_score": df}
 
@@ -98,7 +98,7 @@ def usable_pairs(pairs: Sequence[Pair]) -> tuple[list[Pair], Counter]:
     return keep, skipped
 
 
-def equivalent_pairs(pairs: Sequence[Pair], n: int, rng: random.Random) -> list[dict[str, Any]]:
+def equivalent_pairs(pairs: Sequence[Pair], n: int, rng: random.Random) -> list[PairRow]:
     """``n`` PIE slow/fast pairs drawn without replacement (the equivalent half of both datasets).
 
     ``df_score`` is 1: PIE's slow and fast programs are both accepted solutions of the problem.
@@ -110,7 +110,7 @@ def equivalent_pairs(pairs: Sequence[Pair], n: int, rng: random.Random) -> list[
             for i in sorted(chosen)]
 
 
-def cross_pairs(pairs: Sequence[Pair], n: int, rng: random.Random) -> list[dict[str, Any]]:
+def cross_pairs(pairs: Sequence[Pair], n: int, rng: random.Random) -> list[PairRow]:
     """``n`` cross-paired non-equivalent pairs: the slow program of a pair of problem A with the
     fast program of a pair of a different problem B (Section 4.4.1; Eghbali and Pradel, 2023).
 
@@ -122,7 +122,7 @@ def cross_pairs(pairs: Sequence[Pair], n: int, rng: random.Random) -> list[dict[
     slow = rng.sample(range(len(pairs)), n)
     fast_order = rng.sample(range(len(pairs)), len(pairs))
     used: set[int] = set()
-    out = []
+    out: list[PairRow] = []
     for i in slow:
         a = pairs[i]
         j = next((j for j in fast_order if j not in used and _problem(pairs[j]) != _problem(a)), None)
@@ -141,28 +141,28 @@ class Repetition:
 
     r: int
     seed: int
-    eq: list[dict[str, Any]]
-    neq_orig: list[dict[str, Any]]
-    neq_repl: list[dict[str, Any]]
+    eq: list[PairRow]
+    neq_orig: list[PairRow]
+    neq_repl: list[PairRow]
 
     @property
-    def ds_orig(self) -> list[dict[str, Any]]:
+    def ds_orig(self) -> list[PairRow]:
         return self.eq + self.neq_orig
 
     @property
-    def ds_replaced(self) -> list[dict[str, Any]]:
+    def ds_replaced(self) -> list[PairRow]:
         return self.eq + self.neq_repl
 
 
-def mutant_rows(pool: Sequence[dict[str, Any]], n: int, rng: random.Random) -> list[dict[str, Any]]:
+def mutant_rows(pool: Sequence[PairRow], n: int, rng: random.Random) -> list[PairRow]:
     """``min(n, len(pool))`` df = 0 mutants of ``pool`` drawn with ``rng``, as ``ds_replaced`` rows
     (sorted by id)."""
     picked = sorted(rng.sample(range(len(pool)), min(n, len(pool))))
-    return [_row(pool[i]["id"], pool[i]["reference"], candidate_of(pool[i]), NEQ_MUT,
+    return [_row(pool[i]["id"], pool[i]["reference"], pool[i]["candidate"], NEQ_MUT,
                  pool[i].get("task"), pool[i].get("df_score")) for i in picked]
 
 
-def build(pie_pairs: Sequence[Pair], pool: Sequence[dict[str, Any]], n: int, seed_r: int, r: int = 0) -> Repetition:
+def build(pie_pairs: Sequence[Pair], pool: Sequence[PairRow], n: int, seed_r: int, r: int = 0) -> Repetition:
     """Repetition ``r``: ``n`` equivalent pairs, ``n`` cross pairs (``ds_orig``) and ``min(n, len(pool))``
     df = 0 mutants of ``pool`` (``ds_replaced``; the repetition's own pool, :func:`repetition_pools`),
     all drawn with ``random.Random(seed_r)``."""
@@ -172,7 +172,7 @@ def build(pie_pairs: Sequence[Pair], pool: Sequence[dict[str, Any]], n: int, see
     return Repetition(r, seed_r, eq, neq, mutant_rows(pool, n, rng))
 
 
-def repetitions(pie_pairs: Sequence[Pair], pools: Sequence[Sequence[dict[str, Any]]], n: int, k: int,
+def repetitions(pie_pairs: Sequence[Pair], pools: Sequence[Sequence[PairRow]], n: int, k: int,
                 seed: int) -> list[Repetition]:
     """``k`` repetitions of :func:`build` with seeds :func:`repetition_seed` (seed, r); repetition
     ``r`` draws its mutants from ``pools[r]``, so every part of the construction is drawn afresh
@@ -182,7 +182,7 @@ def repetitions(pie_pairs: Sequence[Pair], pools: Sequence[Sequence[dict[str, An
     return [build(pie_pairs, pools[r], n, repetition_seed(seed, r), r) for r in range(k)]
 
 
-def with_mutants(reps: Sequence[Repetition], pools: Sequence[Sequence[dict[str, Any]]], n: int) -> list[Repetition]:
+def with_mutants(reps: Sequence[Repetition], pools: Sequence[Sequence[PairRow]], n: int) -> list[Repetition]:
     """The same repetitions (same equivalent and cross pairs) with ``ds_replaced``'s mutants drawn
     from other per-repetition ``pools`` (a sensitivity analysis of the mutant population)."""
     if len(pools) != len(reps):
@@ -199,9 +199,9 @@ def overlap(reps: Sequence[Repetition]) -> float:
     return float(np.mean(shares)) if shares else float("nan")
 
 
-def union(reps: Sequence[Repetition]) -> list[dict[str, Any]]:
+def union(reps: Sequence[Repetition]) -> list[PairRow]:
     """Every distinct pair used by any repetition (by id), to be scored once."""
-    seen: dict[str, dict[str, Any]] = {}
+    seen: dict[str, PairRow] = {}
     for rep in reps:
         for row in rep.eq + rep.neq_orig + rep.neq_repl:
             seen.setdefault(row["id"], row)

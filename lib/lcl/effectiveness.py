@@ -14,7 +14,7 @@ import pandas as pd
 from . import claim_links, scoring, stats
 from .claim_links import Derived, Link
 from .makeup import OPT_SOURCES, opt_source
-from .records import has_score
+from .records import PairRow, has_score
 
 SURFACE = "SurfaceSim"
 TABLE5, INCREASE, WORST, BY_BENCH = "table5_mae", "rq4_increase", "rq4_worst_cases", "rq4_mae_by_benchmark"
@@ -102,7 +102,7 @@ def labelled(frame: pd.DataFrame) -> pd.DataFrame:
     return frame[frame.df_score.map(has_score).astype(bool)].reset_index(drop=True)  # bool: an empty mask too
 
 
-def with_sources(frame: pd.DataFrame, rows: list[dict]) -> pd.DataFrame:
+def with_sources(frame: pd.DataFrame, rows: list[PairRow]) -> pd.DataFrame:
     """``frame`` (built from ``rows`` by :func:`lcl.scoring.pairs_frame`, same order) with the
     columns ``in_local`` (LoCaL; clones count as in LoCaL's DFS side), ``curated`` and
     ``opt_source`` (:func:`lcl.makeup.opt_source`: where an optimised variant comes from)."""

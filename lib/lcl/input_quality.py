@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from typing import Any
+from typing import TypedDict
 
 import pandas as pd
 
@@ -20,7 +20,14 @@ from .task_specs import all_spec_uids, check_references, reviewed_path, spec_for
 __all__ = ["backend_comparison", "quality_table", "scope_uids", "summarise"]
 
 
-def quality_table(uids: list[str], *, n: int = 200, seed: int = 0, jobs: int = 2, progress: bool = True) -> Any:
+class _BackendQuality(TypedDict):
+    n_inputs: int
+    n_distinct: int
+    validity: float
+    branch_coverage: float
+
+
+def quality_table(uids: list[str], *, n: int = 200, seed: int = 0, jobs: int = 2, progress: bool = True) -> pd.DataFrame:
     """Quality of every task's stored spec (reviewed, else inferred) as a DataFrame.
 
     One row per reference checked (PIE: several accepted programs per problem). Results are
@@ -49,7 +56,7 @@ def quality_table(uids: list[str], *, n: int = 200, seed: int = 0, jobs: int = 2
     return pd.DataFrame(rows)
 
 
-def backend_comparison(uids: list[str], *, n: int = 200, seed: int = 0, progress: bool = True) -> Any:
+def backend_comparison(uids: list[str], *, n: int = 200, seed: int = 0, progress: bool = True) -> pd.DataFrame:
     """Validity, distinct inputs and branch coverage of the reference per backend and task."""
     from tqdm.auto import tqdm
 
@@ -63,7 +70,7 @@ def backend_comparison(uids: list[str], *, n: int = 200, seed: int = 0, progress
         for backend in ("seeded", "atheris", "hypothesis"):
             key = cache.key("inputs-backend-v1", backend, task.reference, dumps(spec, strict=False), n, seed)
 
-            def compute(backend: str = backend, task: Task = task, spec: Spec = spec) -> dict[str, Any]:
+            def compute(backend: str = backend, task: Task = task, spec: Spec = spec) -> _BackendQuality:
                 inputs = backend_inputs(backend, task, spec, n, seed)
                 out = probe(task.reference, task.entry_point, inputs,
                             timeout=1.0 if task.level == "function" else 2.0)
@@ -106,7 +113,7 @@ def scope_uids(profile_max: int | None = None) -> list[str]:
     return uids
 
 
-def summarise(df: Any) -> Any:
+def summarise(df: pd.DataFrame) -> pd.DataFrame:
     """Per benchmark: tasks, share verified, validity (mean, min, share >= 95%), coverage."""
     if df.empty:
         return pd.DataFrame()

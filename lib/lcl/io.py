@@ -11,7 +11,7 @@ import contextlib
 import json
 import os
 import tempfile
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -56,7 +56,8 @@ def write_json(path: str | Path, obj: Any) -> Path:
 
 
 def read_jsonl(path: str | Path) -> list[dict[str, Any]]:
-    """Read JSON Lines; a malformed line raises ``ValueError`` naming file and line."""
+    """Read JSON Lines; a malformed line raises ``ValueError`` naming file and line. Rows are
+    decoded as they are (JSON values of any type, hence ``Any``; callers check what they use)."""
     rows: list[dict[str, Any]] = []
     with open(path, encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
@@ -96,7 +97,7 @@ def read_user_jsonl(path: str | Path) -> list[dict[str, Any]]:
         raise UserError(str(exc)) from exc
 
 
-def write_jsonl(path: str | Path, rows: Iterable[dict[str, Any]]) -> Path:
+def write_jsonl(path: str | Path, rows: Iterable[Mapping[str, object]]) -> Path:
     with atomic_write(path) as fh:
         for row in rows:
             fh.write(json.dumps(row, sort_keys=True, default=str) + "\n")

@@ -11,6 +11,7 @@ does not compile) are counted with the reason, never dropped silently.
 from __future__ import annotations
 
 import csv
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from . import labelling, loaders, paths, task_specs
 from .errors import UserError
 from .fuzz.algorithm import check_code
 from .profiles import Profile
-from .records import NO_KEPT_RUN, Outcome, Pair, df_band
+from .records import NO_KEPT_RUN, Outcome, Pair, PairRow, df_band
 
 #: the sets whose published ``score`` is re-derived: the LoCaL release and the CodeScore_test baseline
 LABEL_SETS = ("LoCaL_published", "CodeScore_test")
@@ -75,15 +76,16 @@ def rederive(pairs: list[Pair], *, n_function: int, n_program: int, runs: int, s
     committed label archive merged into it) is skipped with the reason ``not in the result
     store``, so a reader of finished labels can never start hours of fuzzing by accident."""
     settings = labelling.algorithm1_settings(runs, n_function, n_program)
-    rows, skipped = [], []
+    rows: list[PairRow] = []
+    skipped: list[dict[str, str]] = []
     for p in pairs:
-        uid = task_specs.task_uid_for_row({"id": p.id, "golden_code": p.reference})
+        uid = task_specs.task_uid_for_row({"id": p.id, "reference": p.reference})
         reason = None
         if uid is None:
             reason = "id names no task"
         else:
             try:
-                info = task_specs.resolve_published({"id": p.id, "golden_code": p.reference})
+                info = task_specs.resolve_published({"id": p.id, "reference": p.reference})
                 assert info is not None  # the id names a task (uid above)
                 level = "program" if info["stdin"] else "function"
                 check_code(p.reference, level=level, entry=info["entry"], side="reference", label=p.id)
@@ -93,7 +95,7 @@ def rederive(pairs: list[Pair], *, n_function: int, n_program: int, runs: int, s
         if reason:
             skipped.append({"id": p.id, "reason": reason})
             continue
-        rows.append({"id": p.id, "golden_code": p.reference, "generated_code": p.candidate})
+        rows.append({"id": p.id, "reference": p.reference, "candidate": p.candidate})
     if stored_only and rows:
         stored = labelling.stored_labels(rows, settings, seed=seed)
         for r in rows:
@@ -105,7 +107,7 @@ def rederive(pairs: list[Pair], *, n_function: int, n_program: int, runs: int, s
     out = []
     for p in pairs:
         res = by_id.get(p.id)
-        uid = task_specs.task_uid_for_row({"id": p.id, "golden_code": p.reference})
+        uid = task_specs.task_uid_for_row({"id": p.id, "reference": p.reference})
         spec = task_specs.spec_for(uid) if (uid and res) else None
         ours = res.get("df_score") if res else None
         out.append({
@@ -167,7 +169,7 @@ def recorded_causes(path: Path | None = None) -> dict[str, tuple[str, str]]:
     return {r["id"]: (r["cause"], r["evidence"]) for r in rows}
 
 
-def cause_for(row: dict[str, Any], causes: dict[str, tuple[str, str]]) -> tuple[str, str]:
+def cause_for(row: Mapping[str, Any], causes: dict[str, tuple[str, str]]) -> tuple[str, str]:
     """The cause of one re-derived pair's disagreement: ``not fuzzed: <why>`` (or ``no score``
     when every run was excluded) without a score of ours; else the recorded one; else ``theirs:
     identical code labelled < 1`` for a byte-identical pair that disagrees; ``agree`` (|diff| <=

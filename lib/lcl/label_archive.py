@@ -28,14 +28,17 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from . import cache, paths
 from .errors import UserError
-from .fuzz.semantics import ENGINE_VERSION
+from .fuzz.semantics import ENGINE_VERSION, FuzzResult
 from .fuzz.store import ResultStore
 from .io import atomic_write
 from .loaders import BENCHMARKS
+
+#: one archived result: (result key, pair id, result)
+Archived = tuple[str, str, FuzzResult]
 
 MANIFEST = "MANIFEST.json"
 SUFFIX = ".jsonl.gz"
@@ -68,7 +71,7 @@ def _shards(folder: Path) -> list[Path]:
     return sorted(folder.glob("*" + SUFFIX)) if folder.is_dir() else []
 
 
-def read(folder: Path) -> Iterator[tuple[str, str, dict[str, Any]]]:
+def read(folder: Path) -> Iterator[Archived]:
     """Every archived (key, id, result), shard by shard; a damaged line names file and line."""
     for shard in _shards(folder):
         with gzip.open(shard, "rt", encoding="utf-8") as fh:
@@ -97,7 +100,7 @@ def open_store() -> ResultStore:
     return store
 
 
-def restore(store: Any, folder: Path | None = None) -> int:
+def restore(store: ResultStore, folder: Path | None = None) -> int:
     """Merge the archive into ``store`` (existing rows win); rows added. A no-op, reading only
     the shards' bytes, when this archive content was merged before."""
     folder = default_dir() if folder is None else folder
@@ -119,7 +122,7 @@ def restore(store: Any, folder: Path | None = None) -> int:
     return added
 
 
-def _write_shard(path: Path, rows: list[tuple[str, str, dict[str, Any]]]) -> str:
+def _write_shard(path: Path, rows: list[Archived]) -> str:
     """Deterministic gzip (mtime 0, no file name), rows sorted by key; its SHA-256."""
     buf = io.BytesIO()
     with gzip.GzipFile(filename="", mode="wb", fileobj=buf, mtime=0, compresslevel=9) as gz:
@@ -132,7 +135,8 @@ def _write_shard(path: Path, rows: list[tuple[str, str, dict[str, Any]]]) -> str
     return hashlib.sha256(data).hexdigest()
 
 
-def export(store: Any, folder: Path | None = None, select: Callable[[dict[str, Any]], bool] | None = None) -> dict[str, int]:
+def export(store: ResultStore, folder: Path | None = None,
+           select: Callable[[FuzzResult], bool] | None = None) -> dict[str, int]:
     """Add the store's results that ``select`` accepts to the archive (a union: rows already
     archived stay); rewrite only the shards that gain rows. Rows added per shard.
 
@@ -143,8 +147,8 @@ def export(store: Any, folder: Path | None = None, select: Callable[[dict[str, A
     folder = default_dir() if folder is None else folder
     if folder is None:
         raise ValueError("the label archive is disabled (LCL_LABEL_ARCHIVE=off)")
-    by_shard: dict[str, dict[str, tuple[str, str, dict[str, Any]]]] = {}
-    archived: dict[str, list[dict[str, Any]]] = {}
+    by_shard: dict[str, dict[str, Archived]] = {}
+    archived: dict[str, list[FuzzResult]] = {}
     for key, pair_id, result in read(folder):
         by_shard.setdefault(shard_of(pair_id), {})[key] = (key, pair_id, result)
         archived.setdefault(pair_id, []).append(_versionless(result))
@@ -168,16 +172,25 @@ def export(store: Any, folder: Path | None = None, select: Callable[[dict[str, A
     return dict(added)
 
 
-def _versionless(result: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in result.items() if k != "engine_version"}
+def _versionless(result: FuzzResult) -> FuzzResult:
+    out = result.copy()
+    out.pop("engine_version", None)
+    return out
 
 
-def _read_manifest(folder: Path) -> dict[str, Any]:
+class ShardEntry(TypedDict):
+    """A shard as the manifest lists it."""
+
+    rows: int
+    sha256: str
+
+
+def _read_manifest(folder: Path) -> dict[str, ShardEntry]:
     p = folder / MANIFEST
     return dict(json.loads(p.read_text()).get("shards", {})) if p.exists() else {}
 
 
-def _write_manifest(folder: Path, shards: dict[str, Any]) -> None:
+def _write_manifest(folder: Path, shards: dict[str, ShardEntry]) -> None:
     doc = {"about": "finished Algorithm 1 results, content-keyed; see lib/lcl/label_archive.py",
            "engine_version": ENGINE_VERSION, "rows": sum(int(v["rows"]) for v in shards.values()),
            "shards": dict(sorted(shards.items()))}
@@ -193,7 +206,7 @@ def verify(folder: Path | None = None) -> list[str]:
     return _problems(_read_manifest(folder), _shard_digests(folder))
 
 
-def _problems(manifest: dict[str, Any], on_disk: dict[str, str]) -> list[str]:
+def _problems(manifest: dict[str, ShardEntry], on_disk: dict[str, str]) -> list[str]:
     problems = []
     for name in sorted(set(manifest) | set(on_disk)):
         if name not in on_disk:
@@ -210,7 +223,7 @@ def size(folder: Path) -> int:
     return sum(int(v["rows"]) for v in _read_manifest(folder).values())
 
 
-def summary(rows: Iterable[tuple[str, str, dict[str, Any]]]) -> dict[str, dict[str, int]]:
+def summary(rows: Iterable[Archived]) -> dict[str, dict[str, int]]:
     """Rows per shard and engine version (for ``lcl fuzz archive status``)."""
     out: dict[str, dict[str, int]] = {}
     for _key, pair_id, result in rows:

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import TypedDict
 
 import numpy as np
 import pandas as pd
@@ -42,6 +42,39 @@ PAIR_COLUMNS = ["metric", "quantity", "rank", "id", "benchmark", "variant_type",
                 "value_after", "cause", "evidence"]
 
 THEIRS, OURS = "df_score", "ours"
+
+
+class SensitivityRow(TypedDict):
+    """A row of :func:`sensitivity` (:data:`COLUMNS`)."""
+
+    metric: str
+    quantity: str
+    conclusion: str
+    n: int
+    value_theirs: float
+    value_ours: float
+    difference: float
+    comparator: float
+    holds_theirs: bool | None
+    holds_ours: bool | None
+    conclusion_changes: bool
+
+
+class FlipRow(TypedDict):
+    """A row of :func:`flip_pairs` (:data:`PAIR_COLUMNS`): one pair whose label swap moves a conclusion."""
+
+    metric: str
+    quantity: str
+    rank: int
+    id: str
+    benchmark: str | None
+    variant_type: str | None
+    theirs: float
+    ours: float
+    contribution: float
+    value_after: float
+    cause: str
+    evidence: str
 #: why a released pair has no label of ours (``not in the result store``, ``id names no task``, ...)
 SKIPPED = "ours_skipped"
 #: a share above this (percent) is "more than half"
@@ -167,7 +200,7 @@ def sensitivity(frame: pd.DataFrame, qs: list[Quantity]) -> pd.DataFrame:
     frame = covered(frame)
     if frame.empty:
         return pd.DataFrame(columns=COLUMNS)
-    rows: list[dict[str, Any]] = []
+    rows: list[SensitivityRow] = []
     for q in qs:
         sel, theirs = q.terms(frame, THEIRS)
         _, ours = q.terms(frame, OURS)
@@ -195,7 +228,7 @@ def flip_pairs(frame: pd.DataFrame, qs: list[Quantity],
     :func:`lcl.label_agreement.recorded_causes` reads them."""
     causes = causes or {}
     frame = covered(frame)
-    out: list[dict[str, Any]] = []
+    out: list[FlipRow] = []
     if frame.empty:
         return pd.DataFrame(out, columns=PAIR_COLUMNS)
     for q in qs:

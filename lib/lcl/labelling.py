@@ -2,8 +2,8 @@
 runs), the resolver that gives each row its inputs, and the result store with the committed
 label archive merged in, so that a pair labelled once (here or in the archive) is never fuzzed
 again. Every stage that labels pairs (LoCaL candidates, semantic clones, CodeScore_base, the
-re-derivation of published labels) goes through :func:`fuzz_labels`; candidates (rows with
-``reference``, ``variant`` and ``task``) through :func:`label_candidates`, with the settings
+re-derivation of published labels) goes through :func:`fuzz_labels`; candidates (records with
+``reference``, ``candidate`` and ``task``) through :func:`label_candidates`, with the settings
 passed (the RQ2 pool's screen is the same settings with R = 1).
 """
 
@@ -11,16 +11,16 @@ from __future__ import annotations
 
 import random
 import tempfile
-from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from . import fuzz, label_archive
+from .fuzz.batch.jobs import Resolver
+from .fuzz.semantics import FuzzResult
 from .fuzz.store import ResultStore
 from .profiles import Profile
+from .records import PairRow
 from .task_specs import resolve_published
-
-Resolver = Callable[[dict[str, Any]], "dict[str, Any] | None"]
 
 
 def algorithm1_settings(runs: int, n_function: int, n_program: int | None = None) -> fuzz.Settings:
@@ -35,8 +35,8 @@ def profile_settings(profile: Profile) -> fuzz.Settings:
     return algorithm1_settings(profile.fuzz_runs, profile.fuzz_inputs_function, profile.fuzz_inputs_program)
 
 
-def fuzz_labels(batch: list[dict[str, Any]], settings: fuzz.Settings, *, seed: int, jobs: int,
-                progress: bool = True, resolver: Resolver = resolve_published) -> list[dict[str, Any]]:
+def fuzz_labels(batch: list[PairRow], settings: fuzz.Settings, *, seed: int, jobs: int,
+                progress: bool = True, resolver: Resolver = resolve_published) -> list[FuzzResult]:
     """df_score of every row of ``batch`` (Algorithm 1), in order; rows that cannot be fuzzed
     come back as error rows, never dropped. Resumable: finished pairs come from the store."""
     if not batch:
@@ -46,7 +46,7 @@ def fuzz_labels(batch: list[dict[str, Any]], settings: fuzz.Settings, *, seed: i
                               store=store, resolvers=[resolver])
 
 
-def stored_labels(batch: list[dict[str, Any]], settings: fuzz.Settings, *, seed: int,
+def stored_labels(batch: list[PairRow], settings: fuzz.Settings, *, seed: int,
                   resolver: Resolver = resolve_published) -> dict[str, bool | None]:
     """Which rows :func:`fuzz_labels` would find finished (True), still has to fuzz (False) or
     cannot fuzz (None); runs nothing."""
@@ -57,27 +57,38 @@ def stored_labels(batch: list[dict[str, Any]], settings: fuzz.Settings, *, seed:
 
 
 # ----------------------------------------------------------------------------- candidates
-def candidate_batch(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """Candidate rows as a fuzz batch: published-style rows plus our task id (the resolver
-    :func:`~lcl.task_specs.resolve_published` finds each row's inputs by it)."""
-    return [{"id": r["id"], "golden_code": r["reference"], "generated_code": r["variant"], "task": r["task"]}
+def candidate_batch(rows: list[PairRow]) -> list[PairRow]:
+    """Candidates as a fuzz batch: the two codes and the task, by which the resolver
+    :func:`~lcl.task_specs.resolve_published` finds each row's inputs."""
+    return [{"id": r["id"], "reference": r["reference"], "candidate": r["candidate"], "task": r["task"]}
             for r in rows]
 
 
-def label_candidates(rows: list[dict[str, Any]], settings: fuzz.Settings, seed: int, jobs: int,
-                     progress: bool = True) -> list[dict[str, Any]]:
+def label_candidates(rows: list[PairRow], settings: fuzz.Settings, seed: int, jobs: int,
+                     progress: bool = True) -> list[FuzzResult]:
     """Algorithm 1 for every candidate, resumable (finished pairs come from the result store)."""
     return fuzz_labels(candidate_batch(rows), settings, seed=seed, jobs=jobs, progress=progress)
 
 
-def candidates_stored(rows: list[dict[str, Any]], settings: fuzz.Settings, seed: int) -> dict[str, bool | None]:
+def candidates_stored(rows: list[PairRow], settings: fuzz.Settings, seed: int) -> dict[str, bool | None]:
     """Which candidates :func:`label_candidates` would find in the result store (id -> True),
     still has to fuzz (False) or cannot fuzz (None); runs nothing."""
     return stored_labels(candidate_batch(rows), settings, seed=seed)
 
 
-def recheck(rows: list[dict[str, Any]], settings: fuzz.Settings, seed: int, k: int, jobs: int,
-            sample_seed: int = 0, progress: bool = True) -> list[dict[str, Any]]:
+class Recheck(TypedDict):
+    """One re-fuzzed pair of :func:`recheck`: the stored and the fresh label side by side."""
+
+    id: str
+    stored_df: float | None
+    fresh_df: float | None
+    stored_runs: list[float | None] | None
+    fresh_runs: list[float | None] | None
+    identical: bool
+
+
+def recheck(rows: list[PairRow], settings: fuzz.Settings, seed: int, k: int, jobs: int,
+            sample_seed: int = 0, progress: bool = True) -> list[Recheck]:
     """Re-fuzz ``k`` already labelled candidates (a seeded sample) in an empty store, ignoring
     the stored and archived results, and compare: one row per pair with the stored and the
     fresh df_score and per-run scores. How an evaluator checks the committed label archive."""

@@ -54,6 +54,7 @@ class LoadResult:
 
 # ----------------------------------------------------------------------------- helpers
 def _jsonl(path: Path) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number, row) of a benchmark's JSONL file, rows decoded as they are (any JSON values)."""
     opener = gzip.open if path.suffix == ".gz" else open
     with opener(path, "rt", encoding="utf-8") as fh:
         for lineno, line in enumerate(fh, 1):
@@ -98,7 +99,7 @@ def _parse(code: str) -> ast.Module:
         return ast.parse(code)
 
 
-def _literal(node: ast.AST) -> Any:
+def _literal(node: ast.AST) -> Any:  # a literal's value: of any type a test passes
     return ast.literal_eval(node)
 
 
@@ -207,7 +208,7 @@ def _mbpp_entry(code: str, tests: list[str]) -> str | None:
 def load_mbpp() -> LoadResult:
     """All 974 MBPP tasks (mirror) with seed inputs from ``test_list`` (+ MBPP-ET tests)."""
     path = _require("mbpp")
-    et: dict[str, dict[str, Any]] = {}
+    et: dict[str, dict[str, Any]] = {}  # task id -> its MBPP-ET row, as decoded
     if sources.available("mbpp_et"):
         for _, row in _jsonl(sources.raw_path("mbpp_et")):
             et[str(row["task_id"])] = row
@@ -251,6 +252,7 @@ def _apps_example_inputs() -> dict[str, list[str]]:
 
 
 def _parse_io(raw: str) -> dict[str, Any]:
+    """An APPS ``input_output`` field decoded (JSON or a Python literal: values of any type)."""
     for parse in (json.loads, ast.literal_eval):
         try:
             value = parse(raw)
@@ -368,7 +370,7 @@ def load_pie_pairs() -> list[Pair]:
     return out
 
 
-def _score(value: Any) -> float | None:
+def _score(value: Any) -> float | None:  # a release's score: a number, a string or missing
     try:
         return float(value)
     except (TypeError, ValueError):
@@ -413,10 +415,11 @@ def published_task(pair_id: str) -> str | None:
 
 
 def published_row_to_pair(row: dict[str, Any], lineno: int = 0) -> Pair:
-    """One published LoCaL row (``id, golden_code, generated_code[, score, ...]``) as a Pair."""
+    """One published LoCaL row (``id, golden_code, generated_code[, score, ...]``, as decoded
+    from the release's JSONL) as a Pair."""
     src = _SRC.get(str(row.get("source", "")))
     kind = row.get("local_type") or ("OPT" if "_OP_" in row["id"] else "MUT" if "_MUT_" in row["id"] else None)
-    extra: dict[str, Any] = {"line": lineno}
+    extra: dict[str, object] = {"line": lineno}
     if row.get("author_scores"):
         scores = row["author_scores"]
         extra["author_scores"] = ast.literal_eval(scores) if isinstance(scores, str) else scores

@@ -11,13 +11,13 @@ from __future__ import annotations
 
 import warnings
 from dataclasses import dataclass, field
-from typing import Any
 
 from . import curation, loaders
 from .candidate_generation import candidates, selected_tasks
+from .fuzz.semantics import FuzzResult
 from .labelling import label_candidates, profile_settings
 from .profiles import Profile
-from .records import Ledger, Outcome, Task, result_outcome
+from .records import Ledger, Outcome, PairRow, Task, result_outcome
 from .similarity import SimilarityWarning, surface_sim
 from .task_specs import spec_for
 
@@ -29,12 +29,12 @@ class LocalStage:
     every drop on the way. :meth:`pairs` assembles LoCaL-all from them."""
 
     tasks: list[Task]
-    rows: list[dict[str, Any]]
+    rows: list[PairRow]
     ledger: Ledger
-    results: list[dict[str, Any]] = field(default_factory=list)
+    results: list[FuzzResult] = field(default_factory=list)
     seed: int = 0
 
-    def pairs(self) -> list[dict[str, Any]]:
+    def pairs(self) -> list[PairRow]:
         return assemble(self.rows, self.results, self.ledger, self.seed)
 
 def local_candidates(profile: Profile, seed: int, *, benchmarks: tuple[str, ...] = (),
@@ -56,14 +56,14 @@ def build_local(profile: Profile, seed: int, jobs: int, *, benchmarks: tuple[str
     stage.results = label_candidates(stage.rows, profile_settings(profile), seed, jobs, progress=progress)
     return stage
 
-def assemble(rows: list[dict[str, Any]], results: list[dict[str, Any]], ledger: Ledger,
-             seed: int = 0) -> list[dict[str, Any]]:
+def assemble(rows: list[PairRow], results: list[FuzzResult], ledger: Ledger,
+             seed: int = 0) -> list[PairRow]:
     """Attach labels and SurfaceSim; apply the exclusions (no label); mark the LoCaL pairs
     (:func:`lcl.curation.curate`). Every exclusion and every pair left out of LoCaL is counted."""
     by_id = {r["id"]: r for r in results}
-    out = []
+    out: list[PairRow] = []
     for row in rows:
-        res = by_id.get(row["id"], {})
+        res: FuzzResult = by_id.get(row["id"], {})
         kind = row["variant_type"]
         df, what = res.get("df_score"), result_outcome(res)
         if what is Outcome.ERROR:
@@ -72,23 +72,26 @@ def assemble(rows: list[dict[str, Any]], results: list[dict[str, Any]], ledger: 
         if what is Outcome.NO_KEPT_RUN:
             ledger.drop(kind, "every run timed out (df_score = -1)")
             continue
-        spec = spec_for(row["task"])
+        spec = spec_for(str(row["task"]))
+        labelled = PairRow(**row)
+        labelled.pop("entry", None)  # the files say entry_point; stdin is the level's
+        labelled.pop("stdin", None)
         out.append({
-            **{k: v for k, v in row.items() if k not in ("entry", "stdin")},
+            **labelled,
             "entry_point": row.get("entry"),
             "df_score": df, "run_scores": res.get("run_scores"), "counts": res.get("counts"),
             "verdict_digest": res.get("verdict_digest"), "seeds": res.get("seeds"),
             "spec": "verified" if spec.verified else spec.origin,
-            "surface_sim": surface_sim(row["reference"], row["variant"], mode="paper"),
+            "surface_sim": surface_sim(row["reference"], row["candidate"], mode="paper"),
         })
     return curation.curate(out, ledger, seed)
 
 # ============================================================================ published pairs
-def published_pairs(ledger: Ledger) -> list[dict[str, Any]]:
+def published_pairs(ledger: Ledger) -> list[PairRow]:
     """The published LoCaL pairs (mirror's ``local_release/``) as a third source: variant_type
     PUBLISHED, the release's kind kept in ``published_kind``, its score as ``df_score``, our
     SurfaceSim next to the authors'. ``[]`` (with a printed note) when the mirror is absent."""
-    out = []
+    out: list[PairRow] = []
     for p in loaders.pairs_if_available("LoCaL_published"):
         ledger.generated["PUBLISHED pairs in the release"] += 1
         if p.df_score is None:
@@ -104,7 +107,7 @@ def published_pairs(ledger: Ledger) -> list[dict[str, Any]]:
         out.append({
             "id": p.id, "benchmark": p.benchmark, "task": p.task, "level": p.level, "variant_type": "PUBLISHED",
             "published_kind": p.variant_type, "published_id": p.extra.get("published_id", p.id),
-            "reference": p.reference, "variant": p.candidate, "df_score": p.df_score, "surface_sim": sim,
+            "reference": p.reference, "candidate": p.candidate, "df_score": p.df_score, "surface_sim": sim,
             "surface_sim_published": (authors or {}).get("surfaceSim"), "author_scores": authors,
             "generator": "published",
         })

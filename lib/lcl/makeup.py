@@ -6,14 +6,14 @@ without the paper's data in view, and the mutants' diagnostic fingerprint.
 from __future__ import annotations
 
 import ast
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import pandas as pd
 
 from . import claim_links, curation
 from .claim_links import Derived, Link
-from .records import Ledger
+from .records import Ledger, PairRow, df_of
 from .stats import bootstrap_ci
 
 #: DFS target of a source of optimised variants built without the paper's data in view (the
@@ -24,16 +24,28 @@ DFS_MAX_SURFACE_SIM = 0.70
 
 DFS_MIN_DF = 0.98
 
-def dfs_target(pairs: list[dict[str, Any]], generator: str = "rewriter") -> dict[str, Any]:
+class DfsTarget(TypedDict):
+    """Whether a source's optimised variants meet the DFS target (:func:`dfs_target`)."""
+
+    generator: str
+    pairs: int
+    mean_surface_sim: float | None
+    mean_df_score: float | None
+    met: bool
+
+
+def dfs_target(pairs: list[PairRow], generator: str = "rewriter") -> DfsTarget:
     """Count, mean SurfaceSim and mean df_score of the kept optimised variants of ``generator``, and
     whether they meet the DFS target (PIE's own fast programs are generator ``pie_fast``)."""
     g = [p for p in pairs if p["variant_type"] == "OPT" and p.get("generator") == generator]
-    sim = sum(p["surface_sim"] for p in g) / len(g) if g else None
-    df = sum(p["df_score"] for p in g) / len(g) if g else None
-    met = bool(g) and sim <= DFS_MAX_SURFACE_SIM and df >= DFS_MIN_DF  # type: ignore[operator]
+    if not g:
+        return {"generator": generator, "pairs": 0, "mean_surface_sim": None, "mean_df_score": None, "met": False}
+    sim = sum(p["surface_sim"] for p in g) / len(g)
+    df = sum(df_of(p) for p in g) / len(g)
+    met = sim <= DFS_MAX_SURFACE_SIM and df >= DFS_MIN_DF
     return {"generator": generator, "pairs": len(g), "mean_surface_sim": sim, "mean_df_score": df, "met": met}
 
-def opt_by_generator(pairs: list[dict[str, Any]]) -> Any:
+def opt_by_generator(pairs: list[PairRow]) -> pd.DataFrame:
     """Kept optimised variants per benchmark and generator: count, mean SurfaceSim, mean df_score."""
     o = pd.DataFrame([p for p in pairs if p["variant_type"] == "OPT"])
     if o.empty:
@@ -51,7 +63,7 @@ _SIZE = ("a count of our LoCaL: a seeded sample of our curated pairs drawn to Ta
 _T2_KINDS = (("opt", "Optimized"), ("mut", "Mutated"))
 
 #: Table 2's claims (the bootstrap CI over pairs for the two means)
-CLAIMS: list[Any] = [
+CLAIMS: list[Link | Derived] = [
     *(Link(f"T2.{tag}.{suffix}", TABLE2, "Variant Type", kind, column, tolerance_reason=_SIZE)
       for tag, kind in _T2_KINDS for suffix, column in (("method", "Method-Level"), ("program", "Program-Level"),
                                                          ("total", "Total"))),
@@ -69,7 +81,7 @@ def _mean_ci(values: Any, seed: int) -> tuple[float | None, float | None]:
     lo, hi = bootstrap_ci(np.asarray(v), n_boot=1000, seed=seed)
     return round(lo, 4), round(hi, 4)
 
-def table2(pairs: list[dict[str, Any]], seed: int = 0) -> Any:
+def table2(pairs: list[PairRow], seed: int = 0) -> pd.DataFrame:
     """Table 2: counts per variant type and level, mean SurfaceSim and mean df_score, each mean
     with a bootstrap 95 % CI over pairs (counts have none: they are sizes of our set)."""
     df = pd.DataFrame(pairs)
@@ -88,11 +100,11 @@ def table2(pairs: list[dict[str, Any]], seed: int = 0) -> Any:
         rows.append(row)
     return pd.DataFrame(rows)
 
-def table2_with_paper(pairs: list[dict[str, Any]], seed: int = 0) -> Any:
+def table2_with_paper(pairs: list[PairRow], seed: int = 0) -> pd.DataFrame:
     """:func:`table2` with the paper's values beside ours (from the claim declarations)."""
     return claim_links.add_paper_columns(table2(pairs, seed), CLAIMS, TABLE2)
 
-def fingerprint(pairs: list[dict[str, Any]]) -> Any:
+def fingerprint(pairs: list[PairRow]) -> pd.DataFrame:
     """Code2Bench-style diagnostic fingerprint of the mutants: equivalent (df = 1), near-perfect
     band (0.98 <= df < 1: a 100-test suite would likely call these correct), differs on some
     inputs, differs on every input (df = 0); plus the share whose runs saw timeouts or crashes."""
@@ -115,7 +127,7 @@ def fingerprint(pairs: list[dict[str, Any]]) -> Any:
 # ============================================================================ summaries
 _KIND_LABEL = {"OPT": "Optimized", "MUT": "Mutated", "CLONE": "Clones (human-written)", None: "Untyped (PIE)"}
 
-def _summary_row(g: Any, source: str, label_: str) -> dict[str, Any]:
+def _summary_row(g: pd.DataFrame, source: str, label_: str) -> dict[str, Any]:
     n = len(g)
     return {
         "Source": source, "Variant Type": label_,
@@ -127,8 +139,8 @@ def _summary_row(g: Any, source: str, label_: str) -> dict[str, Any]:
         "share df = 1 (%)": round(100 * float((g.df_score >= 1.0).mean()), 1) if n else None,
     }
 
-def table2_sources(ours: list[dict[str, Any]], clones: list[dict[str, Any]],
-                   published: list[dict[str, Any]], profile: str) -> Any:
+def table2_sources(ours: list[PairRow], clones: list[PairRow],
+                   published: list[PairRow], profile: str) -> pd.DataFrame:
     """Table-2-like summary of every source side by side: our MUT/OPT, our clones, and the
     published pairs per published kind (plus all of them)."""
     rows = []
@@ -152,14 +164,14 @@ def table2_sources(ours: list[dict[str, Any]], clones: list[dict[str, Any]],
                                      _KIND_LABEL["MUT"]))
     return pd.DataFrame(rows)
 
-def _parses(code: Any) -> bool:
+def _parses(code: object) -> bool:
     try:
         ast.parse(str(code))
     except (SyntaxError, ValueError):
         return False
     return True
 
-def ledger_table(ledgers: dict[str, Ledger]) -> Any:
+def ledger_table(ledgers: dict[str, Ledger]) -> pd.DataFrame:
     """Every ledger as one table (source, stage, what, count)."""
     rows = [{"source": name, **r} for name, led in ledgers.items() for r in led.to_rows()]
     return pd.DataFrame(rows, columns=["source", "stage", "what", "count"])
@@ -170,7 +182,7 @@ def ledger_table(ledgers: dict[str, Ledger]) -> Any:
 OPT_SOURCES = ("rewriter (surface only)", "rewriter (algorithmic strategies)", "PIE fast programs",
                "human-written clones")
 
-def opt_source(pair: dict[str, Any]) -> str | None:
+def opt_source(pair: PairRow) -> str | None:
     """The :data:`OPT_SOURCES` entry of an optimised variant or clone pair (``None`` otherwise)."""
     if pair.get("variant_type") == "CLONE":
         return OPT_SOURCES[3]

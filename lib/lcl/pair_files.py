@@ -7,12 +7,13 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from . import curation, paths
 from .errors import UserError
 from .io import atomic_path, read_jsonl, write_jsonl
 from .provenance import record
+from .records import PairRow
 
 SCHEMA = {
     # -- every pair file (local_pairs_<profile>, clone_pairs_<profile>, published_pairs) --
@@ -74,7 +75,28 @@ PARQUET_TYPES = {
     "counts": "struct<" + ", ".join(f"{c}: int64" for c in _COUNTS) + ">",
 }
 
-def load_local(profile: str, subset: str = "local") -> list[dict[str, Any]]:
+#: where the files' column names differ from :class:`~lcl.records.PairRow`'s (file -> record); the
+#: files keep the released schema's ``variant``, the code past loading says ``candidate``
+FILE_TO_RECORD = {"variant": "candidate"}
+RECORD_TO_FILE = {v: k for k, v in FILE_TO_RECORD.items()}
+
+
+def from_file(row: dict[str, Any]) -> PairRow:
+    """A pair-file row as the record every stage passes (the one place file names are read)."""
+    return cast(PairRow, {FILE_TO_RECORD.get(k, k): v for k, v in row.items()})
+
+
+def to_file(row: PairRow) -> dict[str, Any]:
+    """A record as a pair-file row (the one place file names are written)."""
+    return {RECORD_TO_FILE.get(k, k): v for k, v in row.items()}
+
+
+def read_pairs(path: Path) -> list[PairRow]:
+    """A pair file's rows as records."""
+    return [from_file(r) for r in read_jsonl(path)]
+
+
+def load_local(profile: str, subset: str = "local") -> list[PairRow]:
     """The pairs built by notebook 02 for ``profile`` (clear error when not built yet):
     ``subset`` 'local' LoCaL, 'curated' LoCaL-curated, 'all' every labelled candidate (LoCaL-all)."""
     path = paths.local_pairs(profile)
@@ -82,7 +104,7 @@ def load_local(profile: str, subset: str = "local") -> list[dict[str, Any]]:
         raise UserError(f"{path} does not exist yet: build it with 'make all PROFILE={profile}' "
                         f"(notebook 02_variants writes it)")
     try:
-        return curation.select(read_jsonl(path), subset)
+        return curation.select(read_pairs(path), subset)
     except ValueError as e:
         raise UserError(f"{path}: {e}") from None
 
@@ -100,7 +122,7 @@ def _arrow_type(spec: str) -> Any:
                           (f.split(":") for f in spec[7:-1].split(","))])
     raise ValueError(spec)
 
-def write_parquet(path: Any, rows: list[dict[str, Any]]) -> Any:
+def write_parquet(path: Path, rows: list[dict[str, Any]]) -> Path:
     """Rows -> Parquet (pyarrow), atomically. Columns: :data:`SCHEMA` order first, then the
     rest sorted; types from :data:`PARQUET_TYPES`; any other column (nested, heterogeneous:
     ``author_scores``) is JSON text. Each field carries its SCHEMA description as metadata."""
@@ -127,11 +149,12 @@ def write_parquet(path: Any, rows: list[dict[str, Any]]) -> Any:
         pq.write_table(table, tmp)
     return path
 
-def write_pairs(jsonl_path: Any, rows: list[dict[str, Any]], *, profile: str | None = None,
-                seed: int | None = None) -> tuple[Any, Any]:
+def write_pairs(jsonl_path: Path, records: list[PairRow], *, profile: str | None = None,
+                seed: int | None = None) -> tuple[Path, Path]:
     """``<name>.jsonl`` and ``<name>.parquet`` side by side; with ``profile``, each with its
     provenance sidecar, like every other declared output of the build."""
     p = Path(jsonl_path)
+    rows = [to_file(r) for r in records]
     write_jsonl(p, rows)
     pq_path = write_parquet(p.with_suffix(".parquet"), rows)
     if profile is not None:
@@ -139,14 +162,14 @@ def write_pairs(jsonl_path: Any, rows: list[dict[str, Any]], *, profile: str | N
             record(out, profile=profile, seed=seed, extra={"rows": len(rows)})
     return p, pq_path
 
-def load_clones(profile: str) -> list[dict[str, Any]]:
+def load_clones(profile: str) -> list[PairRow]:
     """The CLONE pairs built by notebook 02 for ``profile``."""
     path = paths.clone_pairs(profile)
     if not path.exists():
         raise UserError(f"{path} does not exist yet: run notebook 02_variants with --profile {profile}")
-    return read_jsonl(path)
+    return read_pairs(path)
 
-def load_published() -> list[dict[str, Any]]:
+def load_published() -> list[PairRow]:
     """The PUBLISHED pairs written by notebook 02 (``[]`` when the mirror was absent)."""
     path = paths.published_pairs()
-    return read_jsonl(path) if path.exists() else []
+    return read_pairs(path) if path.exists() else []

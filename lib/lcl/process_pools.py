@@ -12,16 +12,19 @@ import atexit
 import multiprocessing
 import threading
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING
 
 from .io import temporary_environ
 
-_POOLS: dict[str, tuple[int, Any]] = {}
+if TYPE_CHECKING:
+    from multiprocessing.pool import Pool
+
+_POOLS: dict[str, tuple[int, Pool]] = {}
 _LOCK = threading.Lock()
 
 
 def shared_pool(name: str, workers: int, initializer: Callable[[], None] | None = None,
-                env: dict[str, str] | None = None) -> Any:
+                env: dict[str, str] | None = None) -> Pool:
     """The pool called ``name`` with ``workers`` processes, each started with ``initializer``
     and with ``env`` set in its environment (e.g. ``PYTHONHASHSEED``, read at interpreter start)."""
     with _LOCK:
@@ -35,7 +38,7 @@ def shared_pool(name: str, workers: int, initializer: Callable[[], None] | None 
         return pool
 
 
-def _start(workers: int, initializer: Callable[[], None] | None, env: dict[str, str]) -> Any:
+def _start(workers: int, initializer: Callable[[], None] | None, env: dict[str, str]) -> Pool:
     with temporary_environ(env):  # multiprocessing.Pool starts every worker now, with this environment
         return multiprocessing.get_context("spawn").Pool(workers, initializer=initializer)
 

@@ -1,10 +1,17 @@
-"""The two record types every part of the compendium shares: ``Task`` and ``Pair``.
+"""The records every part of the compendium shares: ``Task``, ``Pair``, ``PairRow`` and a
+fuzzing outcome.
 
 A *task* is one problem of a source benchmark with its reference solution (Section 3.3.1
 of the paper reduces each benchmark to: task id, NL description, reference, test cases).
 A *pair* is (reference, candidate) with an optional ground-truth ``df_score`` and optional
 metric scores; every pair dataset (PIE, CodeScore_test, ShareCode, published LoCaL, ours)
-loads into it.
+loads into it. A :class:`PairRow` is one of our own pairs as the stages pass it from
+candidate generation to the pair files (its columns: :data:`lcl.pair_files.SCHEMA`); an
+:class:`Outcome` says what Algorithm 1 gave a pair (scored, every run excluded, or an error).
+One vocabulary throughout: a pair's two codes are ``reference`` and ``candidate``; the other
+names files use (``variant``, the published ``golden_code``/``generated_code``) are read and
+written at the files only (:mod:`lcl.pair_files`, :func:`pair_from_row`, the fuzz engine's
+pairs-file reader).
 """
 
 from __future__ import annotations
@@ -15,7 +22,7 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from enum import Enum
-from typing import Any, Literal, TypeGuard
+from typing import Any, Literal, TypedDict, TypeGuard
 
 Level = Literal["function", "program"]
 
@@ -91,6 +98,88 @@ class Pair:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
+
+
+class LabelCounts(TypedDict):
+    """Algorithm 1's verdict counts over a pair's kept runs."""
+
+    matches: int
+    mismatches: int
+    timeouts: int
+    crashes: int
+    invalid: int
+    skipped: int
+
+
+class PairRow(TypedDict, total=False):
+    """One pair as the stages between loading and writing pass it: a candidate of Step I, a
+    labelled pair of LoCaL-all, a clone pair, a published pair. The columns are those of
+    :data:`lcl.pair_files.SCHEMA` (what each means is written there) with one difference: the
+    files call the candidate ``variant`` and this record calls it ``candidate``;
+    :mod:`lcl.pair_files` translates where the files are read and written."""
+
+    id: str
+    dataset: str
+    benchmark: str | None
+    task: str | None
+    level: Level | None
+    lang: str
+    variant_type: str  # MUT | OPT | CLONE | PUBLISHED
+    reference: str
+    candidate: str
+    entry: str | None  # the function under test (None for stdin programs); candidates only
+    stdin: bool
+    generator: str
+    source: str  # RQ5: the training pool a pair was drawn from (base | LoCaL)
+    # the label (Algorithm 1)
+    df_score: float | None
+    run_scores: list[float | None] | None
+    counts: LabelCounts | None
+    verdict_digest: str | None
+    seeds: list[int] | None
+    spec: str
+    error: str
+    # the surface (Eq. 1) and curation
+    surface_sim: float
+    curated: bool
+    in_local: bool
+    # MUT / OPT
+    entry_point: str | None
+    operator: str | None
+    lineno: int | None
+    strategies: list[str]
+    rewrites: list[str]
+    # CLONE
+    cluster: str
+    family: str
+    domain: str
+    observe: str
+    cross_package: bool
+    reference_package: str
+    reference_module: str
+    reference_function: str
+    reference_licence: str | None
+    reference_registry: str | None
+    variant_package: str
+    variant_module: str
+    variant_function: str
+    variant_licence: str | None
+    variant_registry: str | None
+    # PUBLISHED
+    published_kind: str | None
+    published_id: str
+    surface_sim_published: float | None
+    author_scores: dict[str, float] | None
+
+
+def df_of(row: Mapping[str, object]) -> float:
+    """A labelled pair's (or a fuzzing result's) df_score (Algorithm 1); a ``ValueError`` naming
+    the pair when it has none (an unlabelled candidate, or a published pair without a score,
+    reached code that needs one)."""
+    df = row.get("df_score")
+    if not isinstance(df, (int, float)):
+        raise ValueError(f"pair {row.get('id', '?')!r} has no df_score")
+    return float(df)
 
 
 # ----------------------------------------------------------------------------- fuzzing outcomes
@@ -184,7 +273,15 @@ class Ledger:
         if n:
             self.dropped[f"{kind}: {reason}"] += n
 
-    def to_rows(self) -> list[dict[str, Any]]:
-        rows = [{"stage": "generated", "what": k, "count": v} for k, v in sorted(self.generated.items())]
+    def to_rows(self) -> list[LedgerRow]:
+        rows: list[LedgerRow] = [{"stage": "generated", "what": k, "count": v} for k, v in sorted(self.generated.items())]
         rows += [{"stage": "excluded", "what": k, "count": v} for k, v in sorted(self.dropped.items())]
         return rows
+
+
+class LedgerRow(TypedDict):
+    """One line of a ledger's table: a stage (generated / excluded), what, how many."""
+
+    stage: str
+    what: str
+    count: int

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -88,8 +87,8 @@ def released_hits(released: pd.DataFrame, paper: regions.Thresholds | None,
         groups += [(_OPT_SOURCE.get(b, b) if kind == "OPT" else f"mutants ({b})", g)
                    for b, g in g_kind.groupby("benchmark", sort=True)]
         for name, g in groups:
-            row: dict[str, Any] = {"Variants": name, "Region": region, "n": len(g),
-                                   "mean SurfaceSim": round(float(g[X].mean()), 3) if len(g) else None}
+            row: dict[str, str | float | None] = {"Variants": name, "Region": region, "n": len(g),
+                                                  "mean SurfaceSim": round(float(g[X].mean()), 3) if len(g) else None}
             for label, th in thresholds.items():
                 if th is None or g.empty:
                     row.update({inside_column(label): None, share_column(label): None,
@@ -169,11 +168,12 @@ def ablation(fits: list[Fit], count_on: dict[str, pd.DataFrame], paper: regions.
 
 
 def _row(fitted_on: str, metrics: str, floor: int | None, n: int | None, th: regions.Thresholds | None,
-         smallest: int | None, count_on: dict[str, pd.DataFrame]) -> dict[str, Any]:
-    row: dict[str, Any] = {"Fitted on": fitted_on, "Metrics": metrics, "points": n, "region floor": floor,
-                           **{k: getattr(th, k) if th else None for k in _KEYS},
-                           "objective": round(th.objective, 4) if th and not math.isnan(th.objective) else None,
-                           "smallest region": smallest}
+         smallest: int | None, count_on: dict[str, pd.DataFrame]) -> dict[str, str | float | None]:
+    row: dict[str, str | float | None] = {
+        "Fitted on": fitted_on, "Metrics": metrics, "points": n, "region floor": floor,
+        **{k: getattr(th, k) if th else None for k in _KEYS},
+        "objective": round(th.objective, 4) if th and not math.isnan(th.objective) else None,
+        "smallest region": smallest}
     cov = coverage.region_table(count_on, th).set_index("Dataset") if th else pd.DataFrame()
     for ds in count_on:
         for region in ("SFD", "DFS"):

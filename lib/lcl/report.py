@@ -22,7 +22,6 @@ import os
 import shutil
 from html.parser import HTMLParser
 from pathlib import Path
-from typing import Any
 
 import pandas as pd
 
@@ -182,7 +181,7 @@ def _read_claims(path: Path) -> pd.DataFrame | None:
     return pd.read_csv(path) if path.exists() else None
 
 
-def banner_html(st: dict[str, Any], table: pd.DataFrame | None) -> list[str]:
+def banner_html(st: sources.SourcesStatus, table: pd.DataFrame | None) -> list[str]:
     """What skipping data sources costs: the sources, and the claims that could therefore not run."""
     skipped = sorted(st.get("skipped", {}))
     if not skipped:
@@ -210,7 +209,7 @@ def verdict_html(claims_csv: Path, recorded: pd.DataFrame | None = None, profile
     table = pd.read_csv(claims_csv)
     s = claims.summary(table)
     r = claims.summary(recorded) if recorded is not None else {}
-    meanings: dict[str, Any] = getattr(claims, "STATUS_MEANINGS", {})
+    meanings: dict[str, tuple[str, str] | str] = getattr(claims, "STATUS_MEANINGS", {})
     head = (f"<tr><th></th><th>this run{f' ({html.escape(profile)})' if profile else ''}</th>"
             + ("<th>recorded full run</th>" if r else "") + "<th>meaning</th></tr>")
     rows = []
@@ -377,7 +376,7 @@ def substitutes_html() -> list[str]:
     return [f"<div class='box'><h2>Substitutes</h2><ul>{items}</ul></div>"]
 
 
-def sources_html(st: dict[str, Any]) -> list[str]:
+def sources_html(st: sources.SourcesStatus) -> list[str]:
     parts = ["<h2>Data sources</h2><ul>"]
     for name, method in sorted(st.get("available", {}).items()):
         parts.append(f"<li>{html.escape(name)}: available ({html.escape(method)})</li>")
@@ -402,7 +401,7 @@ def linked_files(index: Path) -> list[Path]:
     return [(index.parent / link).resolve() for link in links]
 
 
-def evaluator_table(recorded: pd.DataFrame, timings: dict[str, Any]) -> str:
+def evaluator_table(recorded: pd.DataFrame, timings: dict[str, float]) -> str:
     """The README's evaluator path as Markdown: per paper section, its notebook, the command that
     regenerates it, one of its numbers (the paper's value, the recorded full run's value and
     status) and the recorded full run's verdict over the section; times are the notebook's own."""

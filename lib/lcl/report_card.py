@@ -40,7 +40,7 @@ import math
 import warnings
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any, Required, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -72,7 +72,32 @@ from .metrics.base import MetricWarning
 from .metrics.cache import ScoreCache, pair_digest
 from .profiles import Profile
 
+if TYPE_CHECKING:
+    from .codescore_base import BaseRecord
+    from .distinguish import Repetition
+
 LONG_COLUMNS = ["section", "quantity", "metric", "value", "ci_low", "ci_high", "std", "n"]
+
+
+class LongRow(TypedDict, total=False):
+    """A row of a section of the long table (:data:`LONG_COLUMNS` but ``section``)."""
+
+    quantity: Required[str]
+    metric: Required[str]
+    value: Required[float]
+    ci_low: float
+    ci_high: float
+    std: float
+    n: Required[int]
+
+
+class RQ3Thresholds(TypedDict):
+    """The thresholds RQ3's section used: the paper's, ours (None: Algorithm 2 found none) and
+    where ours came from."""
+
+    paper: dict[str, float | str]
+    ours: dict[str, float | str] | None
+    ours_source: str
 #: sections of a card, in the order they are shown, with their titles
 SECTIONS: dict[str, str] = {
     "table5": "Table 5 (Section 4.6): MAE against df_score, lower is better",
@@ -189,7 +214,8 @@ def _stop_if_nothing_works(cand: Candidate, out: Scores, batch: int) -> None:
         raise UserError(f"metric {cand.spec!r} raised on each of the first {len(out.failed)} pairs, e.g. {first}")
 
 
-def _call(metric: Metric, refs: list[str], cands: list[str], lang: str, ids: list[str], store: Any) -> np.ndarray:
+def _call(metric: Metric, refs: list[str], cands: list[str], lang: str, ids: list[str],
+          store: ScoreCache | None) -> np.ndarray:
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", MetricWarning)  # a missing external score is counted, not warned
         return np.asarray(metric.score(refs, cands, lang, ids=ids, cache=store if store is not None else False),
@@ -197,7 +223,8 @@ def _call(metric: Metric, refs: list[str], cands: list[str], lang: str, ids: lis
 
 
 def _score_chunk(cand: Candidate, lang: str, chunk: list[tuple[str, str]],
-                 pairs: Mapping[tuple[str, str], tuple[str, str, str]], store: Any, out: Scores) -> None:
+                 pairs: Mapping[tuple[str, str], tuple[str, str, str]], store: ScoreCache | None,
+                 out: Scores) -> None:
     assert cand.metric is not None
     refs, cands = [pairs[k][0] for k in chunk], [pairs[k][1] for k in chunk]
     ids = [k[0] for k in chunk]
@@ -241,7 +268,7 @@ def with_candidate(frame: pd.DataFrame, lang: str, cand: Candidate, scores: Scor
 
 
 # ----------------------------------------------------------------------------- the profile's inputs
-def check_built(profile: str) -> dict[str, Any]:
+def check_built(profile: str) -> BaseRecord:
     """The CodeScore_base record of ``profile``; a one-line error when the profile's outputs are not built."""
     need = [paths.local_pairs(profile), paths.codescore_base_record(profile)]
     missing = [str(p.relative_to(paths.root())) if p.is_relative_to(paths.root()) else str(p)
@@ -249,7 +276,7 @@ def check_built(profile: str) -> dict[str, Any]:
     if missing:
         raise UserError(f"profile {profile} is not built ({', '.join(missing)} missing): run "
                         f"'make all PROFILE={profile}' first")
-    record: dict[str, Any] = json.loads(paths.codescore_base_record(profile).read_text())
+    record: BaseRecord = json.loads(paths.codescore_base_record(profile).read_text())
     return record
 
 
@@ -263,7 +290,7 @@ class Inputs:
 
     frames: dict[str, tuple[pd.DataFrame, str]]
     not_run: dict[str, str]
-    reps: list[Any]
+    reps: list[Repetition]
     x2: pd.DataFrame | None = None
 
 
@@ -298,7 +325,7 @@ def inputs(P: Profile, seed: int, jobs: int) -> Inputs:
             frames[f"X2 ({when})"] = (pd.DataFrame({"id": x2["id"].astype(str) + f"~{when}",
                                                     "reference": x2[f"ref_{when}"], "candidate": x2[f"cand_{when}"]}),
                                       "python")
-    reps: list[Any] = []
+    reps: list[Repetition] = []
     if "rq2" not in not_run:
         reps, why = rq2_repetitions(P, seed, jobs)
         if why:
@@ -308,7 +335,7 @@ def inputs(P: Profile, seed: int, jobs: int) -> Inputs:
     return Inputs(frames, not_run, reps, x2)
 
 
-def rq2_repetitions(P: Profile, seed: int, jobs: int) -> tuple[list[Any], str | None]:
+def rq2_repetitions(P: Profile, seed: int, jobs: int) -> tuple[list[Repetition], str | None]:
     """RQ2's repetitions as notebook 04 builds them, from stored labels only; a reason instead when
     some repetition's pool would still need fuzzing."""
     n, k = P.rq2_pairs, P.rq2_repetitions
@@ -324,7 +351,8 @@ def rq2_repetitions(P: Profile, seed: int, jobs: int) -> tuple[list[Any], str | 
 
 def notebook_defaults(name: str) -> dict[str, Any]:
     """The literal values of a notebook's ``parameters`` cell (its defaults, e.g. notebook 10's
-    sample sizes), read from its jupytext source so that they are stated in one place."""
+    sample sizes), read from its jupytext source so that they are stated in one place
+    (``ast.literal_eval`` results: of any type)."""
     lines = paths.notebook_source(name).read_text().splitlines()
     start = next(i for i, ln in enumerate(lines) if ln.startswith("# %%") and "parameters" in ln) + 1
     end = next((i for i in range(start, len(lines)) if lines[i].startswith("# %%")), len(lines))
@@ -381,7 +409,7 @@ def scored_sets(ins: Inputs, cand: Candidate, P: Profile, seed: int, jobs: int, 
 
 
 # ----------------------------------------------------------------------------- sections
-def _long(section: str, rows: list[dict[str, Any]]) -> pd.DataFrame:
+def _long(section: str, rows: list[LongRow]) -> pd.DataFrame:
     return pd.DataFrame([{"section": section, **r} for r in rows], columns=LONG_COLUMNS)
 
 
@@ -405,7 +433,7 @@ def table5_section(sets: Mapping[str, pd.DataFrame], cols: list[str], seed: int)
     t5 = pd.concat([t5, eff.table5({**base, "LoCaL-all": sets["LoCaL-all"]}, cols).set_index("Dataset")
                     .loc[["LoCaL-all"]]])
     ordered["LoCaL-all"] = sets["LoCaL-all"]
-    rows = []
+    rows: list[LongRow] = []
     for ds in T5_ORDER:
         if ds not in t5.index:
             continue
@@ -414,7 +442,7 @@ def table5_section(sets: Mapping[str, pd.DataFrame], cols: list[str], seed: int)
             rows.append({"quantity": f"MAE on {ds}", "metric": col, "value": _num(r.get(col)),
                          "ci_low": _num(r.get(f"{col} CI low")), "ci_high": _num(r.get(f"{col} CI high")),
                          "n": int(sets_n(ordered[ds], col)) if col != eff.CONSTANT else int(r["n"])})
-    bench = []
+    bench: list[LongRow] = []
     for col in cols:
         ok = loc[loc[col].notna()] if col in loc else loc.iloc[:0]
         for _, r in eff.mae_by_benchmark(ok, [col]).iterrows():
@@ -435,9 +463,9 @@ def rq1_section(scored: pd.DataFrame, cols: list[str], P: Profile, seed: int) ->
                          for _, r in t3.iterrows()])
 
 
-def rq2_section(scored: pd.DataFrame, reps: list[Any], cols: list[str]) -> pd.DataFrame:
+def rq2_section(scored: pd.DataFrame, reps: list[Repetition], cols: list[str]) -> pd.DataFrame:
     """Table 4's d and drop per metric (notebook 04's calls), each metric on the pairs it scored."""
-    rows = []
+    rows: list[LongRow] = []
     for col in cols:
         ok = set(scored.loc[scored[col].notna(), "id"]) if col in scored else set()
         kept = [dataclasses.replace(r, eq=[p for p in r.eq if p["id"] in ok],
@@ -469,14 +497,14 @@ def badly_wrong(frame: pd.DataFrame, col: str, th: regions.Thresholds) -> dict[s
 
 
 def rq3_section(local: pd.DataFrame, control: pd.DataFrame | None, cols: list[str], P: Profile,
-                seed: int) -> tuple[pd.DataFrame, dict[str, Any]]:
+                seed: int) -> tuple[pd.DataFrame, RQ3Thresholds]:
     """:func:`badly_wrong` on LoCaL under the paper's thresholds and ours (fitted with the four
     CEMs, as notebook 05 fits them; the metric under test does not move the regions)."""
     paper = label_sensitivity.paper_thresholds()
     cems = [c for c in CEM_LABELS if c in local]
     ours, source = calibration.rq3_thresholds(local, control if control is not None else local.iloc[:0],
                                               P.rq3_balanced, seed, cems, fallback=None)
-    rows = []
+    rows: list[LongRow] = []
     for tag, th in (("paper's thresholds", paper), ("our thresholds", ours)):
         if th is None:
             continue
@@ -486,7 +514,7 @@ def rq3_section(local: pd.DataFrame, control: pd.DataFrame | None, cols: list[st
                 rows.append({"quantity": f"{region} %, {tag}", "metric": col,
                              "value": round(100 * bad / n, 2) if n else float("nan"), "ci_low": lo, "ci_high": hi,
                              "n": n})
-    used = {"paper": paper.to_dict(), "ours": ours.to_dict() if ours is not None else None, "ours_source": source}
+    used: RQ3Thresholds = {"paper": paper.to_dict(), "ours": ours.to_dict() if ours is not None else None, "ours_source": source}
     return _long("rq3", rows), used
 
 
@@ -518,7 +546,7 @@ def x3_section(mutants: pd.DataFrame, cols: list[str], P: Profile, seed: int) ->
 def x4_section(sets: Mapping[str, pd.DataFrame], cols: list[str], P: Profile, seed: int,
                bins: int = 10) -> pd.DataFrame:
     """Notebook 11's ECE (its ``bins`` default), on LoCaL and CodeScore_test, every pair together."""
-    rows = []
+    rows: list[LongRow] = []
     for name, f in sets.items():
         t = calibration.ece_table(f, cols, by=None, n_boot=P.bootstrap, seed=seed, bins=bins)
         rows += [{"quantity": f"ECE on {name}", "metric": r["metric"], "value": _num(r["ece"]),
@@ -528,6 +556,31 @@ def x4_section(sets: Mapping[str, pd.DataFrame], cols: list[str], P: Profile, se
 
 
 # ----------------------------------------------------------------------------- the card
+class CardMetric(TypedDict):
+    spec: str
+    label: str
+    version: str
+    java: bool
+
+
+class CardJson(TypedDict):
+    """``card.json``: :class:`Card` as JSON."""
+
+    metric: CardMetric
+    profile: str
+    seed: int
+    columns: list[str]
+    verdict: str
+    pairs_per_set: dict[str, int]
+    scored_pairs: int
+    failed_pairs: int
+    missing_scores: int
+    failures: list[dict[str, str]]
+    not_run: dict[str, str]
+    rq3_thresholds: RQ3Thresholds
+    results: list[dict[str, object]]  # the long table's rows: column -> value (None where missing)
+
+
 @dataclass
 class Card:
     """Everything a card shows: the long table of every section, what was not run, the
@@ -542,11 +595,11 @@ class Card:
     failures: list[dict[str, str]]
     missing: int
     scored_pairs: int
-    thresholds: dict[str, Any]
+    thresholds: RQ3Thresholds
     verdict: str
     sets: dict[str, int]
 
-    def to_json(self) -> dict[str, Any]:
+    def to_json(self) -> CardJson:
         t = self.table.astype(object).where(self.table.notna(), None)
         return {"metric": {"spec": self.candidate.spec, "label": self.candidate.label,
                            "version": self.candidate.version, "java": self.candidate.java},
@@ -569,7 +622,7 @@ def build(spec: str, profile: str = "quick", seed: int | None = None, jobs: int 
     return assemble(cand, sets, ins.reps, ins.not_run, scores, P, seed, x2=ins.x2)
 
 
-def assemble(cand: Candidate, sets: dict[str, pd.DataFrame], reps: list[Any], not_run: Mapping[str, str],
+def assemble(cand: Candidate, sets: dict[str, pd.DataFrame], reps: list[Repetition], not_run: Mapping[str, str],
              scores: Scores | None, P: Profile, seed: int, x2: pd.DataFrame | None = None) -> Card:
     """The card from scored sets (:func:`scored_sets`): every section, the failures and the verdict."""
     cols = [*(c for c in CEM_LABELS if c in sets["LoCaL-all"]), *([cand.column] if cand.column not in CEM_LABELS else [])]
@@ -582,8 +635,8 @@ def assemble(cand: Candidate, sets: dict[str, pd.DataFrame], reps: list[Any], no
                 {k: len(v) for k, v in sets.items()})
 
 
-def _sections(sets: dict[str, pd.DataFrame], reps: list[Any], why: Mapping[str, str], cols: list[str], P: Profile,
-              seed: int, x2: pd.DataFrame | None) -> tuple[list[pd.DataFrame], dict[str, str], dict[str, Any]]:
+def _sections(sets: dict[str, pd.DataFrame], reps: list[Repetition], why: Mapping[str, str], cols: list[str],
+              P: Profile, seed: int, x2: pd.DataFrame | None) -> tuple[list[pd.DataFrame], dict[str, str], RQ3Thresholds]:
     not_run = dict(why)
     t5, bench = table5_section(sets, cols, seed)
     parts = [t5, bench]

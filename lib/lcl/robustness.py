@@ -38,7 +38,7 @@ perturbation bug (``behaviour changed``) or a pair the fuzzer cannot judge
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -46,7 +46,7 @@ import pandas as pd
 from . import scoring, seeds, stats
 from .labelling import label_candidates, profile_settings
 from .profiles import Profile
-from .records import Outcome, result_outcome
+from .records import Outcome, PairRow, result_outcome
 from .task_specs import spec_uid
 from .variants.perturb import PERTURBATIONS, mutant_with_reference_comments, perturb_pairs
 
@@ -71,10 +71,48 @@ REJECT_COLUMNS = ["kind", "side", "perturbation", "perturbed", "verified", "veri
 
 
 # ----------------------------------------------------------------------------- pairs
-def sample(rows: Sequence[Mapping[str, Any]], kind: str, k: int | None, seed: int) -> list[dict[str, Any]]:
+class PerturbedPair(TypedDict):
+    """One perturbed pair (:data:`PAIR_KEYS`): what was perturbed, the pair before and after, and
+    the programs the two checks fuzz (``check_variant`` is the candidate side of the second check)."""
+
+    id: str
+    parent_id: str
+    kind: str
+    perturbation: str
+    side: str
+    benchmark: str | None
+    task: str | None
+    level: str | None
+    ref_before: str
+    cand_before: str
+    ref_after: str
+    cand_after: str
+    original: str
+    perturbed: str
+    check_reference: str
+    check_variant: str
+    parent_digest: str | None
+
+
+class _Parent(TypedDict):
+    """An OPT pair as :func:`perturb_opt` perturbs it: the pair and what its rows inherit."""
+
+    id: str
+    kind: str
+    benchmark: str | None
+    task: str | None
+    level: str | None
+    reference: str
+    candidate: str
+    fuzz_reference: str
+    fuzz_variant: str
+    parent_digest: str | None
+
+
+def sample(rows: Sequence[PairRow], kind: str, k: int | None, seed: int) -> list[PairRow]:
     """The curated (``in_local``) pairs of ``kind`` (``"OPT"``/``"MUT"``), a seeded sample of
     ``k`` of them (all when ``k`` is None or there are fewer), in id order."""
-    pool = sorted((dict(r) for r in rows if r.get("variant_type") == kind and r.get("in_local", True)),
+    pool = sorted((PairRow(**r) for r in rows if r.get("variant_type") == kind and r.get("in_local", True)),
                   key=lambda r: str(r["id"]))
     if k is not None and len(pool) > k:
         pool = sorted(seeds.rng(seed, kind).sample(pool, k), key=lambda r: str(r["id"]))
@@ -87,76 +125,86 @@ def documented_references(tasks: Sequence[Any]) -> dict[str, str]:
     return {spec_uid(t): t.reference for t in tasks}
 
 
-def _meta(row: Mapping[str, Any], kind: str) -> dict[str, Any]:
-    """What every perturbed row inherits: identity, and the labelled pair for the second check."""
-    return {"kind": kind, "benchmark": row.get("benchmark"), "task": row.get("task"), "level": row.get("level"),
-            "fuzz_reference": row["reference"], "fuzz_variant": row["variant"],
+def _parent(row: PairRow, kind: str) -> _Parent:
+    """A pair with what every perturbed row inherits: identity, and the labelled pair for the
+    second check."""
+    return {"id": row["id"], "kind": kind, "benchmark": row.get("benchmark"), "task": row.get("task"),
+            "level": row.get("level"), "reference": row["reference"], "candidate": row["candidate"],
+            "fuzz_reference": row["reference"], "fuzz_variant": row["candidate"],
             "parent_digest": row.get("verdict_digest")}
 
 
-def perturb_opt(rows: Sequence[Mapping[str, Any]], docs: Mapping[str, str], seed: int,
-                names: Sequence[str] | None = None) -> list[dict[str, Any]]:
+def perturb_opt(rows: Sequence[PairRow], docs: Mapping[str, str], seed: int,
+                names: Sequence[str] | None = None) -> list[PerturbedPair]:
     """Every applicable perturbation of every OPT pair, on each side (:data:`SIDES`), as rows
     with :data:`PAIR_KEYS`. ``reference_docstring`` takes its donor from ``docs`` (pairs whose
     task has no documented reference get none) and is scored against it."""
     chosen = list(PERTURBATIONS) if names is None else list(names)
     plain = [n for n in chosen if n not in DOCUMENTED]
-    out: list[dict[str, Any]] = []
-    base = [{**_meta(r, "OPT"), "id": r["id"], "reference": r["reference"], "candidate": r["variant"]} for r in rows]
+    out: list[PerturbedPair] = []
+    base = [_parent(r, "OPT") for r in rows]
     for side in SIDES:
         lib_side = "candidate" if side == "variant" else "reference"
         for p in perturb_pairs(base, plain, seed, side=lib_side):
             parent = next(b for b in base if b["id"] == p["parent_id"])
-            out.append(_pair_row(p, parent, side, p["reference"], p["candidate"], parent[lib_side], p[lib_side]))
+            out.append(_pair_row(p, parent, side, p["reference"], p["candidate"], _side(parent, lib_side), p[lib_side]))
         if "reference_docstring" in chosen:
-            documented = [{**b, "reference": docs[b["task"]]} for b in base if b["task"] in docs]
+            documented: list[_Parent] = [{**b, "reference": docs[b["task"]]} for b in base
+                                         if b["task"] is not None and b["task"] in docs]
             for p in perturb_pairs(documented, ["reference_docstring"], seed, side=lib_side):
                 parent = next(b for b in documented if b["id"] == p["parent_id"])
-                out.append(_pair_row(p, parent, side, p["reference"], p["candidate"], parent[lib_side], p[lib_side]))
+                out.append(_pair_row(p, parent, side, p["reference"], p["candidate"], _side(parent, lib_side), p[lib_side]))
     return out
 
 
-def _pair_row(p: Mapping[str, Any], parent: Mapping[str, Any], side: str, ref_after: str, cand_after: str,
-              original: str, perturbed: str) -> dict[str, Any]:
+def _side(parent: _Parent, side: str) -> str:
+    """The code on one side (``candidate`` or ``reference``) of a perturbed pair's parent."""
+    return parent["candidate"] if side == "candidate" else parent["reference"]
+
+
+def _pair_row(p: Mapping[str, Any], parent: _Parent, side: str, ref_after: str, cand_after: str,
+              original: str, perturbed: str) -> PerturbedPair:
     check = (parent["fuzz_reference"], perturbed) if side == "variant" else (perturbed, parent["fuzz_variant"])
-    return {**{k: parent[k] for k in ("kind", "benchmark", "task", "level")}, "id": p["id"],
+    return {"kind": parent["kind"], "benchmark": parent["benchmark"], "task": parent["task"],
+            "level": parent["level"], "id": p["id"],
             "parent_id": parent["id"], "perturbation": p["perturbation"], "side": side,
             "ref_before": parent["reference"], "cand_before": parent["candidate"], "ref_after": ref_after,
             "cand_after": cand_after, "original": original, "perturbed": perturbed, "check_reference": check[0],
             "check_variant": check[1], "parent_digest": parent["parent_digest"]}
 
 
-def perturb_mut(rows: Sequence[Mapping[str, Any]], docs: Mapping[str, str]) -> list[dict[str, Any]]:
+def perturb_mut(rows: Sequence[PairRow], docs: Mapping[str, str]) -> list[PerturbedPair]:
     """Each MUT pair's mutant with the documented reference's comments and docstrings, scored
     against that documented reference; mutants whose task has no documented reference, or
     to which nothing could be carried, are left out."""
-    out: list[dict[str, Any]] = []
+    out: list[PerturbedPair] = []
     for r in rows:
         doc = docs.get(str(r.get("task")))
         if doc is None:
             continue
-        carried = mutant_with_reference_comments(r["variant"], doc)
-        if carried == r["variant"]:
+        carried = mutant_with_reference_comments(r["candidate"], doc)
+        if carried == r["candidate"]:
             continue
-        out.append({**_meta(r, "MUT"), "id": f"{r['id']}~{CARRY}", "parent_id": r["id"], "perturbation": CARRY,
-                    "side": "variant", "ref_before": doc, "cand_before": r["variant"], "ref_after": doc,
-                    "cand_after": carried, "original": r["variant"], "perturbed": carried,
+        out.append({"kind": "MUT", "benchmark": r.get("benchmark"), "task": r.get("task"), "level": r.get("level"),
+                    "id": f"{r['id']}~{CARRY}", "parent_id": r["id"], "perturbation": CARRY,
+                    "side": "variant", "ref_before": doc, "cand_before": r["candidate"], "ref_after": doc,
+                    "cand_after": carried, "original": r["candidate"], "perturbed": carried,
                     "check_reference": r["reference"], "check_variant": carried,
                     "parent_digest": r.get("verdict_digest")})
     return out
 
 
 # ----------------------------------------------------------------------------- verification
-def verification_batch(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def verification_batch(rows: Sequence[PerturbedPair]) -> list[PairRow]:
     """The fuzz jobs of :func:`verify`: the program before the perturbation as the reference,
     the program after it as the variant, with the pair's task (its inputs and generator)."""
-    return [{"id": r["id"], "reference": r["original"], "variant": r["perturbed"], "task": r["task"]} for r in rows]
+    return [{"id": r["id"], "reference": r["original"], "candidate": r["perturbed"], "task": r["task"]} for r in rows]
 
 
-def check_batch(rows: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+def check_batch(rows: Sequence[PerturbedPair]) -> list[PairRow]:
     """The second check's fuzz jobs: the labelled pair with the perturbed program in place of
     the original (rows without a recorded verdict digest have none)."""
-    return [{"id": f"{r['id']}~check", "reference": r["check_reference"], "variant": r["check_variant"],
+    return [{"id": f"{r['id']}~check", "reference": r["check_reference"], "candidate": r["check_variant"],
              "task": r["task"]} for r in rows if r.get("parent_digest")]
 
 
@@ -179,7 +227,7 @@ def check_outcome(result: Mapping[str, Any], parent_digest: str | None) -> str:
     return SAME_VERDICTS if got == parent_digest else CHANGED
 
 
-def verify(rows: Sequence[Mapping[str, Any]], profile: Profile, seed: int, jobs: int,
+def verify(rows: Sequence[PerturbedPair], profile: Profile, seed: int, jobs: int,
            progress: bool = True) -> pd.DataFrame:
     """Algorithm 1 on every (original, perturbed) program (profile's N and R, seed ``seed``, the
     task's own input generator), through :func:`lcl.labelling.label_candidates`; then the second check for

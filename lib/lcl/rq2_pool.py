@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from collections import Counter
 from collections.abc import Sequence
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -22,9 +21,10 @@ import pandas as pd
 from . import candidate_generation, loaders, records, seeds
 from .errors import UserError
 from .fuzz import Settings
+from .fuzz.semantics import FuzzResult
 from .labelling import candidates_stored, label_candidates, profile_settings
 from .profiles import Profile
-from .records import Outcome, df_band, result_outcome
+from .records import Outcome, PairRow, Task, df_band, result_outcome
 from .task_specs import spec_for, spec_uid
 
 
@@ -41,7 +41,7 @@ PIE_PAIRS, LOCAL = "pie-pairs", "local"
 POPULATIONS = (PIE_PAIRS, LOCAL)
 
 
-def population_tasks(population: str) -> list[Any]:
+def population_tasks(population: str) -> list[Task]:
     """The slow programs a population mutates, before the spec filter: every PIE pair's slow
     program (``PIE_PAIRS``; Section 4.4.1 mutates "slow implementations" of the PIE pairs it
     draws from) or the 100 longest ones LoCaL is built on (``LOCAL``; Section 3.1)."""
@@ -51,7 +51,7 @@ def population_tasks(population: str) -> list[Any]:
     return loaders.select("PIE", tasks) if population == LOCAL else list(tasks)
 
 
-def pool_programs(profile: Profile, seed: int, population: str = PIE_PAIRS) -> tuple[list[Any], Counter]:
+def pool_programs(profile: Profile, seed: int, population: str = PIE_PAIRS) -> tuple[list[Task], Counter]:
     """The slow programs of ``population`` (:func:`population_tasks`) whose problem has a
     verified, non-empty input spec; with ``profile.rq2_pool_programs`` set, a seeded sample of
     that many. Skips are counted."""
@@ -80,7 +80,7 @@ def pool_programs(profile: Profile, seed: int, population: str = PIE_PAIRS) -> t
 
 
 def population_candidates(profile: Profile, seed: int,
-                          population: str = PIE_PAIRS) -> tuple[list[dict[str, Any]], Counter]:
+                          population: str = PIE_PAIRS) -> tuple[list[PairRow], Counter]:
     """The population's MUT candidates (:func:`lcl.candidate_generation.candidates` of :func:`pool_programs`,
     the LoCaL generator, so ids and labels are shared with LoCaL) in a fixed seeded order (sorted
     by id, then shuffled), and the ledger of programs and candidates left out.
@@ -106,7 +106,7 @@ def population_candidates(profile: Profile, seed: int,
     return rows, counts
 
 
-def repetition_order(rows: Sequence[dict[str, Any]], seed_r: int) -> list[dict[str, Any]]:
+def repetition_order(rows: Sequence[PairRow], seed_r: int) -> list[PairRow]:
     """The population's candidates in repetition ``seed_r``'s own seeded order: each repetition
     draws its mutants afresh (Section 4.4.1 repeats "the entire dataset construction")."""
     out = sorted(rows, key=lambda r: r["id"])
@@ -115,7 +115,7 @@ def repetition_order(rows: Sequence[dict[str, Any]], seed_r: int) -> list[dict[s
 
 
 def pool_candidates(profile: Profile, seed: int, order_seed: int | None = None,
-                    population: str = PIE_PAIRS) -> tuple[list[dict[str, Any]], Counter]:
+                    population: str = PIE_PAIRS) -> tuple[list[PairRow], Counter]:
     """The candidates in the order they are fuzzed: the population's fixed order, or with
     ``order_seed`` (a repetition's seed) :func:`repetition_order`."""
     rows, counts = population_candidates(profile, seed, population)
@@ -171,7 +171,7 @@ def pool_status(profile: Profile, seed: int, target: int | None, order_seed: int
 
 def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *, target: int | None = None,
                 batch: int = 100, order_seed: int | None = None,
-                population: str = PIE_PAIRS) -> tuple[list[dict[str, Any]], Counter]:
+                population: str = PIE_PAIRS) -> tuple[list[PairRow], Counter]:
     """Mutants of PIE slow programs with ``df_score`` exactly 0, and where every other candidate went.
 
     Mutants are generated as LoCaL's are (:func:`lcl.candidate_generation.candidates`, same ids, same
@@ -195,7 +195,7 @@ def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *
     """
 
     rows, counts = pool_candidates(profile, seed, order_seed, population)
-    pool: list[dict[str, Any]] = []
+    pool: list[PairRow] = []
     fuzzed = 0
     for start in range(0, len(rows), batch):
         if target is not None and len(pool) >= target:
@@ -222,13 +222,13 @@ def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *
             elif band == "between":
                 counts["excluded: differs on some inputs only (0 < df_score < 1)"] += 1
             else:
-                c = res.get("counts") or {}
-                if c.get("crashes"):
+                c = res.get("counts")
+                if c and c["crashes"]:
                     counts["kept (df_score = 0), of which crashed on some input"] += 1
-                if c.get("timeouts"):
+                if c and c["timeouts"]:
                     counts["kept (df_score = 0), of which timed out on some input"] += 1
                 pool.append({"id": row["id"], "task": row["task"], "reference": row["reference"],
-                             "candidate": row["variant"], "operator": row.get("operator"), "df_score": 0.0})
+                             "candidate": row["candidate"], "operator": row.get("operator"), "df_score": 0.0})
     counts["mutants fuzzed"] = fuzzed
     if fuzzed < len(rows):
         counts["not fuzzed: pool target reached"] = len(rows) - fuzzed
@@ -238,7 +238,7 @@ def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *
 
 
 def repetition_pools(profile: Profile, seed: int, jobs: int, n: int, k: int, population: str = PIE_PAIRS,
-                     progress: bool = True) -> tuple[list[list[dict[str, Any]]], list[Counter]]:
+                     progress: bool = True) -> tuple[list[list[PairRow]], list[Counter]]:
     """Each repetition's own df = 0 mutants (Section 4.4.1): for repetition ``r``, the population's
     candidates in that repetition's order (:func:`repetition_order` with :func:`repetition_seed`)
     are fuzzed until ``n`` have df_score = 0. Labels are shared through the result store, so a
@@ -262,7 +262,7 @@ def screen_settings(settings: Settings) -> Settings:
     return settings.with_(runs=1)
 
 
-def screen(rows: list[dict[str, Any]], settings: Settings, seed: int, jobs: int, progress: bool = True) -> set[str]:
+def screen(rows: list[PairRow], settings: Settings, seed: int, jobs: int, progress: bool = True) -> set[str]:
     """Ids of candidates whose first run alone shows df_score > 0 (kept, score above 0); none
     when R is below :data:`SCREEN_MIN_RUNS`.
 
@@ -278,10 +278,10 @@ def screen(rows: list[dict[str, Any]], settings: Settings, seed: int, jobs: int,
             if not r.get("error") and (r.get("df_score") or 0) > 0}
 
 
-def _why_no_runs(res: dict[str, Any]) -> str:
+def _why_no_runs(res: FuzzResult) -> str:
     """Why every run of a result was excluded (the runs' reasons, e.g. ``no valid input`` when the
     slow reference itself fails on every generated input, ``time budget exceeded``)."""
-    reasons = sorted({str(r.get("reason")) for r in res.get("runs") or [] if isinstance(r, dict) and r.get("excluded")})
+    reasons = sorted({str(r["reason"]) for r in res.get("runs") or [] if r["excluded"]})
     return "; ".join(reasons) if reasons else "every run excluded"
 
 

@@ -14,18 +14,19 @@ import random
 import time
 from collections import Counter
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 import numpy as np
 import pandas as pd
 
 from . import claim_links, seeds
 from .claim_links import Derived, Link
-from .codescore_base import candidate_of, train_model
+from .codescore_base import TrainSettings, train_model
 from .errors import UserError
 from .metrics import codescore_style as cs
 from .metrics.cache import pair_digest
 from .profiles import Profile
+from .records import PairRow, df_of, has_score
 from .stats import mae
 from .variants.mutants import normalise
 
@@ -37,16 +38,33 @@ from .variants.mutants import normalise
 
 RQ5_SETS: tuple[str, ...] = ("Combined", "Baseline", "LoCaL_test")
 #: one colour per evaluation set, the same in every RQ5 figure
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
+
+
+class Scorer(Protocol):
+    """What RQ5 evaluates: a model that predicts a df_score for each (reference, candidate)."""
+
+    def predict(self, references: list[str], candidates: list[str]) -> np.ndarray: ...
+
+
+class Trainer(Protocol):
+    """How RQ5 trains one model (:func:`lcl.codescore_base.train_model`'s signature)."""
+
+    def __call__(self, pairs: list[PairRow], seed: int, *, exclude: list[tuple[str, str]],
+                 config: TrainSettings | None, validation: list[PairRow]) -> Scorer: ...
+
+
 SET_COLORS = {"Combined": "tab:purple", "Baseline": "tab:blue", "LoCaL_test": "tab:orange"}
 HELD_OUT_BENCHMARK = "PIE"  # Section 4.7.1: "The PIE samples in LoCaL are held out for inference"
 
 
-def pair_key(row: dict[str, Any]) -> str:
+def pair_key(row: PairRow) -> str:
     """Content digest of a row's (reference, candidate): identity for overlap checks."""
-    return pair_digest(str(row["reference"]), candidate_of(row))
+    return pair_digest(row["reference"], row["candidate"])
 
 
-def problem_key(row: dict[str, Any]) -> str:
+def problem_key(row: PairRow) -> str:
     """The problem a pair belongs to: its reference program after ``ast.unparse`` (layout and
     comments aside; the stripped text when it does not parse). The sets carry no shared problem
     ids (CodeScore_test's pairs have none) and LoCaL's APPS references are CodeScore_test's golden
@@ -58,19 +76,19 @@ def problem_key(row: dict[str, Any]) -> str:
         return text.strip()
 
 
-def labelled_rows(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def labelled_rows(rows: list[PairRow]) -> list[PairRow]:
     """Rows with a usable df_score in [0, 1] (drops unknown labels and timeouts, -1), each
     with a ``candidate`` key."""
-    out = []
+    out: list[PairRow] = []
     for r in rows:
         df = r.get("df_score")
-        if df is None or df != df or not 0.0 <= float(df) <= 1.0:
+        if not has_score(df):
             continue
-        out.append({**r, "candidate": candidate_of(r), "df_score": float(df)})
+        out.append({**r, "df_score": float(df)})
     return out
 
 
-def split_local(local_rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def split_local(local_rows: list[PairRow]) -> tuple[list[PairRow], list[PairRow]]:
     """(LoCaL pairs usable for training, held-out PIE pairs) (Section 4.7.1)."""
     rows = labelled_rows(local_rows)
     held = [r for r in rows if r.get("benchmark") == HELD_OUT_BENCHMARK]
@@ -78,8 +96,8 @@ def split_local(local_rows: list[dict[str, Any]]) -> tuple[list[dict[str, Any]],
     return train, held
 
 
-def evaluation_sets(codescore_test_rows: list[dict[str, Any]], local_pie_rows: list[dict[str, Any]], n: int,
-                    seed: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def evaluation_sets(codescore_test_rows: list[PairRow], local_pie_rows: list[PairRow], n: int,
+                    seed: int) -> tuple[list[PairRow], list[PairRow]]:
     """Baseline (random pairs of CodeScore_test) and LoCaL_test (random held-out PIE pairs).
 
     Section 4.7.1: "two disjoint sets of 259 ... random samples each". Both sets get the same
@@ -98,7 +116,7 @@ def evaluation_sets(codescore_test_rows: list[dict[str, Any]], local_pie_rows: l
     return pick[0], pick[1]
 
 
-def _dedupe(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+def _dedupe(rows: list[PairRow]) -> list[PairRow]:
     seen: set[str] = set()
     out = []
     for r in sorted(rows, key=lambda r: str(r["id"])):
@@ -109,8 +127,8 @@ def _dedupe(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
     return out
 
 
-def training_pools(base_rows: list[dict[str, Any]], local_train_rows: list[dict[str, Any]],
-                   evaluation: list[dict[str, Any]]) -> tuple[list[dict[str, Any]], list[dict[str, Any]], Counter]:
+def training_pools(base_rows: list[PairRow], local_train_rows: list[PairRow],
+                   evaluation: list[PairRow]) -> tuple[list[PairRow], list[PairRow], Counter]:
     """The base and LoCaL training pools: labelled, deduplicated, no PIE pair, no pair that is
     also an evaluation pair, and no pair of a problem (:func:`problem_key`) that has an evaluation
     pair, so a model is never evaluated on a problem it was trained on. Returns (base pool, LoCaL
@@ -137,7 +155,7 @@ def training_pools(base_rows: list[dict[str, Any]], local_train_rows: list[dict[
     return pools[0], pools[1], +removed
 
 
-def training_size(base_pool: list[dict[str, Any]], local_pool: list[dict[str, Any]]) -> int:
+def training_size(base_pool: list[PairRow], local_pool: list[PairRow]) -> int:
     """The fixed training size: the base set's size (paper: 2026), or the LoCaL pool's when it
     is smaller, so that every p from 0 to 100 can be drawn without replacement."""
     return min(len(base_pool), len(local_pool))
@@ -148,8 +166,8 @@ def n_local(p: int, size: int) -> int:
     return int(round(p * size / 100))
 
 
-def mixed_training_set(base_rows: list[dict[str, Any]], local_train_rows: list[dict[str, Any]], p: int, size: int,
-                       rng: random.Random) -> list[dict[str, Any]]:
+def mixed_training_set(base_rows: list[PairRow], local_train_rows: list[PairRow], p: int, size: int,
+                       rng: random.Random) -> list[PairRow]:
     """CodeScore_mixed's training set (Section 4.7.1): ``size`` pairs, ``round(p * size / 100)``
     drawn at random from the LoCaL pool, the rest from the base pool (without replacement).
     p = 0 is CodeScore_base's set (subsampled to ``size``)."""
@@ -163,14 +181,14 @@ def mixed_training_set(base_rows: list[dict[str, Any]], local_train_rows: list[d
         raise ValueError("the LoCaL training pool contains held-out PIE pairs")
     local = rng.sample(sorted(local_train_rows, key=lambda r: str(r["id"])), k)
     base = rng.sample(sorted(base_rows, key=lambda r: str(r["id"])), size - k)
-    return [{**r, "source": "base"} for r in base] + [{**r, "source": "LoCaL"} for r in local]
+    return [PairRow(**r, source="base") for r in base] + [PairRow(**r, source="LoCaL") for r in local]
 
 
 VAL_FRACTION = 0.125  # Section 4.7.1: 312 validation entries beside 2500 training entries (12.5 %)
 
 
-def split_validation(rows: list[dict[str, Any]], fraction: float,
-                     rng: random.Random) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+def split_validation(rows: list[PairRow], fraction: float,
+                     rng: random.Random) -> tuple[list[PairRow], list[PairRow]]:
     """(training, validation): ``round(fraction * len(rows))`` random rows held out for early
     stopping (Section 4.7.1 trains CodeScore with a validation set), at least one row left
     for training; ``fraction`` 0 holds nothing out."""
@@ -185,16 +203,16 @@ class MeanModel:
     """The trivial baseline: predicts the mean df_score of its training pairs for every pair,
     so each MAE in Table 6 can be read against what no learning at all achieves."""
 
-    def __init__(self, rows: list[dict[str, Any]]) -> None:
+    def __init__(self, rows: list[PairRow]) -> None:
         if not rows:
             raise ValueError("the mean baseline needs at least one training pair")
-        self.value = float(sum(float(r["df_score"]) for r in rows) / len(rows))
+        self.value = float(sum(df_of(r) for r in rows) / len(rows))
 
-    def predict(self, references: list[str], candidates: list[str]) -> Any:
+    def predict(self, references: list[str], candidates: list[str]) -> np.ndarray:
         return np.full(len(references), self.value, dtype=float)
 
 
-def rq5_config(profile: Profile, mode: str = "full") -> dict[str, Any]:
+def rq5_config(profile: Profile, mode: str = "full") -> TrainSettings:
     """The CodeScore-style training settings RQ5 uses in ``profile`` (Section 4.7.1 holds them
     constant across p). ``full``: fine-tuning, sized for CPU by the profile (top layers, capped
     steps, short prefix-trimmed inputs, early stopping on the validation split); ``fast``: the
@@ -209,14 +227,14 @@ def rq5_config(profile: Profile, mode: str = "full") -> dict[str, Any]:
             "eval_every": profile.rq5_eval_every, "patience": profile.rq5_patience}
 
 
-def evaluate(model: Any, sets: dict[str, list[dict[str, Any]]]) -> dict[str, tuple[float, int]]:
+def evaluate(model: Scorer, sets: dict[str, list[PairRow]]) -> dict[str, tuple[float, int]]:
     """MAE (Section 4.2) of ``model`` on each non-empty set and on their union (Combined)."""
-    preds: dict[str, Any] = {}
+    preds: dict[str, np.ndarray] = {}
     out: dict[str, tuple[float, int]] = {}
     for name, rows in sets.items():
         if not rows:
             continue
-        preds[name] = np.asarray(model.predict([r["reference"] for r in rows], [candidate_of(r) for r in rows]), float)
+        preds[name] = np.asarray(model.predict([r["reference"] for r in rows], [r["candidate"] for r in rows]), float)
         out[name] = (mae(preds[name], np.asarray([r["df_score"] for r in rows], float)), len(rows))
     if len(preds) > 1:
         allp = np.concatenate([preds[k] for k in preds])
@@ -229,10 +247,10 @@ RUN_COLUMNS = ["p", "model", "seed", "set", "MAE", "MAE (mean baseline)", "n_eva
                "n_local", "steps", "best_val_MAE", "train_s", "model_hash"]
 
 
-def experiment(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]],
-               codescore_test_rows: list[dict[str, Any]], percentages: tuple[int, ...] | list[int],
-               models_per_p: int, n_eval: int, seed: int, *, trainer: Any = None,
-               config: dict[str, Any] | None = None, val_fraction: float = 0.0, progress: bool = True) -> Any:
+def experiment(base_rows: list[PairRow], local_rows: list[PairRow],
+               codescore_test_rows: list[PairRow], percentages: tuple[int, ...] | list[int],
+               models_per_p: int, n_eval: int, seed: int, *, trainer: Trainer | None = None,
+               config: TrainSettings | None = None, val_fraction: float = 0.0, progress: bool = True) -> pd.DataFrame:
     """Table 6's runs (Section 4.7.1) as a long table with :data:`RUN_COLUMNS` (one row per
     model and evaluation set), each MAE next to the mean baseline's on the same pairs.
 
@@ -251,7 +269,7 @@ def experiment(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]]
     if size < 2 or not evaluation:
         raise ValueError(f"RQ5 needs training pools and evaluation pairs: size {size}, "
                          f"{len(baseline)} Baseline and {len(local_test)} LoCaL_test pairs")
-    exclude = [(r["reference"], candidate_of(r)) for r in evaluation]
+    exclude = [(r["reference"], r["candidate"]) for r in evaluation]
     banned = {pair_key(r) for r in evaluation}
     rows: list[dict[str, Any]] = []
     for p in percentages:
@@ -274,8 +292,8 @@ def experiment(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]]
                            kind="stable").reset_index(drop=True)
 
 
-def _run_rows(p: int, k: int, seed: int, model: Any, train_set: list[dict[str, Any]], val: list[dict[str, Any]],
-              sets: dict[str, list[dict[str, Any]]]) -> list[dict[str, Any]]:
+def _run_rows(p: int, k: int, seed: int, model: Scorer, train_set: list[PairRow], val: list[PairRow],
+              sets: dict[str, list[PairRow]]) -> list[dict[str, Any]]:
     """One model's rows of the runs table: its MAE and the mean baseline's per set, its cost."""
     meta = getattr(model, "meta", {}).get("train", {})
     mean = evaluate(MeanModel(train_set), sets)
@@ -288,7 +306,7 @@ def _run_rows(p: int, k: int, seed: int, model: Any, train_set: list[dict[str, A
             for name, (value, n) in evaluate(model, sets).items()]
 
 
-def table6(runs: Any, with_paper: bool = True) -> Any:
+def table6(runs: pd.DataFrame, with_paper: bool = True) -> pd.DataFrame:
     """Table 6: one row per p with mean and sample standard deviation (ddof = 1; NaN for a
     single model) of MAE per set over the independent models, the mean baseline's MAE (mean
     over the models' training sets, when ``runs`` has it) and the paper's values beside."""
@@ -315,7 +333,7 @@ _RQ5_PERCENT = ("percentile bootstrap 95% CI over the independent models (rq5_ru
                 "p = 100 resampled independently, 2000 resamples, seed 0")
 
 
-def _headline_of(claim_id: str) -> Callable[[dict[str, Any]], float]:
+def _headline_of(claim_id: str) -> Callable[[dict[str, pd.DataFrame]], float]:
     return lambda t: headline(t[TABLE6])[claim_id]
 
 
@@ -324,7 +342,7 @@ _HEADLINE_SETS = {"RQ5.local_test_reduction": ("LoCaL_test", -1.0), "RQ5.baselin
                   "RQ5.combined_drop": ("Combined", -1.0)}
 
 
-def headline_interval(runs: Any, claim_id: str, column: str = "MAE", n_boot: int = 2000,
+def headline_interval(runs: pd.DataFrame, claim_id: str, column: str = "MAE", n_boot: int = 2000,
                       seed: int = 0) -> tuple[float, float]:
     """Percentile bootstrap 95 % interval of a Section 4.7.2 percentage over the models of
     ``runs`` (models at p = 0 and p = 100 resampled independently; NaN with fewer than two
@@ -342,7 +360,7 @@ def headline_interval(runs: Any, claim_id: str, column: str = "MAE", n_boot: int
     return float(lo), float(hi)
 
 
-def _interval_of(claim_id: str) -> Callable[[dict[str, Any]], tuple[float, float]]:
+def _interval_of(claim_id: str) -> Callable[[dict[str, pd.DataFrame]], tuple[float, float]]:
     return lambda t: headline_interval(t[RUNS], claim_id)
 
 
@@ -363,7 +381,7 @@ def _t6_links() -> list[Link | Derived]:
 CLAIMS: list[Link | Derived] = _t6_links()
 
 
-def headline(table: Any) -> dict[str, float]:
+def headline(table: pd.DataFrame) -> dict[str, float]:
     """Section 4.7.2's three percentages from a :func:`table6` table (p = 100 vs p = 0):
     LoCaL_test MAE reduction, Baseline MAE increase, Combined MAE drop (NaN when missing)."""
     t = table.set_index("p (%)")
@@ -384,7 +402,33 @@ def headline(table: Any) -> dict[str, float]:
 SLIGHT_SHARE = 0.5
 
 
-def _endpoint(t: Any, name: str, lo: int, hi: int) -> dict[str, Any]:
+class Endpoint(TypedDict):
+    """One set's MAE at the lowest and the highest p (:func:`direction`)."""
+
+    lo: float
+    hi: float
+    std_lo: float
+    std_hi: float
+    change_pct: float
+    beyond_spread: bool | None
+    mean_lo: float
+    mean_hi: float
+
+
+class Direction(TypedDict):
+    """Whether Section 4.7.2's direction holds (:func:`direction`)."""
+
+    p_lo: int
+    p_hi: int
+    LoCaL_test: Endpoint
+    Baseline: Endpoint
+    local_test_falls: bool
+    baseline_rise_slight: bool
+    holds: bool
+    missing: list[str]
+
+
+def _endpoint(t: pd.DataFrame, name: str, lo: int, hi: int) -> Endpoint:
     def get(p: int, col: str) -> float:
         return float(t.loc[p, col]) if col in t.columns else float("nan")
 
@@ -396,7 +440,7 @@ def _endpoint(t: Any, name: str, lo: int, hi: int) -> dict[str, Any]:
             "mean_lo": get(lo, f"{name} MAE (mean baseline)"), "mean_hi": get(hi, f"{name} MAE (mean baseline)")}
 
 
-def direction(table: Any) -> dict[str, Any]:
+def direction(table: pd.DataFrame) -> Direction:
     """Whether Section 4.7.2's direction holds in a :func:`table6` table, lowest vs highest p:
     LoCaL_test MAE falls by more than the models' spread (|change| > hypot of the two stds; with
     one model per p there is no spread and only the sign counts, ``beyond_spread`` None) and
@@ -412,14 +456,14 @@ def direction(table: Any) -> dict[str, Any]:
             "baseline_rise_slight": slight, "holds": falls and slight and not missing, "missing": missing}
 
 
-def direction_sentence(d: dict[str, Any]) -> str:
+def direction_sentence(d: Direction) -> str:
     """The "what we found" sentence for :func:`direction`'s result, every number from it."""
 
     def pm(x: float, s: float) -> str:
         return f"{x:.3f}" + ("" if s != s else f" ± {s:.3f}")
 
     def part(name: str) -> str:
-        e = d[name]
+        e = d["LoCaL_test"] if name == "LoCaL_test" else d["Baseline"]
         word = "falls" if e["hi"] < e["lo"] else "rises" if e["hi"] > e["lo"] else "stays"
         spread = {True: "beyond the spread over models", False: "within the spread over models",
                   None: "one model per p, so no spread"}[e["beyond_spread"]]
@@ -440,7 +484,13 @@ def direction_sentence(d: dict[str, Any]) -> str:
             f"Baseline error rises only slightly) {verdict}" + (f": {why[0]}." if why else "."))
 
 
-def cost_summary(runs: Any, label: str, settings: dict[str, Any], device: str) -> dict[str, Any]:
+#: one row of the cost table (:func:`cost_summary`)
+CostRow = TypedDict("CostRow", {"run": str, "models": int, "train s per model (mean)": float,
+                                "train s per model (max)": float, "train s (all models)": float,
+                                "settings": str, "device": str})
+
+
+def cost_summary(runs: pd.DataFrame, label: str, settings: TrainSettings, device: str) -> CostRow:
     """One row of the cost table: models trained, seconds per model (mean, max) and in all, the
     training settings and the device, from a runs table's ``train_s`` column."""
     per = runs.drop_duplicates(["p", "model"])["train_s"].astype(float)
@@ -449,7 +499,7 @@ def cost_summary(runs: Any, label: str, settings: dict[str, Any], device: str) -
             "settings": ", ".join(f"{k}={v}" for k, v in settings.items()), "device": device}
 
 
-def calibrate(rows: list[dict[str, Any]], config: dict[str, Any], batch: int = 16) -> dict[str, float]:
+def calibrate(rows: list[PairRow], config: TrainSettings, batch: int = 16) -> dict[str, float]:
     """Seconds per pair of a training step and of prediction with ``config``, to cost a grid
     that is not run here: a throwaway model takes two optimiser steps of ``batch`` rows, twice
     (the second run finds the frozen layers' states memoised, as every model after the first
@@ -458,8 +508,9 @@ def calibrate(rows: list[dict[str, Any]], config: dict[str, Any], batch: int = 1
     pick = labelled_rows(rows)[: 2 * batch]
     if len(pick) < 2:
         raise ValueError("calibration needs at least 2 labelled rows")
-    tp = [cs.TrainPair(str(r["id"]), r["reference"], r["candidate"], r["df_score"]) for r in pick]
-    cfg = cs.TrainConfig(**{**config, "batch_size": -(-len(tp) // 2), "max_steps": 2, "epochs": 1, "patience": 0})
+    tp = [cs.TrainPair(str(r["id"]), r["reference"], r["candidate"], df_of(r)) for r in pick]
+    settings: TrainSettings = {**config, "batch_size": -(-len(tp) // 2), "max_steps": 2, "epochs": 1, "patience": 0}
+    cfg = cs.TrainConfig(**settings)
     memo = dict(cs.BOTTOM)  # the cold run must find nothing memoised, even after a grid ran here
     cs.BOTTOM.clear()
     try:
@@ -483,7 +534,7 @@ def grid_seconds(cal: dict[str, float], *, models: int, train_pair_steps: int, p
     return models * per_model + distinct_pairs * cal.get("first_pass_s_per_pair", 0.0)
 
 
-def plot_mae_vs_p(table: Any, label: str = "CodeScore-style (retrained)"):
+def plot_mae_vs_p(table: pd.DataFrame, label: str = "CodeScore-style (retrained)") -> Figure:
     """Figure: mean MAE vs p per set with +-1 std bands (ours, solid) and the paper's Table 6
     (dashed, when the table has the paper columns)."""
     import matplotlib.pyplot as plt
@@ -514,7 +565,7 @@ GAIN = "rq5_learned_gain"
 GAIN_COLUMNS = ["p (%)", "set", "models", "learned gain", "CI low", "CI high", "models beating the mean predictor"]
 
 
-def learned_gain(runs: Any) -> Any:
+def learned_gain(runs: pd.DataFrame) -> pd.DataFrame:
     """Per p and set, what training bought over the trivial model: each independent model's
     ``MAE(mean predictor) - MAE(model)``, where the mean predictor answers its own training
     draw's mean label for every pair; the mean over the models with a 95% t interval over them
@@ -540,7 +591,7 @@ def learned_gain(runs: Any) -> Any:
                            ignore_index=True)
 
 
-def plot_learned_gain(gain: Any, label: str = "CodeScore-style (retrained)"):
+def plot_learned_gain(gain: pd.DataFrame, label: str = "CodeScore-style (retrained)") -> Figure:
     """Figure: the learned gain vs p per set, with its 95% interval over the models; the line at 0
     is the mean predictor."""
     import matplotlib.pyplot as plt

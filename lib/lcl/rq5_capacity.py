@@ -15,14 +15,17 @@ so that the evaluation sets never choose the setting they then judge.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import pandas as pd
 
 from . import codescore_base, rq5
 from .profiles import Profile
+from .records import PairRow
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 CURVE_COLUMNS = ["setting", "p", "model", "seed", "step", "validation MAE", "validation MAE (mean predictor)"]
 SUMMARY_COLUMNS = ["setting", "p (%)", "set", "models", "MAE", "MAE (mean predictor)", "learned gain", "CI low",
@@ -57,7 +60,7 @@ def settings(profile: Profile) -> list[Setting]:
     return [first] + [s for s in rest if s != first]
 
 
-def config_of(profile: Profile, setting: Setting) -> dict[str, Any]:
+def config_of(profile: Profile, setting: Setting) -> codescore_base.TrainSettings:
     """Table 6's training config with ``setting``'s steps, layers and tokens. Table 6's own setting
     keeps its config exactly, so its models are Table 6's (found in the model cache); larger ones
     validate as often and stop after ``profile.rq5_capacity_patience`` evaluations without
@@ -70,15 +73,21 @@ def config_of(profile: Profile, setting: Setting) -> dict[str, Any]:
             "patience": profile.rq5_capacity_patience}
 
 
+class _Record(TypedDict):
+    history: list[tuple[int, float]]  # (step, validation MAE); lists when read back from a cached model's meta.json
+    best_step: int | None
+    mean_val_mae: float
+
+
 class _Recorder:
     """A trainer that trains as :func:`lcl.codescore_base.train_model` does and keeps, per model seed, its
     validation history and the mean predictor's MAE on the same validation split."""
 
-    def __init__(self, trainer: Callable[..., Any]) -> None:
+    def __init__(self, trainer: rq5.Trainer) -> None:
         self.trainer = trainer
-        self.records: dict[int, dict[str, Any]] = {}
+        self.records: dict[int, _Record] = {}
 
-    def __call__(self, pairs: list[dict[str, Any]], seed: int, **kw: Any) -> Any:
+    def __call__(self, pairs: list[PairRow], seed: int, **kw: Any) -> rq5.Scorer:
         model = self.trainer(pairs, seed, **kw)
         validation = kw.get("validation") or []
         mean = rq5.MeanModel(pairs).value
@@ -90,9 +99,9 @@ class _Recorder:
         return model
 
 
-def run(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]], codescore_test_rows: list[dict[str, Any]],
-        profile: Profile, seed: int, *, trainer: Callable[..., Any] | None = None,
-        progress: bool = True) -> tuple[Any, Any]:
+def run(base_rows: list[PairRow], local_rows: list[PairRow], codescore_test_rows: list[PairRow],
+        profile: Profile, seed: int, *, trainer: rq5.Trainer | None = None,
+        progress: bool = True) -> tuple[pd.DataFrame, pd.DataFrame]:
     """Every setting of :func:`settings` at the lowest and highest p of the profile, with
     ``profile.rq5_capacity_models`` models each: the runs table (:data:`lcl.rq5.RUN_COLUMNS`
     plus ``setting`` and ``best_step``) and the validation curves (:data:`CURVE_COLUMNS`)."""
@@ -118,7 +127,7 @@ def run(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]], codes
             pd.DataFrame(curves, columns=CURVE_COLUMNS))
 
 
-def summary(runs: Any) -> Any:
+def summary(runs: pd.DataFrame) -> pd.DataFrame:
     """One row per setting, p and evaluation set: mean MAE of the model and of the mean predictor,
     the learned gain with its 95% t interval over the models (:func:`lcl.rq5.learned_gain`),
     and per model the steps run, the best validation step and MAE, and the training seconds."""
@@ -149,7 +158,7 @@ def summary(runs: Any) -> Any:
     return out
 
 
-def best_setting(table: Any, p: int) -> str | None:
+def best_setting(table: pd.DataFrame, p: int) -> str | None:
     """The setting with the lowest mean best validation MAE at ``p``: chosen on the validation
     split, never on the evaluation sets it is then read on."""
     t = table[table["p (%)"] == p].drop_duplicates("setting")
@@ -158,7 +167,7 @@ def best_setting(table: Any, p: int) -> str | None:
     return str(t.loc[t["best validation MAE (mean)"].idxmin(), "setting"])
 
 
-def plot_curves(curves: Any, label: str = "CodeScore-style (retrained)"):
+def plot_curves(curves: pd.DataFrame, label: str = "CodeScore-style (retrained)") -> Figure:
     """Figure: validation MAE against optimiser steps, one panel per p and one line per setting
     (each model drawn thin); the dashed line is the mean predictor's MAE on the same split."""
     import matplotlib.pyplot as plt
@@ -189,7 +198,7 @@ def plot_curves(curves: Any, label: str = "CodeScore-style (retrained)"):
     return fig
 
 
-def finding(table: Any, p: int, set_name: str = "Combined") -> str:
+def finding(table: pd.DataFrame, p: int, set_name: str = "Combined") -> str:
     """One computed sentence for the notebook: at ``p``, Table 6's setting (the table's first) and
     the setting :func:`best_setting` picks on validation, each with its learned gain on
     ``set_name``, its best validation MAE beside the mean predictor's, and its seconds per model."""

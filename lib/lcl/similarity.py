@@ -41,11 +41,14 @@ import sys
 import tokenize
 import warnings
 from collections.abc import Sequence
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Literal
 
 from rapidfuzz.distance import Levenshtein
 
 from .process_pools import shared_pool
+
+if TYPE_CHECKING:
+    from multiprocessing.pool import Pool
 
 Mode = Literal["paper", "tree"]
 MODES: tuple[str, ...] = ("paper", "tree")
@@ -319,5 +322,5 @@ def surface_sim_many(
     return list(pool.map(_one, jobs, chunksize=max(1, len(jobs) // (workers * 8))))
 
 
-def _get_pool(workers: int) -> Any:
+def _get_pool(workers: int) -> Pool:
     return shared_pool("surface_sim_tree", workers)

@@ -32,7 +32,7 @@ import tomllib
 import zipfile
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TypedDict
 
 from . import paths
 from .cache import file_digest
@@ -81,13 +81,27 @@ class Source:
         return "; ".join(ways) or "no known way"
 
 
+class FetchRecord(TypedDict):
+    """:class:`FetchReport` as a dict."""
+
+    available: dict[str, str]  # source -> method
+    skipped: dict[str, str]  # source -> reason
+    errors: list[str]
+
+
+class SourcesStatus(FetchRecord):
+    """The last successful fetch's record (``data/raw/.verified``)."""
+
+    mirror: str | None
+
+
 @dataclass
 class FetchReport:
     available: dict[str, str] = field(default_factory=dict)  # source -> method
     skipped: dict[str, str] = field(default_factory=dict)  # source -> reason
     errors: list[str] = field(default_factory=list)
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> FetchRecord:
         return {"available": self.available, "skipped": self.skipped, "errors": self.errors}
 
 
@@ -182,7 +196,11 @@ def _registry_download(src: Source, dest: Path) -> Path:
     return archive
 
 
-def _archive_members(archive: Path) -> list[tuple[str, Any]]:
+#: where an archive member's bytes are: its archive and its entry there
+_Member = tuple[zipfile.ZipFile, zipfile.ZipInfo] | tuple[tarfile.TarFile, tarfile.TarInfo]
+
+
+def _archive_members(archive: Path) -> list[tuple[str, _Member]]:
     if archive.suffix in (".whl", ".zip"):
         zf = zipfile.ZipFile(archive)  # noqa: SIM115 - members are read after return; closed with the process
         return [(i.filename, (zf, i)) for i in zf.infolist() if not i.is_dir()]
@@ -190,11 +208,12 @@ def _archive_members(archive: Path) -> list[tuple[str, Any]]:
     return [(m.name, (tf, m)) for m in tf.getmembers() if m.isfile()]
 
 
-def _read_member(handle: Any) -> bytes:
-    container, info = handle
-    if isinstance(container, zipfile.ZipFile):
-        return container.read(info)
-    fh = container.extractfile(info)
+def _read_member(handle: _Member) -> bytes:
+    if isinstance(handle[0], zipfile.ZipFile):
+        zf, zinfo = handle
+        return zf.read(zinfo)
+    tf, tinfo = handle
+    fh = tf.extractfile(tinfo)
     assert fh is not None
     return fh.read()
 
@@ -318,7 +337,7 @@ def fetch_all(names: list[str] | None = None, strict: bool = False) -> FetchRepo
     return report
 
 
-def status() -> dict[str, Any]:
+def status() -> SourcesStatus:
     """The last successful fetch's record (available/skipped sources), or an empty one."""
     path = paths.verified_stamp()
     if not path.exists():

@@ -30,7 +30,7 @@ import math
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -40,8 +40,9 @@ from .fuzz import semantics as S
 from .fuzz.algorithm import code_digest, fuzz_pair
 from .fuzz.batch import generator_name
 from .inputs.generate import task_seeds
+from .records import LabelCounts, PairRow, df_of
 from .stats import wilson
-from .task_specs import resolve_published, tasks_for
+from .task_specs import SpecGenerator, resolve_published, tasks_for
 
 #: the log grid of input counts for the convergence curve (capped at each pair's N)
 N_GRID: tuple[int, ...] = (10, 20, 50, 100, 200, 500, 1000, 2000)
@@ -84,14 +85,13 @@ def share(flags: Sequence[bool]) -> dict[str, float | int]:
     return {"k": k, "n": n, "share": k / n if n else float("nan"), "ci_low": lo, "ci_high": hi}
 
 
-def archived_interval(counts: dict[str, int] | None) -> tuple[int, int, float, float]:
+def archived_interval(counts: LabelCounts | None) -> tuple[int, int, float, float]:
     """(matches, valid inputs, Wilson low, high) of an archived label's pooled verdict counts
     (over its kept runs): how precisely N x R inputs pin a pair's df_score down."""
     if not counts:
         return 0, 0, float("nan"), float("nan")
-    total = sum(int(counts.get(k, 0)) for k in ("matches", "mismatches", "timeouts", "crashes", "invalid", "skipped"))
-    valid = total - int(counts.get("invalid", 0))
-    k = int(counts.get("matches", 0))
+    valid = counts["matches"] + counts["mismatches"] + counts["timeouts"] + counts["crashes"] + counts["skipped"]
+    k = counts["matches"]
     return (k, valid, *wilson(k, valid))
 
 
@@ -135,16 +135,16 @@ def smallest_sufficient_n(summary: pd.DataFrame, coverage: float = COVERAGE) -> 
     return None
 
 
-def stratified_sample(rows: list[dict[str, Any]], per_stratum: int | None, seed: int) -> list[dict[str, Any]]:
+def stratified_sample(rows: list[PairRow], per_stratum: int | None, seed: int) -> list[PairRow]:
     """At most ``per_stratum`` rows per (benchmark, variant_type), a seeded sample; all rows when
     ``per_stratum`` is None. Order: by id, so the sample does not depend on the input order."""
     rows = sorted(rows, key=lambda r: r["id"])
     if per_stratum is None:
         return rows
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    groups: dict[tuple[str | None, str], list[PairRow]] = {}
     for r in rows:
         groups.setdefault((r["benchmark"], r["variant_type"]), []).append(r)
-    out: list[dict[str, Any]] = []
+    out: list[PairRow] = []
     for key_ in sorted(groups):
         g = groups[key_]
         out += g if len(g) <= per_stratum else seeds.rng("x1", seed, key_).sample(g, per_stratum)
@@ -201,34 +201,50 @@ def own_positions(uid: str, spec: Any, n: int) -> tuple[int, ...]:
     return tuple(p for p in pos if p < n)
 
 
-def fuzz_run0(row: dict[str, Any], settings: S.Settings, seed: int) -> Run0:
+class Run0Record(TypedDict):
+    """Run 0 as cached (:func:`fuzz_run0`): its verdicts, score, exclusion, seed and time."""
+
+    verdicts: str
+    score: float | None
+    excluded: bool
+    seed: int
+    seconds: float
+
+
+def fuzz_run0(row: PairRow, settings: S.Settings, seed: int) -> Run0:
     """Run 0 of a LoCaL row's label: the generator :func:`~lcl.task_specs.resolve_published`
     gives its task (as :func:`lcl.labelling.candidate_batch` builds the batch), base seed ``seed``, the
     profile's settings. Cached by both codes, the generator's digest-bearing name, N, seed,
     settings and engine version, so a rerun fuzzes nothing."""
-    spec = resolve_published({"id": row["id"], "golden_code": row["reference"], "generated_code": row["variant"],
+    spec = resolve_published({"id": row["id"], "reference": row["reference"], "candidate": row["candidate"],
                               "task": row["task"]})
     if spec is None:
         raise ValueError(f"{row['id']}: no task for this pair")
     gen, stdin = spec["generator"], bool(spec["stdin"])
     n = settings.n_default("program" if stdin else "function")
-    k = cache.key("lcl-x1-run0", S.ENGINE_VERSION, code_digest(row["reference"]), code_digest(row["variant"]),
+    k = cache.key("lcl-x1-run0", S.ENGINE_VERSION, code_digest(row["reference"]), code_digest(row["candidate"]),
                   spec["entry"], stdin, generator_name(gen), n, seed, settings.result_relevant())
 
-    def compute() -> dict[str, Any]:
+    def compute() -> Run0Record:
         t0 = time.perf_counter()
-        res = fuzz_pair(row["reference"], row["variant"], entry=spec["entry"], stdin=stdin, generator=gen,
+        res = fuzz_pair(row["reference"], row["candidate"], entry=spec["entry"], stdin=stdin, generator=gen,
                         seed=seed, settings=settings, only_runs=[0], label=row["id"])
         r0 = res.runs[0]
         return {"verdicts": r0.verdicts, "score": r0.score, "excluded": r0.excluded, "seed": r0.seed,
                 "seconds": time.perf_counter() - t0}
 
-    d = cache.cached("x1-run0", k, compute)
+    d: Run0Record = cache.cached("x1-run0", k, compute)
+    assert isinstance(gen, SpecGenerator)  # resolve_published gives our rows a spec's generator
     return Run0(d["verdicts"], d["score"], d["excluded"], d["seed"], d["seconds"],
-                own_positions(row["task"], gen.spec, n), min(len(gen.seed_inputs), n))
+                own_positions(str(row["task"]), gen.spec, n), min(len(gen.seed_inputs), n))
 
 
-def pair_row(row: dict[str, Any], r0: Run0, grid: Sequence[int] = N_GRID) -> dict[str, Any]:
+def _timeouts_invalid(counts: LabelCounts | None) -> int:
+    """Inputs of the archived label that timed out, crashed or were invalid."""
+    return 0 if counts is None else counts["timeouts"] + counts["crashes"] + counts["invalid"]
+
+
+def pair_row(row: PairRow, r0: Run0, grid: Sequence[int] = N_GRID) -> dict[str, Any]:
     """One pair's line of the study table: archived label (c), run 0's reproduction, (a), (b),
     df(N) over the grid and the Wilson interval of the archived df_score."""
     archived = (row.get("run_scores") or [None])[0]
@@ -237,13 +253,13 @@ def pair_row(row: dict[str, Any], r0: Run0, grid: Sequence[int] = N_GRID) -> dic
     out: dict[str, Any] = {
         "id": row["id"], "benchmark": row["benchmark"], "variant_type": row["variant_type"], "level": row["level"],
         "n_full": n_full,
-        "df_c": float(row["df_score"]), "run0_archived": archived, "run0_full": r0.score,
+        "df_c": df_of(row), "run0_archived": archived, "run0_full": r0.score,
         "run0_excluded": r0.excluded,
         # time-dependent verdicts (variant timeouts, invalid inputs where the reference timed out) on
         # either side: where a re-execution on another machine may legitimately differ
         "run0_timeouts": r0.verdicts.count(S.VTIMEOUT) + r0.verdicts.count(S.VCRASH),
         "run0_invalid": r0.verdicts.count(S.INVALID),
-        "c_timeouts_invalid": sum(int((row.get("counts") or {}).get(k, 0)) for k in ("timeouts", "crashes", "invalid")),
+        "c_timeouts_invalid": _timeouts_invalid(row.get("counts")),
         "reproduces": archived is not None and r0.score is not None and archived == r0.score,
         "n_own": len(r0.own_positions), "df_a": positions_score(r0.verdicts, r0.own_positions) if r0.own_positions else None,
         "df_b": prefix_score(r0.verdicts, SPARSE_N),
@@ -257,7 +273,7 @@ def pair_row(row: dict[str, Any], r0: Run0, grid: Sequence[int] = N_GRID) -> dic
     return out
 
 
-def study_table(rows: list[dict[str, Any]], settings: S.Settings, seed: int, progress: bool = False,
+def study_table(rows: list[PairRow], settings: S.Settings, seed: int, progress: bool = False,
                 jobs: int = 1) -> pd.DataFrame:
     """The per-pair table of the study (:func:`pair_row` for each row, in the order of ``rows``).
 
@@ -270,7 +286,7 @@ def study_table(rows: list[dict[str, Any]], settings: S.Settings, seed: int, pro
                                                           strict=True)])
 
 
-def run0_all(rows: list[dict[str, Any]], settings: S.Settings, seed: int, progress: bool = False,
+def run0_all(rows: list[PairRow], settings: S.Settings, seed: int, progress: bool = False,
              jobs: int = 1) -> list[Run0]:
     """:func:`fuzz_run0` of every row, in the order of ``rows``, ``jobs`` pairs at a time."""
     bar: Any = None
@@ -279,7 +295,7 @@ def run0_all(rows: list[dict[str, Any]], settings: S.Settings, seed: int, progre
 
         bar = tqdm(total=len(rows), desc="run 0", unit="pair", leave=False)
 
-    def one(row: dict[str, Any]) -> Run0:
+    def one(row: PairRow) -> Run0:
         r0 = fuzz_run0(row, settings, seed)
         if bar is not None:
             bar.update(1)

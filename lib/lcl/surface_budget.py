@@ -18,12 +18,13 @@ A task's target is the quantile function at a uniform draw seeded by the base se
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import Any
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
 from . import paths, seeds
+from .records import PairRow
 
 #: benchmarks whose released optimised variants GPT-4 wrote (Section 2.3)
 GPT4_BENCHMARKS = ("HumanEval", "MBPP", "APPS")
@@ -32,11 +33,11 @@ QUANTILES = 21
 FILE_NAME = "released_opt_surface_sim.csv"
 
 
-def table_path() -> Any:
+def table_path() -> Path:
     return paths.reference() / FILE_NAME
 
 
-def released_values(published: list[dict[str, Any]]) -> np.ndarray:
+def released_values(published: list[PairRow]) -> np.ndarray:
     """SurfaceSim (ours, Eq. 1) of the released GPT-4 optimised variants."""
     return np.array(sorted(float(p["surface_sim"]) for p in published
                            if p.get("published_kind") == "OPT" and p.get("benchmark") in GPT4_BENCHMARKS))

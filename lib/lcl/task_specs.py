@@ -21,18 +21,22 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import re
+from collections.abc import Mapping
 from dataclasses import replace
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from . import loaders, paths
+from . import loaders, paths, records
 from .errors import UserError
 from .inputs.generate import generate, task_seeds, with_seeds
 from .inputs.infer import infer_function, infer_program
 from .inputs.spec import Spec, dumps, load
 from .io import write_text
 from .records import Task
+
+if TYPE_CHECKING:  # the fuzzing engine is imported by whoever runs a batch, not here
+    from .fuzz.batch.jobs import ResolvedInputs
 
 #: The module name under which every stored fuzz result of a spec-driven pair was keyed (the
 #: generator's name is part of the result key, :mod:`lcl.fuzz.batch`). The generator has moved
@@ -197,13 +201,14 @@ def _mbpp_by_code() -> dict[str, str]:
     return {_norm(t.reference): t.uid for t in loaders.load_mbpp().tasks}
 
 
-def task_uid_for_row(row: dict[str, Any]) -> str | None:
-    """The spec id of a pair row: CodeScore_test MBPP rows by their reference code, the rest by id."""
+def task_uid_for_row(row: Mapping[str, Any]) -> str | None:
+    """The spec id of a pair row (any vocabulary of :mod:`lcl.records`): CodeScore_test MBPP rows
+    by their reference code, the rest by id."""
     if isinstance(row.get("task"), str):  # our own rows name their task
         return row["task"]
     pid = str(row.get("id", ""))
     if _CS_MBPP.match(pid.split("#")[0]):
-        return _mbpp_by_code().get(_norm(str(row.get("golden_code", ""))))
+        return _mbpp_by_code().get(_norm(records.reference_of(row) or ""))
     return task_uid_of(pid)
 
 
@@ -212,7 +217,7 @@ def seed_inputs(uid: str, spec: Spec) -> list[Any]:
     return [s for t in tasks_for(uid) for s in task_seeds(t, spec)]
 
 
-def resolve_published(row: dict[str, Any]) -> dict[str, Any] | None:
+def resolve_published(row: Mapping[str, Any]) -> ResolvedInputs | None:
     """Resolver for :func:`lcl.fuzz.run_batch` (``resolvers=[...]``): entry/stdin and a spec generator."""
     uid = task_uid_for_row(row)
     if uid is None:

@@ -31,7 +31,6 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -40,10 +39,12 @@ from scipy import stats as sps
 from . import codescore_base, loaders, pair_files, paths, rq5, scoring, seeds, sources
 from .loaders import loc
 from .metrics import codescore_style as cs
+from .metrics.base import Metric
 from .metrics.cache import pair_digest
 from .metrics.local_trained import LABEL
 from .overview import cyclomatic, dependency_kind
 from .profiles import Profile
+from .records import PairRow
 
 #: Table 6's p whose training set is LoCaL pairs only, and which of its models is released
 P_LOCAL, MODEL_INDEX = 100, 0
@@ -59,13 +60,13 @@ TRAIT_COLUMNS = ["population", "predictor", "trait", "scope", "tasks", "rho", "c
 class Released:
     """The released model, what it was trained on and what it must not be evaluated on."""
 
-    model: Any
+    model: cs.CodeScoreModel
     seed: int
-    config: dict[str, Any]
-    train_rows: list[dict[str, Any]]
-    val_rows: list[dict[str, Any]]
+    config: codescore_base.TrainSettings
+    train_rows: list[PairRow]
+    val_rows: list[PairRow]
     pools: dict[str, int] = field(default_factory=dict)
-    held_out: list[dict[str, Any]] = field(default_factory=list)
+    held_out: list[PairRow] = field(default_factory=list)
 
     @property
     def seen(self) -> set[str]:
@@ -77,8 +78,8 @@ class Released:
         return float(np.mean([r["df_score"] for r in self.train_rows]))
 
 
-def train_released(base_rows: list[dict[str, Any]], local_rows: list[dict[str, Any]],
-                   cst_rows: list[dict[str, Any]], profile: Profile, seed: int) -> Released | None:
+def train_released(base_rows: list[PairRow], local_rows: list[PairRow],
+                   cst_rows: list[PairRow], profile: Profile, seed: int) -> Released | None:
     """Table 6's model at p = :data:`P_LOCAL`, model :data:`MODEL_INDEX` (Section 4.7.1), built
     exactly as :func:`lcl.rq5.experiment` builds it; None when the pools are too small."""
     local_train, pie = rq5.split_local(local_rows)
@@ -93,7 +94,7 @@ def train_released(base_rows: list[dict[str, Any]], local_rows: list[dict[str, A
     drawn = rq5.mixed_training_set(base_pool, local_pool, P_LOCAL, size, rng)
     train_set, val = rq5.split_validation(drawn, rq5.VAL_FRACTION, rng)
     config = rq5.rq5_config(profile)
-    exclude = [(r["reference"], rq5.candidate_of(r)) for r in evaluation]
+    exclude = [(r["reference"], r["candidate"]) for r in evaluation]
     model = codescore_base.train_model(train_set, s, exclude=exclude, config=config, validation=val)
     return Released(model, s, config, train_set, val, {"base pool": len(base_pool), "LoCaL pool (non-PIE)":
                                                        len(local_pool), "training size": size}, pie)
@@ -109,7 +110,7 @@ def released_for(profile: Profile, seed: int, jobs: int, progress: bool = False)
     return train_released(base_rows, rows, cst, profile, seed)
 
 
-def export(model: Any, profile: str) -> Path:
+def export(model: cs.CodeScoreModel, profile: str) -> Path:
     """Copy the saved model to :func:`lcl.paths.local_trained_model` (replacing what was there)."""
     src = codescore_base.model_path(model)
     if not src.is_dir():  # a cached model read from another checkout's index: save it here first
@@ -132,7 +133,7 @@ def unseen(frame: pd.DataFrame, released: Released) -> pd.DataFrame:
     return frame[keep].reset_index(drop=True)
 
 
-def timed_score(metric: Any, frame: pd.DataFrame, limit: int, seed: int) -> tuple[float, int]:
+def timed_score(metric: Metric, frame: pd.DataFrame, limit: int, seed: int) -> tuple[float, int]:
     """Seconds per pair of scoring up to ``limit`` pairs of ``frame`` (a seeded sample) without
     the score cache, and how many pairs were timed."""
     f = frame if len(frame) <= limit else frame.sample(n=limit, random_state=seed)

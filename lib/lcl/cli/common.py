@@ -8,20 +8,32 @@ their own, which each passes to :func:`add_run_options` so that its ``--help`` s
 
 from __future__ import annotations
 
+import argparse
 import os
-from typing import Any
+from collections.abc import Sequence
+from typing import TypedDict
 
 from ..errors import UserError
 from ..profiles import DEFAULT_SEED, PROFILES, Profile, get
 
 #: ``add_run_options(..., name=STAGE)``: the option as a notebook's stage takes it
 STAGE = True
+
+
+class ArgumentOptions(TypedDict, total=False):
+    """``add_argument`` keywords that a command's own variant of an option may set."""
+
+    default: str | int | None
+    help: str
+    choices: Sequence[str]
+
+
 #: an option spec: :data:`STAGE`, ``False`` (omit the option) or the ``add_argument`` keywords
 #: (``default``, ``help``, ``choices``) of a command's own variant of it
-OptionSpec = bool | dict[str, Any]
+OptionSpec = bool | ArgumentOptions
 
 
-def _stage_options() -> dict[str, dict[str, Any]]:
+def _stage_options() -> dict[str, ArgumentOptions]:
     return {
         "profile": {"default": "full", "help": f"{' | '.join(PROFILES)} (default: %(default)s)"},
         "seed": {"default": DEFAULT_SEED, "help": "base seed, as the notebooks' (default: %(default)s)"},
@@ -30,13 +42,13 @@ def _stage_options() -> dict[str, dict[str, Any]]:
     }
 
 
-def profile_from_env() -> dict[str, Any]:
+def profile_from_env() -> ArgumentOptions:
     """``--profile`` of the commands that follow ``make``'s ``PROFILE`` (``$LCL_PROFILE``), read
     when the parser is built."""
     return {"default": os.environ.get("LCL_PROFILE", "full"), "choices": sorted(PROFILES)}
 
 
-def add_run_options(parser: Any, *, profile: OptionSpec = STAGE, seed: OptionSpec = STAGE,
+def add_run_options(parser: argparse._ActionsContainer, *, profile: OptionSpec = STAGE, seed: OptionSpec = STAGE,
                     jobs: OptionSpec = STAGE, progress: OptionSpec = STAGE) -> None:
     """Add ``--profile``, ``--seed`` (an int), ``--jobs`` (an int) and ``--no-progress`` (a flag),
     in this order, to ``parser`` (a parser or an argument group); each keyword says how (see
@@ -46,7 +58,7 @@ def add_run_options(parser: Any, *, profile: OptionSpec = STAGE, seed: OptionSpe
     for name, spec in specs.items():
         if spec is False:
             continue
-        kwargs = dict(stage[name]) if spec is True else dict(spec)
+        kwargs = stage[name].copy() if spec is True else spec.copy()
         if name == "profile":
             parser.add_argument("--profile", **kwargs)
         elif name == "progress":
@@ -55,7 +67,7 @@ def add_run_options(parser: Any, *, profile: OptionSpec = STAGE, seed: OptionSpe
             parser.add_argument(f"--{name}", type=int, **kwargs)
 
 
-def profile_of(args: Any) -> Profile:
+def profile_of(args: argparse.Namespace) -> Profile:
     """The profile ``args.profile`` names; an unknown name is a :class:`~lcl.errors.UserError`."""
     try:
         return get(args.profile)

@@ -14,12 +14,11 @@ import argparse
 import sys
 import time
 from pathlib import Path
-from typing import Any
 
 from .common import add_run_options, profile_from_env
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "evaluate",
         help="put a metric through every test of the paper and of the studies, beside the four CEMs",

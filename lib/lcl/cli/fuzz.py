@@ -8,11 +8,15 @@ import argparse
 import json
 import os
 import sys
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict
 
 from ..errors import UserError
 from .common import add_run_options
+
+if TYPE_CHECKING:
+    from ..fuzz.semantics import FuzzResult, Settings
 
 
 def _settings_args(p: argparse.ArgumentParser) -> None:
@@ -53,10 +57,25 @@ def _check_isolation(args: argparse.Namespace) -> None:
         raise UserError(str(exc)) from None
 
 
-def _settings(args: argparse.Namespace) -> Any:
+class _SettingsOptions(TypedDict, total=False):
+    """The :class:`~lcl.fuzz.semantics.Settings` fields the command line can set."""
+
+    runs: int
+    run_budget: float
+    run_budget_floor: float
+    run_budget_factor: float
+    run_budget_ref_factor: float
+    timeout_floor: float
+    memory_bytes: int
+    workers: int
+    n_function: int
+    n_program: int
+
+
+def _settings(args: argparse.Namespace) -> Settings:
     from ..fuzz.semantics import Settings
 
-    kw: dict[str, Any] = {}
+    kw: _SettingsOptions = {}
     if args.runs is not None:
         kw["runs"] = args.runs
     if args.budget is not None:
@@ -75,11 +94,11 @@ def _settings(args: argparse.Namespace) -> Any:
         if isinstance(v, (int, float)) and v <= 0:
             raise UserError(f"--{k.replace('_', '-')}: must be positive")
     if args.budget is not None:  # a fixed T: floor = cap, nothing adaptive
-        kw.update(run_budget_floor=args.budget, run_budget_factor=0.0, run_budget_ref_factor=0.0)
+        kw.update({"run_budget_floor": args.budget, "run_budget_factor": 0.0, "run_budget_ref_factor": 0.0})
     return Settings(**kw)
 
 
-def register(subparsers: Any) -> None:
+def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser("fuzz", help="differential fuzzing (Algorithm 1) of code pairs in a sandbox",
                               description="Differential fuzzing of (reference, variant) pairs: df_score of Algorithm 1.")
     sub = p.add_subparsers(dest="fuzz_command", metavar="SUBCOMMAND")
@@ -229,7 +248,7 @@ def cmd_fuzz_archive(args: argparse.Namespace) -> int:
     return 1 if problems else 0
 
 
-def _profile_filter(name: str) -> Any:
+def _profile_filter(name: str) -> Callable[[FuzzResult], bool] | None:
     """Results fuzzed with profile ``name``'s N and R, or N and one run (the RQ2 pool's screen,
     :func:`lcl.rq2_pool.screen`); ``any``: every result."""
     from .. import profiles
@@ -242,8 +261,8 @@ def _profile_filter(name: str) -> Any:
         raise UserError(str(exc)) from None
     want = {"n_function": prof.fuzz_inputs_function, "n_program": prof.fuzz_inputs_program}
 
-    def select(result: dict[str, Any]) -> bool:
-        s = result.get("settings") or {}
+    def select(result: FuzzResult) -> bool:
+        s: Mapping[str, object] = result.get("settings") or {}
         return s.get("runs") in (prof.fuzz_runs, 1) and all(s.get(k) == v for k, v in want.items())
 
     return select

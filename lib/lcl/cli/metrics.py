@@ -17,15 +17,18 @@ import argparse
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..errors import UserError
 from ..io import read_user_jsonl, write_json, write_jsonl
 from ..metrics.pair_files import pair_code, score_rows
 from .common import add_run_options, profile_of
 
+if TYPE_CHECKING:
+    from ..metrics import MetricOptions
 
-def register(subparsers: Any) -> None:
+
+def register(subparsers: argparse._SubParsersAction) -> None:
     p = subparsers.add_parser(
         "score",
         help="score code pairs with one or more metrics",
@@ -90,7 +93,7 @@ def register(subparsers: Any) -> None:
     lt.set_defaults(func=cmd_local_trained)
 
 
-def _pairs(rows: list[dict[str, Any]], path: Path, by_id: bool = False) -> tuple[list[str], list[str], list[str]]:
+def _pairs(rows: list[dict[str, object]], path: Path, by_id: bool = False) -> tuple[list[str], list[str], list[str]]:
     """Code and ids of the rows (:func:`lcl.metrics.pair_files.pair_code`), its notes on the ids
     printed to stderr."""
     refs, cands, ids, notes = pair_code(rows, path, by_id)
@@ -99,7 +102,7 @@ def _pairs(rows: list[dict[str, Any]], path: Path, by_id: bool = False) -> tuple
     return refs, cands, ids
 
 
-def _options(args: argparse.Namespace) -> dict[str, Any]:
+def _options(args: argparse.Namespace) -> MetricOptions:
     return {
         "encoder": args.encoder,
         "num_layers": args.num_layers,

@@ -5,19 +5,20 @@ the notebook then finds every label in the fuzz result store."""
 
 from __future__ import annotations
 
+import argparse
 import sys
 from collections import Counter
 from dataclasses import replace
-from typing import Any
 
 from .. import clones, labelling, loaders, local_build, makeup, records, rq2_pool
 from ..errors import UserError
-from ..records import Outcome, df_band, result_outcome
+from ..labelling import Recheck
+from ..records import Outcome, PairRow, df_band, result_outcome
 from .common import add_run_options, profile_of
 
 
 # ----------------------------------------------------------------------------- lcl variants label
-def cmd_variants_label(args: Any) -> int:
+def cmd_variants_label(args: argparse.Namespace) -> int:
     """``lcl variants label``: Step III for a profile's candidates, outside the notebook."""
     profile = profile_of(args)
     unknown = [b for b in args.benchmark if b not in loaders.BENCHMARKS]
@@ -60,7 +61,7 @@ def cmd_variants_label(args: Any) -> int:
     return 0
 
 
-def _print_recheck(rows: list[dict[str, Any]]) -> int:
+def _print_recheck(rows: list[Recheck]) -> int:
     """``lcl variants label --recheck K``: stored vs freshly fuzzed labels; 1 if any df differs."""
     if not rows:
         print("nothing to recheck: no candidate of this selection is labelled yet")
@@ -76,7 +77,7 @@ def _print_recheck(rows: list[dict[str, Any]]) -> int:
     return 0 if all(r["stored_df"] == r["fresh_df"] for r in rows) else 1
 
 
-def _print_status(rows: list[dict[str, Any]], status: dict[str, bool | None], profile: str, n_tasks: int) -> int:
+def _print_status(rows: list[PairRow], status: dict[str, bool | None], profile: str, n_tasks: int) -> int:
     """``lcl variants label --status``: labelled / to fuzz / cannot be fuzzed, per benchmark and kind."""
     import pandas as pd
 
@@ -115,7 +116,7 @@ def _print_counts(counts: Counter) -> None:
         print(f"  {what:<{width}}  {c:>6}")
 
 
-def cmd_variants_pool(args: Any) -> int:
+def cmd_variants_pool(args: argparse.Namespace) -> int:
     """``lcl variants pool``: every repetition's df = 0 mutants of a profile outside Jupyter, for
     both populations, exactly as the 04 notebook draws them (same candidates, orders, screen,
     target and seed), so the notebook then finds every label in the fuzz result store. Resumable
@@ -158,7 +159,7 @@ def cmd_variants_pool(args: Any) -> int:
 
 
 # ----------------------------------------------------------------------------- lcl variants clones
-def cmd_variants_clones(args: Any) -> int:
+def cmd_variants_clones(args: argparse.Namespace) -> int:
     """``lcl variants clones``: the human-written DFS (CLONE) pairs of a profile outside Jupyter,
     exactly as the 02 notebook builds them (same functions, clusters, pairs and seed), so the
     notebook then finds every fingerprint and label in the fuzz result store. Resumable: finished
@@ -184,7 +185,7 @@ def cmd_variants_clones(args: Any) -> int:
 
 
 # ----------------------------------------------------------------------------- the group
-def register(sub: Any) -> None:
+def register(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser("variants", help="generate and label the LoCaL candidates (Steps I and III)",
                        description="Generate and label the LoCaL candidates of a profile.")
     s = p.add_subparsers(dest="variants_command", metavar="SUBCOMMAND")

@@ -78,7 +78,7 @@ from .domains import DOMAINS, VERSION, DomainGenerator, generate
 from .extraction import PACKAGES, Function, clones_root, extract
 from .extraction import units as units
 from .families import ENTRY, FAMILIES, FAMILY, Family, harness
-from .pairs import assemble, build, cluster_table, label, pair_rows, resolve_clone, summary
+from .pairs import assemble, build, cluster_table, label_pairs, pair_rows, resolve_clone, summary
 
 __all__ = [
     "CAPS",
@@ -108,7 +108,7 @@ __all__ = [
     "fingerprint_all",
     "generate",
     "harness",
-    "label",
+    "label_pairs",
     "pair_rows",
     "resolve_clone",
     "summary",

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import sys
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .. import seeds
 from ..errors import UserError
@@ -17,6 +17,10 @@ from .caps import Caps
 from .domains import generate
 from .extraction import Function
 from .families import ENTRY, FAMILIES, FAMILY, Family, harness
+
+if TYPE_CHECKING:
+    from ..fuzz import ResultStore
+    from ..records import Ledger
 
 #: probe: the largest inputs first, with a short per-input timeout (CPU seconds)
 PROBE_INPUTS = 8
@@ -46,7 +50,7 @@ class Cluster:
         return sorted({m.package for m in self.members})
 
 
-def candidates(functions: list[Function], caps: Caps, seed: int, ledger: Any) -> list[Candidate]:
+def candidates(functions: list[Function], caps: Caps, seed: int, ledger: Ledger) -> list[Candidate]:
     """Family candidates (one per family and matching function), signature and import checks."""
     out: list[Candidate] = []
     families = [f for f in FAMILIES if caps.families is None or f.name in caps.families]
@@ -74,16 +78,16 @@ def candidates(functions: list[Function], caps: Caps, seed: int, ledger: Any) ->
     return out
 
 
-def _settings(timeout: float) -> Any:
+def _settings(timeout: float) -> Settings:
     return Settings().with_(reference_timeout=timeout, watchdog_grace=0.2)
 
 
-def fingerprint_all(cands: list[Candidate], n: int, seed: int, ledger: Any, store: Any = None,
+def fingerprint_all(cands: list[Candidate], n: int, seed: int, ledger: Ledger, store: ResultStore | None = None,
                     progress: bool = False) -> list[Candidate]:
     """Run every candidate on ``n`` inputs of its domain (probe first); keep those with a usable
     behaviour fingerprint. Reference outcomes are cached in the fuzz store's ``refs`` table."""
     own = store is None
-    if own:
+    if store is None:
         from ..fuzz import ResultStore
 
         store = ResultStore()
@@ -131,7 +135,7 @@ def fingerprint_all(cands: list[Candidate], n: int, seed: int, ledger: Any, stor
     return kept
 
 
-def cluster(cands: list[Candidate], ledger: Any) -> list[Cluster]:
+def cluster(cands: list[Candidate], ledger: Ledger) -> list[Cluster]:
     """Candidates of a family with identical fingerprints; singletons are counted and dropped."""
     groups: dict[tuple[str, bytes], list[Function]] = {}
     for c in cands:

@@ -13,7 +13,14 @@ and ``docs/FUZZING.md`` for the sandbox.
 from __future__ import annotations
 
 import importlib
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # what the lazy exports are, for type checkers
+    from .algorithm import LoadError, PairResult, compute_reference, fuzz_pair
+    from .batch import batch_status, load_resolver, run_batch
+    from .sandbox import CodeSpec
+    from .semantics import ENGINE_VERSION, Settings, run_seed
+    from .store import ResultStore
 
 _EXPORTS = {
     "Settings": "semantics",
@@ -46,7 +53,7 @@ __all__ = [
 ]
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> Any:  # any of _EXPORTS, each its own type (see TYPE_CHECKING above)
     mod = _EXPORTS.get(name)
     if mod is None:
         raise AttributeError(f"module 'lcl.fuzz' has no attribute {name!r}")

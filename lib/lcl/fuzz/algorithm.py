@@ -24,7 +24,7 @@ from typing import Any
 from ..errors import UserError
 from . import isolation as ISO
 from . import semantics as S
-from .sandbox import CodeSpec, Executor, wipe_dir
+from .sandbox import CodeSpec, Executor, LoadStatus, wipe_dir
 
 Generator = Callable[[int, int], Sequence[Any]]
 
@@ -181,9 +181,10 @@ def _inputs_digest_yielding(inputs: Sequence[Any], step: int = 1024) -> str:
     return h.hexdigest()
 
 
-def _canonical(x: Any) -> Any:
+def _canonical(x: object) -> object:
+    """``x`` with its dicts as sorted ``(repr(key), value)`` pairs (JSON lists), encodable whatever the keys."""
     if isinstance(x, dict):
-        return {"__dict__": sorted(([repr(k), _canonical(v)] for k, v in x.items()), key=lambda kv: kv[0])}
+        return {"__dict__": sorted(((repr(k), _canonical(v)) for k, v in x.items()), key=lambda kv: kv[0])}
     if isinstance(x, (list, tuple)):
         return [_canonical(v) for v in x]
     return x
@@ -277,7 +278,7 @@ def compute_reference(spec: CodeSpec, inputs: Sequence[Any], settings: S.Setting
     return out
 
 
-def _raise_load(load: Any, side: str, label: str, entry: str | None) -> None:
+def _raise_load(load: LoadStatus, side: str, label: str, entry: str | None) -> None:
     where = f"{side}{f' of {label}' if label else ''}"
     if load.status == "ok":
         return
@@ -410,21 +411,21 @@ class PairResult:
     inputs_mode: str  # explicit | generator
     inputs_digests: list[str]
     #: the variant workers' isolation (``isolation.provenance``): which kernel mechanisms confined them
-    isolation: dict[str, Any] | None = None
+    isolation: ISO.Provenance | None = None
 
     @property
     def verdict_digest(self) -> str:
         return S.verdict_digest(self.runs)
 
-    def counts(self) -> dict[str, int]:
-        tot = dict.fromkeys(("matches", "mismatches", "timeouts", "crashes", "invalid", "skipped"), 0)
+    def counts(self) -> S.Counts:
+        tot = S.summary_counts("")  # every count 0
         for r in self.runs:
             if not r.excluded:
-                for k, v in r.counts.items():
-                    tot[k] += v
+                for k in S.COUNT_KEYS:
+                    tot[k] += r.counts[k]
         return tot
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self) -> S.FuzzResult:
         """Deterministic summary (no timings): same seeds, inputs, code and settings give the
         same dict, byte for byte once JSON-encoded with sorted keys."""
         return {

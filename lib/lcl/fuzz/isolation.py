@@ -47,13 +47,75 @@ import platform
 import struct
 import sys
 import tempfile
-from typing import Any
+from collections.abc import Callable, Iterable
+from typing import Literal, TypedDict
 
 #: every mechanism, in report order (``netns`` and ``pidns`` are the fork-server's, the rest each worker's)
 FORKSERVER_MECHANISMS = ("netns", "pidns")
 MECHANISMS = ("netns", "pidns", "no_new_privs", "landlock_fs", "landlock_net", "landlock_scope", "seccomp", "capabilities",
               "namespaces", "unprivileged")
 MODES = ("best", "strict")
+
+
+class Want(TypedDict, total=False):
+    """The mechanisms the probe found and a worker is to apply (:func:`confine`); a step that
+    failed in the probe is False (``no_new_privs`` appears only then)."""
+
+    landlock_abi: int
+    landlock_fs: bool
+    capabilities: bool
+    seccomp: bool
+    namespaces: bool
+    unprivileged: bool
+    no_new_privs: bool
+
+
+class Probe(TypedDict, total=False):
+    """What :func:`probe` found: each step's outcome in the throw-away child (``landlock`` is
+    False where the kernel has no Landlock), its errors, ``want`` and the paths a worker reads."""
+
+    landlock_abi: int
+    errors: dict[str, str]
+    namespaces: bool
+    no_new_privs: bool
+    landlock: bool
+    landlock_fs: bool
+    landlock_net: bool
+    landlock_scope: bool
+    unprivileged: bool
+    capabilities: bool
+    seccomp: bool
+    want: Want
+    readable: list[str]
+
+
+class IsolationReport(TypedDict):
+    """The isolation report (:func:`report`): printed by ``lcl fuzz pair --json``, and what a
+    fork-server's handle says about its workers."""
+
+    mode: str
+    mechanisms: dict[str, bool]  # every name of MECHANISMS -> active
+    missing: list[str]
+    landlock_abi: int
+    kernel: bool
+    python_fallback: list[str]
+    errors: dict[str, str]
+
+
+class WorkerIsolation(IsolationReport):
+    """The report as the fork-server hands it to each worker: plus what the worker applies."""
+
+    want: Want
+    readable: list[str]
+
+
+class Provenance(TypedDict):
+    """What a result records about its workers' isolation (:func:`provenance`)."""
+
+    mode: str
+    active: list[str]
+    missing: list[str]
+    landlock_abi: int
 
 # ---------------------------------------------------------------- syscalls and constants
 SYS_LANDLOCK_CREATE_RULESET, SYS_LANDLOCK_ADD_RULE, SYS_LANDLOCK_RESTRICT_SELF = 444, 445, 446
@@ -79,10 +141,10 @@ SYSTEM_READ = ("/usr", "/lib", "/lib64", "/lib32", "/etc/ld.so.cache", "/etc/ld.
 DEVICES_READ = ("/dev/urandom", "/dev/random", "/dev/zero")
 DEVICES_RW = ("/dev/null", "/dev/full")
 
-_LIBC: list[Any] = []
+_LIBC: list[ctypes.CDLL] = []
 
 
-def _libc() -> Any:
+def _libc() -> ctypes.CDLL:
     if not _LIBC:
         lib = ctypes.CDLL(None, use_errno=True)
         lib.syscall.restype = ctypes.c_long
@@ -128,7 +190,7 @@ def read_paths(exclude: tuple[str, ...] = ()) -> list[str]:
     prefixes = {os.path.realpath(p) for p in (sys.prefix, sys.base_prefix, sys.exec_prefix, sys.base_exec_prefix)}
     ex = tuple(os.path.realpath(e) for e in exclude)
     out: list[str] = []
-    def under(p: str, dirs: Any) -> bool:
+    def under(p: str, dirs: Iterable[str]) -> bool:
         return any(p == d or p.startswith(d.rstrip(os.sep) + os.sep) for d in dirs)
 
     for p in [*sorted(prefixes), *SYSTEM_READ]:
@@ -461,7 +523,7 @@ def no_new_privs() -> bool:
 
 
 # ---------------------------------------------------------------- the whole confinement
-def confine(tmpdir: str, readable: list[str], want: dict[str, bool], limits: tuple[int, int] = (64 << 20, 1000)
+def confine(tmpdir: str, readable: list[str], want: Want, limits: tuple[int, int] = (64 << 20, 1000)
             ) -> dict[str, bool]:
     """Apply every mechanism ``want`` names (as found by :func:`probe`) to this process;
     ``limits``: the temporary directory's bytes and files. Raises OSError when one of them
@@ -488,29 +550,39 @@ def confine(tmpdir: str, readable: list[str], want: dict[str, bool], limits: tup
     return got
 
 
-def _try_all(tmpdir: str, readable: list[str]) -> dict[str, Any]:
+#: the probe's steps, in order (``landlock`` applies the three ``landlock_*`` mechanisms)
+_Step = Literal["namespaces", "no_new_privs", "landlock", "unprivileged", "capabilities", "seccomp"]
+
+
+def _try_all(tmpdir: str, readable: list[str]) -> Probe:
     """In a throw-away child: each mechanism on its own, then all together."""
     abi = landlock_abi()
-    out: dict[str, Any] = {"landlock_abi": abi, "errors": {}}
+    errors: dict[str, str] = {}
+    out: Probe = {"landlock_abi": abi, "errors": errors}
     root = os.geteuid() == 0
     uid = UID_BASE + host_pid()
-    want = {"landlock_abi": abi, "landlock_fs": abi > 0, "capabilities": True, "seccomp": seccomp_supported(),
-            "namespaces": root, "unprivileged": root}
-    steps = [("namespaces", lambda: private_namespaces(tmpdir, 1 << 20, 16, uid) if root else None),
-             ("no_new_privs", no_new_privs),
-             ("landlock", lambda: landlock(tmpdir, readable, abi) if abi else None),
-             ("unprivileged", lambda: become(uid) if root else None),
-             ("capabilities", lambda: drop_capabilities(1 << CAP_DAC_READ_SEARCH if want["unprivileged"] else 0)),
-             ("seccomp", lambda: seccomp(os.getpid()) if want["seccomp"] else None)]
+    want: Want = {"landlock_abi": abi, "landlock_fs": abi > 0, "capabilities": True, "seccomp": seccomp_supported(),
+                  "namespaces": root, "unprivileged": root}
+    steps: list[tuple[_Step, Callable[[], dict[str, bool] | bool | None]]] = [
+        ("namespaces", lambda: private_namespaces(tmpdir, 1 << 20, 16, uid) if root else None),
+        ("no_new_privs", no_new_privs),
+        ("landlock", lambda: landlock(tmpdir, readable, abi) if abi else None),
+        ("unprivileged", lambda: become(uid) if root else None),
+        ("capabilities", lambda: drop_capabilities(1 << CAP_DAC_READ_SEARCH if want["unprivileged"] else 0)),
+        ("seccomp", lambda: seccomp(os.getpid()) if want["seccomp"] else None)]
     for name, step in steps:
         try:
             r = step()
         except Exception as exc:  # noqa: BLE001
-            out["errors"][name] = str(exc)[:200]
-            want.update({"landlock_fs": False} if name == "landlock" else {name: False})
+            errors[name] = str(exc)[:200]
+            if name == "landlock":
+                want["landlock_fs"] = False
+            else:
+                want[name] = False
             continue
-        if isinstance(r, dict):
-            out.update(r)
+        if isinstance(r, dict):  # landlock's three mechanisms
+            out["landlock_fs"], out["landlock_net"], out["landlock_scope"] = (
+                r["landlock_fs"], r["landlock_net"], r["landlock_scope"])
         elif name != "seccomp":
             out[name] = bool(r)
         else:
@@ -519,7 +591,7 @@ def _try_all(tmpdir: str, readable: list[str]) -> dict[str, Any]:
     return out
 
 
-def probe(tmp_base: str | None = None, exclude: tuple[str, ...] = ()) -> dict[str, Any]:
+def probe(tmp_base: str | None = None, exclude: tuple[str, ...] = ()) -> Probe:
     """Which mechanisms this kernel enforces, found by applying them in a forked child (the
     caller must be single-threaded). Returns ``{"want": {...}, "landlock_abi": N, ...}``."""
     readable = read_paths(exclude)
@@ -552,7 +624,7 @@ def probe(tmp_base: str | None = None, exclude: tuple[str, ...] = ()) -> dict[st
             os.close(w)
         os.rmdir(tmpdir)
     try:
-        res: dict[str, Any] = json.loads(b"".join(chunks) or b"{}")
+        res: Probe = json.loads(b"".join(chunks) or b"{}")  # what _try_all wrote
     except ValueError:
         res = {}
     res.setdefault("want", {})
@@ -560,7 +632,7 @@ def probe(tmp_base: str | None = None, exclude: tuple[str, ...] = ()) -> dict[st
     return res
 
 
-def report(probed: dict[str, Any], netns: bool, mode: str, pidns: bool = False) -> dict[str, Any]:
+def report(probed: Probe, netns: bool, mode: str, pidns: bool = False) -> IsolationReport:
     """The isolation report: which mechanisms are active, which are missing, and what that
     leaves (printed by ``lcl fuzz pair --json`` and kept in each result)."""
     mech = {m: bool(probed.get(m)) for m in MECHANISMS}
@@ -587,7 +659,7 @@ def _fallbacks(mech: dict[str, bool]) -> list[str]:
     return out
 
 
-def describe(rep: dict[str, Any]) -> str:
+def describe(rep: IsolationReport) -> str:
     """One line for the start-up message."""
     on = [m for m in MECHANISMS if rep["mechanisms"].get(m)]
     line = f"lcl fuzz: isolation {'complete' if not rep['missing'] else 'partial'}: " + ", ".join(on or ["none"])
@@ -598,7 +670,7 @@ def describe(rep: dict[str, Any]) -> str:
     return line
 
 
-def provenance(rep: dict[str, Any]) -> dict[str, Any]:
+def provenance(rep: IsolationReport) -> Provenance:
     """What a result records about the workers that produced it (no timings, no paths)."""
     mech = rep.get("mechanisms") or {}
     return {"mode": rep.get("mode", "best"), "active": [m for m in MECHANISMS if mech.get(m)],

@@ -101,8 +101,9 @@ import hashlib
 import marshal
 import math
 import sys
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any
+from typing import Any, Literal, TypedDict, cast
 
 #: df_score when every run was excluded (the paper's -1); equal to lcl.records.NO_KEPT_RUN, written
 #: out because the sandbox's modules import only the standard library (tests/test_core.py checks it)
@@ -115,8 +116,101 @@ ENGINE_VERSION = "7"
 #: older engine versions whose stored results carry over when :func:`carries_over` says so
 CARRY_OVER = ("6", "5", "4")
 
+# ---------------------------------------------------------------------------- result records
+CountKey = Literal["matches", "mismatches", "timeouts", "crashes", "invalid", "skipped"]
+#: the verdict counts of a run or a pair, in the order results list them
+COUNT_KEYS: tuple[CountKey, ...] = ("matches", "mismatches", "timeouts", "crashes", "invalid", "skipped")
 
-def carries_over(result: dict[str, Any]) -> bool:
+
+class Counts(TypedDict):
+    """How many inputs got each verdict (one run, or a pair's kept runs together)."""
+
+    matches: int
+    mismatches: int
+    timeouts: int
+    crashes: int
+    invalid: int
+    skipped: int
+
+
+class RunRecord(TypedDict):
+    """One run of a result (``runs``); ``counts`` is None for a run excluded for time."""
+
+    run: int
+    seed: int
+    score: float | None
+    excluded: bool
+    reason: str | None
+    counts: Counts | None
+
+
+class SettingsDict(TypedDict):
+    """:class:`Settings` as a result records it (``settings``) and jobs carry it: its fields."""
+
+    runs: int
+    n_function: int
+    n_program: int
+    run_budget: float
+    run_budget_floor: float
+    run_budget_factor: float
+    run_budget_ref_factor: float
+    timeout_floor: float
+    timeout_factor: float
+    timeout_cap: float
+    reference_timeout: float
+    watchdog_factor: float
+    watchdog_grace: float
+    memory_bytes: int
+    file_bytes: int
+    dir_bytes: int
+    max_files: int
+    stdout_bytes: int
+    workers: int
+    chunk: int
+
+
+class IsolationProvenance(TypedDict):
+    """What a result records about the isolation of the workers that produced it: what
+    ``lcl.fuzz.isolation.provenance`` returns (``isolation.Provenance``), written out here
+    because the sandbox's modules import only the standard library, each other's types
+    included (mypy checks the two agree where ``PairResult.to_dict`` records it)."""
+
+    mode: str
+    active: list[str]
+    missing: list[str]
+    landlock_abi: int
+
+
+class FuzzResult(TypedDict, total=False):
+    """One pair's result as the store keeps it and a batch returns it: what
+    ``PairResult.to_dict`` writes plus ``error`` (None, or why the pair has no score: then only
+    ``df_score``, ``error``, ``settings``, ``engine_version`` and ``base_seed`` are there); a
+    batch's rows add the pair's ``id`` and result ``key``."""
+
+    df_score: float | None
+    run_scores: list[float | None]
+    runs: list[RunRecord]
+    counts: Counts
+    n: int
+    kept_runs: int
+    verdict_digest: str
+    level: str
+    entry: str | None
+    base_seed: int
+    seeds: list[int]
+    inputs_mode: str
+    inputs_digests: list[str]
+    variant_load: str
+    settings: SettingsDict
+    engine_version: str
+    isolation: IsolationProvenance
+    error: str | None
+    id: str
+    key: str
+
+
+
+def carries_over(result: FuzzResult) -> bool:
     """Whether a stored result of an older version is what this version computes.
 
     4 -> 5: unless a run was excluded for time. Verdicts are the same (per-input timeouts were
@@ -135,6 +229,7 @@ def carries_over(result: dict[str, Any]) -> bool:
     samples of every benchmark were identical (docs/FUZZING.md, "Engine version 7")."""
     if result.get("engine_version") == "6":
         return True
+    # a stored result is JSON written by an older version: checked, not trusted, where it nests
     runs = [r for r in result.get("runs") or [] if isinstance(r, dict)]
     if result.get("engine_version") == "4" and any(r.get("reason") == "time budget exceeded" for r in runs):
         return False
@@ -181,11 +276,13 @@ class Settings:
     workers: int = 1  # workers per pair (inputs split into contiguous shards)
     chunk: int = 4096  # inputs per worker request (at most 4096)
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> SettingsDict:
+        return cast("SettingsDict", asdict(self))  # its fields, which SettingsDict names
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Settings:
+    def from_dict(cls, d: Mapping[str, Any]) -> Settings:
+        """Settings from a mapping of field names (``SettingsDict``, or settings given by hand:
+        unknown names are refused)."""
         names = {f.name for f in fields(cls)}
         unknown = set(d) - names
         if unknown:
@@ -198,9 +295,9 @@ class Settings:
     def n_default(self, level: str) -> int:
         return self.n_program if level == "program" else self.n_function
 
-    def result_relevant(self) -> dict[str, Any]:
+    def result_relevant(self) -> dict[str, float]:
         """The settings that enter a result's cache key (``chunk`` only changes batching)."""
-        d = self.to_dict()
+        d: dict[str, float] = asdict(self)
         d.pop("chunk")
         return d
 
@@ -543,7 +640,7 @@ def needs_fds(code: str) -> bool:
     return any(h in code for h in FD_LEVEL_HINTS)
 
 
-def summary_counts(verdicts: str) -> dict[str, int]:
+def summary_counts(verdicts: str) -> Counts:
     return {
         "matches": verdicts.count(MATCH),
         "mismatches": verdicts.count(MISMATCH),
@@ -565,7 +662,7 @@ class RunScore:
     excluded: bool
     reason: str | None = None
     score: float | None = None
-    counts: dict[str, int] = field(default_factory=dict)
+    counts: Counts = field(default_factory=lambda: summary_counts(""))
 
 
 #: reasons of runs excluded for time (their per-input counts are not part of a result)

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from .. import paths
+from .semantics import FuzzResult
 
 
 def default_path() -> Path:
@@ -44,10 +45,10 @@ class ResultStore:
         self.db.commit()
 
     # -- results ---------------------------------------------------------------------------
-    def get(self, key: str) -> dict[str, Any] | None:
+    def get(self, key: str) -> FuzzResult | None:
         with self._lock:
             row = self.db.execute("SELECT result FROM results WHERE key = ?", (key,)).fetchone()
-        return json.loads(row[0]) if row else None
+        return json.loads(row[0]) if row else None  # a FuzzResult, as put wrote it
 
     def has_many(self, keys: list[str]) -> set[str]:
         found: set[str] = set()
@@ -58,13 +59,13 @@ class ResultStore:
                 found.update(k for (k,) in self.db.execute(q, part))
         return found
 
-    def put(self, key: str, pair_id: str, result: dict[str, Any]) -> None:
+    def put(self, key: str, pair_id: str, result: FuzzResult) -> None:
         data = json.dumps(result, sort_keys=True)
         with self._lock:
             self.db.execute("INSERT OR REPLACE INTO results (key, id, result) VALUES (?, ?, ?)", (key, pair_id, data))
             self.db.commit()
 
-    def put_many_missing(self, rows: Iterable[tuple[str, str, dict[str, Any]]]) -> int:
+    def put_many_missing(self, rows: Iterable[tuple[str, str, FuzzResult]]) -> int:
         """Insert (key, id, result) rows whose key is not stored yet, in one transaction; how many."""
         with self._lock:
             before = self.db.total_changes
@@ -73,7 +74,7 @@ class ResultStore:
             self.db.commit()
             return self.db.total_changes - before
 
-    def items(self) -> Iterator[tuple[str, str, dict[str, Any]]]:
+    def items(self) -> Iterator[tuple[str, str, FuzzResult]]:
         """Every stored (key, id, result)."""
         with self._lock:
             rows = self.db.execute("SELECT key, id, result FROM results").fetchall()

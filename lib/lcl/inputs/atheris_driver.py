@@ -18,7 +18,11 @@ import pickle
 import subprocess
 import sys
 import tempfile
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
+
+if TYPE_CHECKING:
+    from .generate import Input
+    from .spec import SpecDict
 
 
 def _child(job_path: str, out_path: str) -> None:  # pragma: no cover - runs in the subprocess
@@ -30,7 +34,7 @@ def _child(job_path: str, out_path: str) -> None:  # pragma: no cover - runs in 
     with open(job_path, "rb") as fh:
         job = pickle.load(fh)
     spec = Spec.from_dict(job["spec"])
-    ns: dict[str, Any] = {"__name__": "reference"}
+    ns: dict[str, Any] = {"__name__": "reference"}  # the reference's globals: values of any type
     code = compile(job["code"], "reference.py", "exec")
     entry = job["entry"]
     if entry is None:
@@ -65,7 +69,7 @@ def _child(job_path: str, out_path: str) -> None:  # pragma: no cover - runs in 
         sink.write(pickle.dumps(inp))
         try:
             if entry is None:
-                run_program(inp)
+                run_program(cast("str", inp))  # a program's input is its stdin text
             else:
                 ns[entry](*pickle.loads(pickle.dumps(inp)))
         except Exception:  # noqa: BLE001 - the reference's own errors are not fuzzer crashes
@@ -77,8 +81,8 @@ def _child(job_path: str, out_path: str) -> None:  # pragma: no cover - runs in 
     atheris.Fuzz()
 
 
-def coverage_guided(code: str, entry: str | None, spec_dict: dict[str, Any], runs: int, seed: int,
-                    max_time: int = 120) -> list[Any]:
+def coverage_guided(code: str, entry: str | None, spec_dict: SpecDict, runs: int, seed: int,
+                    max_time: int = 120) -> list[Input]:
     """Run Atheris for ``runs`` executions on the reference and return the inputs it tried."""
     with tempfile.TemporaryDirectory(prefix="lcl-atheris-") as tmp:
         job, out = os.path.join(tmp, "job.pkl"), os.path.join(tmp, "out.pkl")
@@ -87,7 +91,7 @@ def coverage_guided(code: str, entry: str | None, spec_dict: dict[str, Any], run
                          "max_time": max_time}, fh)
         subprocess.run([sys.executable, "-m", "lcl.inputs.atheris_driver", job, out], cwd=tmp,
                        capture_output=True, timeout=max_time + 60, stdin=subprocess.DEVNULL, check=False)
-        inputs: list[Any] = []
+        inputs: list[Input] = []
         if os.path.exists(out):
             with open(out, "rb") as fh:
                 while len(inputs) < runs:

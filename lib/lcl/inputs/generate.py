@@ -19,10 +19,10 @@ import ast
 import operator
 from collections.abc import Callable
 from functools import lru_cache
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 from .. import seeds
-from .spec import Spec
+from .spec import Bound, LineNode, Spec, TypeNode
 
 if TYPE_CHECKING:
     from ..records import Task
@@ -30,6 +30,10 @@ if TYPE_CHECKING:
 DEFAULT_INT = (-100, 100)
 DEFAULT_LEN = (0, 8)
 PRINTABLE = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 "
+
+#: one input: a function's positional arguments (values of any type the spec describes) or a
+#: program's stdin text
+Input = list[Any] | str
 
 
 class ChoiceSource(Protocol):
@@ -62,13 +66,13 @@ class BytesSource:
 
 
 # ----------------------------------------------------------------------------- expressions
-_OPS: dict[type, Callable[[Any, Any], Any]] = {
+_OPS: dict[type[ast.operator], Callable[[float, float], float]] = {
     ast.Add: operator.add, ast.Sub: operator.sub, ast.Mult: operator.mul, ast.FloorDiv: operator.floordiv,
     ast.Pow: operator.pow,
 }
 
 
-def bound(value: Any, env: dict[str, int]) -> Any:
+def bound(value: Bound, env: dict[str, int]) -> int | float:
     """Evaluate a bound: a number, a bound name (``"N"``) or a small expression (``"N-1"``)."""
     if not isinstance(value, str):
         return value
@@ -81,7 +85,7 @@ def _parse_bound(text: str) -> ast.expr:
     return ast.parse(text, mode="eval").body
 
 
-def _eval(node: ast.AST, env: dict[str, int]) -> Any:
+def _eval(node: ast.AST, env: dict[str, int]) -> int | float:
     if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
         return node.value
     if isinstance(node, ast.Name):
@@ -99,7 +103,7 @@ def _eval(node: ast.AST, env: dict[str, int]) -> Any:
 
 
 # ----------------------------------------------------------------------------- decoding
-def _size(node: dict[str, Any], src: ChoiceSource, env: dict[str, int]) -> int:
+def _size(node: TypeNode, src: ChoiceSource, env: dict[str, int]) -> int:
     spec = node.get("len", list(DEFAULT_LEN))
     if isinstance(spec, (int, str)):
         return max(0, int(bound(spec, env)))
@@ -107,8 +111,9 @@ def _size(node: dict[str, Any], src: ChoiceSource, env: dict[str, int]) -> int:
     return src.int_in(max(0, lo), max(0, hi))
 
 
-def value(node: dict[str, Any], src: ChoiceSource, env: dict[str, int]) -> Any:
-    """Decode one value of a type node (binding ``node['bind']`` into ``env``)."""
+def value(node: TypeNode, src: ChoiceSource, env: dict[str, int]) -> Any:
+    """Decode one value of a type node (binding ``node['bind']`` into ``env``): of whatever type
+    the node describes (``const`` and ``choice`` values are any JSON values), hence ``Any``."""
     t = node["type"]
     out: Any
     if t == "int":
@@ -140,11 +145,11 @@ def value(node: dict[str, Any], src: ChoiceSource, env: dict[str, int]) -> Any:
         for _ in range(n):
             out[_hashable(value(node["key"], src, env))] = value(node["value"], src, env)
     elif t == "fixed_tuple":
-        out = tuple(value(item, src, env) for item in node["items"])
+        out = tuple(value(item, src, env) for item in cast("list[TypeNode]", node["items"]))  # validate()d
     elif t == "optional":
         out = None if src.probability() < float(node.get("p_none", 0.2)) else value(node["inner"], src, env)
     elif t == "join":
-        out = str(node.get("sep", " ")).join(str(x) for x in value(node["items"], src, env))
+        out = str(node.get("sep", " ")).join(str(x) for x in value(cast("TypeNode", node["items"]), src, env))
     else:  # pragma: no cover - validate() rejects unknown types
         raise ValueError(f"unknown type {t!r}")
     if "bind" in node:
@@ -152,7 +157,7 @@ def value(node: dict[str, Any], src: ChoiceSource, env: dict[str, int]) -> Any:
     return out
 
 
-def _hashable(v: Any) -> Any:
+def _hashable(v: object) -> object:
     return tuple(v) if isinstance(v, list) else v
 
 
@@ -165,11 +170,11 @@ def _sort(items: list[Any], reverse: bool) -> None:
         items.sort(key=lambda v: (type(v).__name__, repr(v)), reverse=reverse)
 
 
-def _sequence(node: dict[str, Any], src: ChoiceSource, env: dict[str, int]) -> Any:
+def _sequence(node: TypeNode, src: ChoiceSource, env: dict[str, int]) -> list[Any] | tuple[Any, ...] | set[Any]:
     n = _size(node, src, env)
     items: list[Any] = []
     distinct = bool(node.get("distinct")) or node["type"] == "set"
-    seen: set[Any] = set()
+    seen: set[object] = set()
     attempts = 0
     while len(items) < n and attempts < 20 * n + 20:
         attempts += 1
@@ -205,7 +210,7 @@ def _apply_relations(spec: Spec, args: list[Any], src: ChoiceSource) -> list[Any
     return args
 
 
-def _lines(nodes: list[dict[str, Any]], src: ChoiceSource, env: dict[str, int], out: list[str]) -> None:
+def _lines(nodes: list[LineNode], src: ChoiceSource, env: dict[str, int], out: list[str]) -> None:
     for node in nodes:
         if "lines" in node:
             count = node.get("repeat", 1)
@@ -225,7 +230,7 @@ def _lines(nodes: list[dict[str, Any]], src: ChoiceSource, env: dict[str, int], 
         out.append(node.get("sep", " ").join(t for t in toks if t != ""))
 
 
-def _render(v: Any) -> str:
+def _render(v: object) -> str:
     if isinstance(v, bool):
         return "Yes" if v else "No"
     if isinstance(v, (list, tuple)):
@@ -233,7 +238,7 @@ def _render(v: Any) -> str:
     return str(v)
 
 
-def decode(spec: Spec, src: ChoiceSource) -> Any:
+def decode(spec: Spec, src: ChoiceSource) -> Input:
     """One input: a list of positional arguments (functions) or a stdin string (programs)."""
     env: dict[str, int] = {}
     for node in spec.lets:  # hidden bindings: decoded first, not part of the input
@@ -246,12 +251,12 @@ def decode(spec: Spec, src: ChoiceSource) -> Any:
     return "\n".join(lines) + "\n"
 
 
-def decode_bytes(spec: Spec, data: bytes) -> Any:
+def decode_bytes(spec: Spec, data: bytes) -> Input:
     """Decode an input from raw bytes (what Atheris/libFuzzer hands a fuzz target)."""
     return decode(spec, BytesSource(data))
 
 
-def generate(spec: Spec, n: int, seed: int, n_bytes: int = 4096) -> list[Any]:
+def generate(spec: Spec, n: int, seed: int, n_bytes: int = 4096) -> list[Input]:
     """``n`` inputs from seeded random bytes: deterministic for (spec, n, seed).
 
     ``n_bytes`` per input is large enough that sizable inputs never run out of bytes (an
@@ -271,6 +276,6 @@ def task_seeds(task: Task, spec: Spec) -> list[Any]:
     return list(task.seed_inputs[: task.extra.get("n_own_seeds", len(task.seed_inputs))])
 
 
-def with_seeds(seed_inputs: list[Any], generated: list[Any], n: int) -> list[Any]:
+def with_seeds(seed_inputs: list[Input], generated: list[Input], n: int) -> list[Input]:
     """The benchmark's own test inputs first, then generated ones, ``n`` in total."""
     return (list(seed_inputs) + list(generated))[:n] if n else list(seed_inputs) + list(generated)

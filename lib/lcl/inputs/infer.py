@@ -17,7 +17,7 @@ from __future__ import annotations
 import string
 from typing import Any
 
-from .spec import Spec
+from .spec import LineNode, Relation, Spec, TypeNode
 
 MAX_LEN_DEFAULT = 10
 
@@ -41,7 +41,7 @@ def _alphabet(strings: list[str]) -> str:
     return "".join(sorted(out)) or string.ascii_lowercase
 
 
-def infer_node(values: list[Any]) -> dict[str, Any]:
+def infer_node(values: list[Any]) -> TypeNode:
     """A type node covering every value in ``values`` (seed values of one argument)."""
     non_null = [v for v in values if v is not None]
     if not non_null:
@@ -64,9 +64,9 @@ def infer_node(values: list[Any]) -> dict[str, Any]:
         elems = [e for v in non_null for e in v]
         lens = [len(v) for v in non_null]
         kind_names: dict[type, str] = {list: "list", tuple: "tuple", set: "set"}
-        node: dict[str, Any] = {"type": kind_names[kind],
-                                "len": [min(lens), min(max(lens) + 2, max(MAX_LEN_DEFAULT, max(lens)))],
-                                "elem": infer_node(elems) if elems else {"type": "int", "min": -10, "max": 10}}
+        node: TypeNode = {"type": kind_names[kind],
+                          "len": [min(lens), min(max(lens) + 2, max(MAX_LEN_DEFAULT, max(lens)))],
+                          "elem": infer_node(elems) if elems else {"type": "int", "min": -10, "max": 10}}
         seqs = [list(v) for v in non_null if kind is not set]
         if seqs and any(len(s) > 1 for s in seqs):
             try:
@@ -89,8 +89,8 @@ def infer_node(values: list[Any]) -> dict[str, Any]:
     return {"type": "choice", "values": list(non_null[:20])}
 
 
-def _relations(seeds: list[list[Any]]) -> list[dict[str, Any]]:
-    rels: list[dict[str, Any]] = []
+def _relations(seeds: list[list[Any]]) -> list[Relation]:
+    rels: list[Relation] = []
     n_args = len(seeds[0])
     for i in range(n_args):
         if not all(isinstance(s[i], int) and not isinstance(s[i], bool) for s in seeds):
@@ -121,7 +121,7 @@ def infer_function(task: str, entry_point: str, seeds: list[list[Any]]) -> Spec:
 
 
 # ----------------------------------------------------------------------------- programs
-def _token_node(tokens: list[str]) -> dict[str, Any]:
+def _token_node(tokens: list[str]) -> TypeNode:
     try:
         ints = [int(t) for t in tokens]
         lo, hi = _widen(min(ints), max(ints), True)
@@ -148,10 +148,10 @@ def infer_program(task: str, seeds: list[str]) -> Spec:
            for s in split):
         body = [tok for s in split for line in s[1:] for tok in line]
         width = {len(line) for s in split for line in s[1:]}
-        head = [{"type": "int", "min": 1, "max": max(int(s[0][0]) for s in split) + 3, "bind": "N"}]
+        head: list[TypeNode] = [{"type": "int", "min": 1, "max": max(int(s[0][0]) for s in split) + 3, "bind": "N"}]
         head += [_token_node([s[0][k] for s in split]) for k in range(1, min(len(s[0]) for s in split))]
-        row = ({"tokens": [_token_node([line[k] for s in split for line in s[1:]]) for k in range(width.pop())]}
-               if len(width) == 1 else {"tokens": [dict(_token_node(body), repeat=[1, 5])]})
+        row: LineNode = ({"tokens": [_token_node([line[k] for s in split for line in s[1:]]) for k in range(width.pop())]}
+                         if len(width) == 1 else {"tokens": [{**_token_node(body), "repeat": [1, 5]}]})
         return Spec(task=task, level="program", grammar=[{"tokens": head}, {"repeat": "N", "lines": [row]}],
                     notes=f"inferred draft (count line + N rows) from {len(texts)} examples")
     if len({len(s) for s in split}) == 1:
@@ -162,14 +162,14 @@ def infer_program(task: str, seeds: list[str]) -> Spec:
     tokens = [t for s in split for line in s for t in line]
     return Spec(task=task, level="program",
                 grammar=[{"repeat": [1, max(len(s) for s in split)],
-                          "lines": [{"tokens": [dict(_token_node(tokens), repeat=[1, 5])]}]}],
+                          "lines": [{"tokens": [{**_token_node(tokens), "repeat": [1, 5]}]}]}],
                 notes="inferred draft (shapes vary: generic token lines); review needed")
 
 
-def _line_by_line(split: list[list[list[str]]]) -> list[dict[str, Any]] | None:
+def _line_by_line(split: list[list[list[str]]]) -> list[LineNode] | None:
     """Seeds with equal line counts: fixed-width lines become token lines; a varying-width
     line whose width always equals an earlier int token becomes ``repeat`` of that token."""
-    grammar: list[dict[str, Any]] = []
+    grammar: list[LineNode] = []
     ints_seen: list[tuple[int, int, str]] = []  # (line, token, bind name)
     for li in range(len(split[0])):
         widths = {len(s[li]) for s in split}
@@ -183,8 +183,8 @@ def _line_by_line(split: list[list[list[str]]]) -> list[dict[str, Any]] | None:
         for lj, k, name in ints_seen:
             if all(int(s[lj][k]) == len(s[li]) for s in split):
                 tok = grammar[lj]["tokens"][k]
-                tok.update(bind=name, min=max(1, int(tok["min"])))
-                grammar.append({"tokens": [dict(_token_node([t for s in split for t in s[li]]), repeat=name)]})
+                tok.update({"bind": name, "min": max(1, int(tok["min"]))})
+                grammar.append({"tokens": [{**_token_node([t for s in split for t in s[li]]), "repeat": name}]})
                 break
         else:
             return None

@@ -19,13 +19,12 @@ Ranges are deliberately small (counts 1..8, values 1..20): these are drafts to r
 from __future__ import annotations
 
 import ast
-from typing import Any
 
-from .spec import Spec
+from .spec import LineNode, Spec, TypeNode
 
-COUNT = {"type": "int", "min": 1, "max": 8}
-VALUE = {"type": "int", "min": 1, "max": 20}
-WORD = {"type": "str", "len": [1, 8], "alphabet": "abcdefghijklmnopqrstuvwxyz"}
+COUNT: TypeNode = {"type": "int", "min": 1, "max": 8}
+VALUE: TypeNode = {"type": "int", "min": 1, "max": 20}
+WORD: TypeNode = {"type": "str", "len": [1, 8], "alphabet": "abcdefghijklmnopqrstuvwxyz"}
 
 
 def _is_line_read(node: ast.AST) -> bool:
@@ -78,32 +77,32 @@ def _classify(value: ast.AST) -> str | None:
 
 class _Reader:
     def __init__(self) -> None:
-        self.lines: list[dict[str, Any]] = []
+        self.lines: list[LineNode] = []
         self.bound: list[str] = []
         self.slurp = False
 
     def _count_name(self) -> str | None:
         return self.bound[0] if self.bound else None
 
-    def _line(self, kind: str, targets: list[str]) -> dict[str, Any]:
+    def _line(self, kind: str, targets: list[str]) -> LineNode:
         if kind == "int":
-            tok = dict(COUNT if not self.bound else VALUE)
+            tok = (COUNT if not self.bound else VALUE).copy()
             if targets:
                 tok["bind"] = targets[0]
                 self.bound.append(targets[0])
             return {"tokens": [tok]}
         if kind == "ints":
             if len(targets) > 1:
-                toks = []
+                toks: list[TypeNode] = []
                 for t in targets:
-                    toks.append(dict(COUNT if not self.bound else VALUE, bind=t))
+                    toks.append({**(COUNT if not self.bound else VALUE), "bind": t})
                 self.bound.extend(targets)
                 return {"tokens": toks}
             name = self._count_name()
-            return {"tokens": [dict(VALUE, repeat=name if name else [1, 8])]}
+            return {"tokens": [{**VALUE, "repeat": name if name else [1, 8]}]}
         if kind == "strs":
-            return {"tokens": [dict(WORD, repeat=len(targets) if len(targets) > 1 else [1, 4])]}
-        return {"tokens": [dict(WORD)]}
+            return {"tokens": [{**WORD, "repeat": len(targets) if len(targets) > 1 else [1, 4]}]}
+        return {"tokens": [WORD.copy()]}
 
     def stmt(self, node: ast.stmt, funcs: dict[str, ast.FunctionDef], depth: int = 0) -> None:
         if self.slurp or depth > 3:

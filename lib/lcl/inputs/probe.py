@@ -23,23 +23,48 @@ import shutil
 import signal
 import sys
 import tempfile
-from typing import Any
+from collections.abc import Callable, Sequence
+from types import CodeType, FrameType
+from typing import Any, TypedDict
+
+
+class CoverageSummary(TypedDict, total=False):
+    """The reference's coverage under the inputs (coverage.py's JSON report, one file): the
+    probe writes every key; readers take ``{}`` for a probe without coverage."""
+
+    num_statements: int
+    covered_lines: int
+    num_branches: int
+    covered_branches: int
+    missing_lines: list[int]
+    missing_branches: list[list[int]]
+
+
+class ProbeResult(TypedDict, total=False):
+    """What a probe reports: a verdict per input (``ok``, ``timeout``, ``raise:NAME``,
+    ``exit:CODE``, ``env:MODULE``), an example input per exception verdict, and the coverage;
+    the parent adds ``error`` when the probe itself failed."""
+
+    verdicts: list[str]
+    examples: dict[str, str]
+    coverage: CoverageSummary
+    error: str
 
 
 class _InputTimeout(BaseException):
     """Raised by the per-input timer (a BaseException so `except Exception` can't swallow it)."""
 
 
-def _alarm(signum: int, frame: Any) -> None:
+def _alarm(signum: int, frame: FrameType | None) -> None:
     raise _InputTimeout()
 
 
-def _run_function(fn: Any, args: Any) -> str:
+def _run_function(fn: Callable[..., object], args: Sequence[Any]) -> str:
     fn(*copy.deepcopy(args))
     return "ok"
 
 
-def _run_program(code_obj: Any, text: str, fd_path: str) -> str:
+def _run_program(code_obj: CodeType, text: str, fd_path: str) -> str:
     data = text.encode()
     with open(fd_path, "wb") as fh:
         fh.write(data)
@@ -85,7 +110,7 @@ def main(job_path: str, result_path: str) -> int:
         cov.start()
     try:
         if job["entry"] is not None:
-            ns: dict[str, Any] = {"__name__": "reference"}
+            ns: dict[str, Any] = {"__name__": "reference"}  # the reference's globals: values of any type
             exec(code_obj, ns)
             fn = ns.get(job["entry"])
             if fn is None:
@@ -115,7 +140,7 @@ def main(job_path: str, result_path: str) -> int:
     finally:
         if cov:
             cov.stop()
-    result: dict[str, Any] = {"verdicts": verdicts, "examples": examples}
+    result: ProbeResult = {"verdicts": verdicts, "examples": examples}
     if cov:
         out = os.path.join(workdir, "cov.json")
         cov.json_report(outfile=out, include=[ref_path])

@@ -13,14 +13,35 @@ import sys
 import tempfile
 from collections import Counter
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, TypedDict, cast
 
 from .. import cache
 from ..records import Task
-from .generate import generate, task_seeds, with_seeds
+from .generate import Input, generate, task_seeds, with_seeds
 from .spec import Spec, dumps
 
+if TYPE_CHECKING:
+    from .probe import CoverageSummary, ProbeResult
+
 VALIDITY_TARGET = 0.95
+
+
+class QualityDict(TypedDict):
+    """:class:`Quality` as a dict: its fields."""
+
+    task: str
+    n_inputs: int
+    n_distinct: int
+    validity: float
+    verdicts: dict[str, int]
+    line_coverage: float | None
+    branch_coverage: float | None
+    missing_lines: list[int]
+    missing_branches: list[list[int]]
+    examples: dict[str, str]
+    note: str
+    seed_validity: float | None
+    n_seed: int
 
 
 @dataclass
@@ -43,12 +64,12 @@ class Quality:
     def meets_target(self) -> bool:
         return self.validity >= VALIDITY_TARGET
 
-    def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+    def to_dict(self) -> QualityDict:
+        return cast("QualityDict", asdict(self))  # its fields, which QualityDict names
 
 
-def probe(code: str, entry: str | None, inputs: list[Any], *, timeout: float = 1.0,
-          coverage: bool = True, total_timeout: float | None = None) -> dict[str, Any]:
+def probe(code: str, entry: str | None, inputs: list[Input], *, timeout: float = 1.0,
+          coverage: bool = True, total_timeout: float | None = None) -> ProbeResult:
     """Run the reference on ``inputs`` in a child process; returns verdicts (+ coverage)."""
     with tempfile.TemporaryDirectory(prefix="lcl-probe-job-") as tmp:
         job, res = os.path.join(tmp, "job.pkl"), os.path.join(tmp, "result.pkl")
@@ -86,7 +107,7 @@ def measure(task: Task, spec: Spec, n: int = 200, seed: int = 0, timeout: float 
     if env and not done:
         out.setdefault("error", "reference cannot run here: it imports " + ", ".join(
             sorted(v[4:] for v in verdicts if v.startswith("env:"))))
-    cov = out.get("coverage") or {}
+    cov: CoverageSummary = out.get("coverage") or {}
     branches = cov.get("num_branches", 0)
     return Quality(
         task=task.uid, n_inputs=len(inputs), n_distinct=len({repr(i) for i in inputs}),
@@ -105,7 +126,7 @@ def cached_measure(task: Task, spec: Spec, n: int, seed: int) -> Quality:
     return cache.cached("inputs-quality", key, lambda: measure(task, spec, n=n, seed=seed))
 
 
-def backend_inputs(backend: str, task: Task, spec: Spec, n: int, seed: int) -> list[Any]:
+def backend_inputs(backend: str, task: Task, spec: Spec, n: int, seed: int) -> list[Input]:
     """``n`` inputs for ``task`` from one backend: ``seeded`` random bytes, ``atheris``
     (coverage-guided, subprocess) or ``hypothesis``. Seed inputs are *not* included, so the
     backends are compared on what they generate themselves."""

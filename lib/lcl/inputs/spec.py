@@ -54,22 +54,86 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Required, TypedDict
 
 from ..errors import UserError
 
 TYPE_NAMES = {"int", "float", "bool", "none", "const", "choice", "str", "list", "tuple", "set",
               "dict", "fixed_tuple", "optional", "join"}
 
+#: a bound: a number, a name an earlier node bound (``"N"``) or a small expression (``"N-1"``)
+Bound = int | float | str
+#: a length or repeat count: a bound, or ``[lo, hi]`` bounds to draw it from
+Size = int | str | list[Bound]
+
+
+class TypeNode(TypedDict, total=False):
+    """A type node (see the module docstring); which keys a node has depends on its ``type``."""
+
+    type: Required[str]
+    min: Bound  # int, float
+    max: Bound
+    digits: int  # float
+    value: Any  # const: the value itself (any JSON value); dict: the values' type node
+    values: list[Any]  # choice: the values (any JSON values; an inferred draft may hold others)
+    len: Size  # str, list, tuple, set, dict
+    alphabet: str | list[str]  # str: characters, or tokens
+    elem: TypeNode  # list, tuple, set
+    sorted: str | bool
+    distinct: bool
+    key: TypeNode  # dict
+    items: list[TypeNode] | TypeNode  # fixed_tuple: one node per item; join: a list/tuple node
+    inner: TypeNode  # optional
+    p_none: float
+    sep: str  # join
+    bind: str  # any node: the name its value (int) or length (sized) is bound to
+    repeat: Size  # a token of a line node: how many of it the line holds
+
+
+class Relation(TypedDict, total=False):
+    """A relation between function arguments: ``len_of``, ``index_in`` (``arg``, ``of``) or
+    ``sum_max`` (``arg``, ``max``)."""
+
+    kind: Required[str]
+    arg: int
+    of: int
+    max: int | float
+
+
+class LineNode(TypedDict, total=False):
+    """A line node: one line of ``tokens`` (joined by ``sep``) or a block of ``lines`` repeated."""
+
+    tokens: list[TypeNode]
+    sep: str
+    lines: list[LineNode]
+    repeat: Size
+    bind_count: str
+
+
+class SpecDict(TypedDict, total=False):
+    """A spec as its JSON file holds it (:meth:`Spec.to_dict`)."""
+
+    task: Required[str]
+    level: Required[str]
+    verified: Required[bool]
+    origin: Required[str]
+    notes: Required[str]
+    et_seeds: bool
+    lets: list[TypeNode]
+    entry_point: str | None  # function level
+    args: list[TypeNode]
+    relations: list[Relation]
+    grammar: list[LineNode]  # program level
+
 
 @dataclass
 class Spec:
     task: str
     level: str  # "function" | "program"
-    args: list[dict[str, Any]] = field(default_factory=list)
-    relations: list[dict[str, Any]] = field(default_factory=list)
-    grammar: list[dict[str, Any]] = field(default_factory=list)
-    lets: list[dict[str, Any]] = field(default_factory=list)
+    args: list[TypeNode] = field(default_factory=list)
+    relations: list[Relation] = field(default_factory=list)
+    grammar: list[LineNode] = field(default_factory=list)
+    lets: list[TypeNode] = field(default_factory=list)
     entry_point: str | None = None
     verified: bool = False
     origin: str = "inferred"
@@ -78,21 +142,22 @@ class Spec:
     #: inputs as seed inputs; a reviewed ``false`` (reason in ``notes``) keeps only the latter
     et_seeds: bool = True
 
-    def to_dict(self) -> dict[str, Any]:
-        d: dict[str, Any] = {"task": self.task, "level": self.level, "verified": self.verified,
-                             "origin": self.origin, "notes": self.notes}
+    def to_dict(self) -> SpecDict:
+        d: SpecDict = {"task": self.task, "level": self.level, "verified": self.verified,
+                      "origin": self.origin, "notes": self.notes}
         if not self.et_seeds:  # written only when set, so every other spec (and its digest) is unchanged
             d["et_seeds"] = False
         if self.lets:
             d["lets"] = self.lets
         if self.level == "function":
-            d.update(entry_point=self.entry_point, args=self.args, relations=self.relations)
+            d.update({"entry_point": self.entry_point, "args": self.args, "relations": self.relations})
         else:
             d["grammar"] = self.grammar
         return d
 
     @classmethod
-    def from_dict(cls, d: dict[str, Any]) -> Spec:
+    def from_dict(cls, d: SpecDict) -> Spec:
+        """The spec of a spec document (a decoded JSON file: checked by :func:`validate`)."""
         spec = cls(task=d["task"], level=d["level"], args=list(d.get("args", [])),
                    relations=list(d.get("relations", [])), grammar=list(d.get("grammar", [])),
                    lets=list(d.get("lets", [])),
@@ -103,7 +168,7 @@ class Spec:
         return spec
 
 
-def _check_node(node: Any, where: str) -> None:
+def _check_node(node: object, where: str) -> None:
     if not isinstance(node, dict) or node.get("type") not in TYPE_NAMES:
         raise UserError(f"{where}: expected a type node with 'type' in {sorted(TYPE_NAMES)}, got {node!r}")
     t = node["type"]
@@ -123,7 +188,7 @@ def _check_node(node: Any, where: str) -> None:
         raise UserError(f"{where}: 'choice' needs a non-empty 'values'")
 
 
-def _check_lines(lines: Any, where: str) -> None:
+def _check_lines(lines: object, where: str) -> None:
     if not isinstance(lines, list):
         raise UserError(f"{where}: expected a list of line nodes")
     for i, line in enumerate(lines):

@@ -7,18 +7,16 @@ inputs, and Hypothesis can still shrink towards simple inputs.
 
 from __future__ import annotations
 
-from typing import Any
-
 from hypothesis import strategies as st
 
-from .generate import decode
+from .generate import Input, decode
 from .spec import Spec
 
 
 class DrawSource:
     """Choices drawn from a Hypothesis ``data`` object."""
 
-    def __init__(self, draw: Any) -> None:
+    def __init__(self, draw: st.DrawFn) -> None:
         self.draw = draw
 
     def int_in(self, lo: int, hi: int) -> int:
@@ -34,17 +32,17 @@ class DrawSource:
         return self.draw(st.floats(0.0, 1.0))
 
 
-def strategy(spec: Spec) -> st.SearchStrategy[Any]:
+def strategy(spec: Spec) -> st.SearchStrategy[Input]:
     """A Hypothesis strategy producing inputs that satisfy ``spec``."""
 
     @st.composite
-    def _inputs(draw: Any) -> Any:
+    def _inputs(draw: st.DrawFn) -> Input:
         return decode(spec, DrawSource(draw))
 
     return _inputs()
 
 
-def sample(spec: Spec, n: int, seed: int) -> list[Any]:
+def sample(spec: Spec, n: int, seed: int) -> list[Input]:
     """Up to ``n`` examples from the Hypothesis backend, deterministic for (spec, n, seed).
 
     Runs Hypothesis' generate phase only (no database, no shrinking); Hypothesis may stop
@@ -53,13 +51,13 @@ def sample(spec: Spec, n: int, seed: int) -> list[Any]:
     from hypothesis import HealthCheck, Phase, given, settings
     from hypothesis import seed as hseed
 
-    collected: list[Any] = []
+    collected: list[Input] = []
 
     @hseed(seed)
     @settings(max_examples=n, database=None, phases=[Phase.generate], deadline=None,
               suppress_health_check=list(HealthCheck))
     @given(strategy(spec))
-    def _collect(x: Any) -> None:
+    def _collect(x: Input) -> None:
         collected.append(x)
 
     _collect()

@@ -31,9 +31,9 @@ Library use::
 from __future__ import annotations
 
 import os
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import numpy as np
 
@@ -51,12 +51,33 @@ __all__ = [
     "METRIC_NAMES",
     "REGISTRY",
     "Metric",
+    "MetricOptions",
     "MetricWarning",
     "get_metric",
     "label",
     "register",
     "score",
 ]
+
+
+class MetricOptions(TypedDict, total=False):
+    """The keyword options the registry's factories read (each takes the ones it needs; ``None``
+    leaves a constructor's default)."""
+
+    workers: int | None  # codebleu, surface_sim_tree, codebertscore
+    k: int | None  # crystalbleu
+    ignore: dict[tuple[str, ...], int] | None  # crystalbleu: a fixed ignore set
+    crystalbleu_mode: str | None
+    encoder: str | Path | None  # codebertscore
+    num_layers: int | None
+    component: str | None
+    batch_size: int | None  # codebertscore, codescore_style, local_trained
+    device: str | None
+    codescore_model: str | Path | None
+    allow_overlap: bool | None  # codescore_style, local_trained
+    profile: str | None  # local_trained
+    local_trained_model: str | Path | None
+
 
 #: name -> factory(**options) -> Metric
 REGISTRY: dict[str, Callable[..., Metric]] = {}
@@ -72,27 +93,29 @@ def register(name: str) -> Callable[[Callable[..., Metric]], Callable[..., Metri
     return deco
 
 
-def _pick(options: dict[str, Any], *names: str) -> dict[str, Any]:
+def _pick(options: Mapping[str, object], *names: str) -> dict[str, Any]:
+    """The constructor keywords among ``names`` that ``options`` sets (values of several types:
+    the constructor's signature is their type)."""
     return {k: options[k] for k in names if options.get(k) is not None}
 
 
 @register("surface_sim")
-def _surface_sim(**options: Any) -> Metric:
+def _surface_sim(**options: Unpack[MetricOptions]) -> Metric:
     return SurfaceSim("paper")
 
 
 @register("surface_sim_tree")
-def _surface_sim_tree(**options: Any) -> Metric:
+def _surface_sim_tree(**options: Unpack[MetricOptions]) -> Metric:
     return SurfaceSim("tree", **_pick(options, "workers"))
 
 
 @register("codebleu")
-def _codebleu(**options: Any) -> Metric:
+def _codebleu(**options: Unpack[MetricOptions]) -> Metric:
     return CodeBLEU(**_pick(options, "workers"))
 
 
 @register("crystalbleu")
-def _crystalbleu(**options: Any) -> Metric:
+def _crystalbleu(**options: Unpack[MetricOptions]) -> Metric:
     opts = _pick(options, "k", "ignore")
     if options.get("crystalbleu_mode"):
         opts["mode"] = options["crystalbleu_mode"]
@@ -100,18 +123,18 @@ def _crystalbleu(**options: Any) -> Metric:
 
 
 @register("crystalbleu_corpus")
-def _crystalbleu_corpus(**options: Any) -> Metric:
+def _crystalbleu_corpus(**options: Unpack[MetricOptions]) -> Metric:
     return CrystalBLEU(mode="corpus", **_pick(options, "k", "ignore"))
 
 
 @register("codebertscore")
-def _codebertscore(**options: Any) -> Metric:
+def _codebertscore(**options: Unpack[MetricOptions]) -> Metric:
     opts = _pick(options, "encoder", "num_layers", "component", "batch_size", "device", "workers")
     return CodeBERTScore(**opts)
 
 
 @register("codescore_style")
-def _codescore_style(**options: Any) -> Metric:
+def _codescore_style(**options: Unpack[MetricOptions]) -> Metric:
     path = options.get("codescore_model") or os.environ.get("LCL_CODESCORE_MODEL") or default_model_path()
     if not path:
         raise UserError(
@@ -123,7 +146,7 @@ def _codescore_style(**options: Any) -> Metric:
 
 
 @register("local_trained")
-def _local_trained(**options: Any) -> Metric:
+def _local_trained(**options: Unpack[MetricOptions]) -> Metric:
     path = model_dir(options.get("profile"), options.get("local_trained_model"))
     return LocalTrained(path, **_pick(options, "allow_overlap", "batch_size"))
 
@@ -131,7 +154,7 @@ def _local_trained(**options: Any) -> Metric:
 METRIC_NAMES: tuple[str, ...] = tuple(REGISTRY)
 
 
-def get_metric(name: str, **options: Any) -> Metric:
+def get_metric(name: str, **options: Unpack[MetricOptions]) -> Metric:
     """The metric called ``name`` (a registry name, ``external:PATH`` or ``module:function``)."""
     name = name.strip()
     if name in REGISTRY:
@@ -150,7 +173,7 @@ def get_metric(name: str, **options: Any) -> Metric:
     )
 
 
-def label(name: str, **options: Any) -> str:
+def label(name: str, **options: Unpack[MetricOptions]) -> str:
     """What tables, figures and file names call metric ``name`` (e.g. CodeBERTScore[MiniLM])."""
     static = {
         "surface_sim": "SurfaceSim",
@@ -180,7 +203,7 @@ def score(
     *,
     ids: Sequence[str] | None = None,
     cache: bool = True,
-    **options: Any,
+    **options: Unpack[MetricOptions],
 ) -> np.ndarray:
     """Score pairs with one metric: an array of floats in [0, 1], one per pair."""
     m = metric if isinstance(metric, Metric) else get_metric(metric, **options)

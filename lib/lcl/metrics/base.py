@@ -14,6 +14,10 @@ from .cache import ScoreCache, pair_digest, score_key
 
 LANGS = ("python", "java")
 
+#: what :meth:`Metric.config` returns: the settings besides name/version that decide a score
+#: (JSON-encoded into the cache key), e.g. ``{"mode": "paper", "k": 500}``
+MetricConfig = dict[str, str | int | float | tuple[float, ...]]
+
 
 class MetricWarning(UserWarning):
     """A pair got a defined fallback score (empty/unparsable code, missing external score)."""
@@ -54,11 +58,13 @@ class Metric:
 
     # -- to implement -------------------------------------------------------------
     def prepare(self, references: Sequence[str], candidates: Sequence[str], lang: str,
-                ids: Sequence[str] | None = None) -> Any:
-        """The state one :meth:`score` call's chunks share (``ids``: the pairs' ids, when given)."""
+                ids: Sequence[str] | None = None) -> object:
+        """The state one :meth:`score` call's chunks share (``ids``: the pairs' ids, when given);
+        opaque to this class, which hands it back to :meth:`config` and :meth:`score_chunk`
+        (subclasses narrow the return type)."""
         return None
 
-    def config(self, state: Any) -> Any:
+    def config(self, state: Any) -> MetricConfig | None:
         return None
 
     def score_chunk(self, references: Sequence[str], candidates: Sequence[str], lang: str, state: Any) -> np.ndarray:
@@ -154,7 +160,7 @@ class Metric:
 
     __call__ = score
 
-    def describe(self) -> dict[str, Any]:
+    def describe(self) -> dict[str, str]:
         return {"name": self.name, "label": self.label, "version": self.version}
 
 

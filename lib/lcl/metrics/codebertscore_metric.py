@@ -41,18 +41,24 @@ import threading
 from collections import defaultdict
 from collections.abc import Generator, Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..cache import key
 from ..process_pools import shared_pool
-from .base import Metric
+from .base import Metric, MetricConfig
+
+if TYPE_CHECKING:
+    from multiprocessing.pool import Pool
+
+    import torch
+    from transformers import PreTrainedTokenizerBase
 
 COMPONENTS = ("P", "R", "F1", "F3")
 VERSION = "code-bert-score==0.4.1;no_punc;no_idf;v1"
 
-_SCORERS: dict[tuple[str, int, str], tuple[Any, Any]] = {}
+_SCORERS: dict[tuple[str, int, str], tuple[torch.nn.Module, PreTrainedTokenizerBase]] = {}
 _LOCK = threading.Lock()
 
 
@@ -88,7 +94,7 @@ def encoder_digest(path: str | Path) -> str:
     return key(parts, cfg)[:16]
 
 
-def load_scorer(encoder: str | Path, num_layers: int, device: str = "cpu") -> tuple[Any, Any]:
+def load_scorer(encoder: str | Path, num_layers: int, device: str = "cpu") -> tuple[torch.nn.Module, PreTrainedTokenizerBase]:
     """(model, tokenizer), loaded once per (encoder, num_layers, device) and kept."""
     offline()
     k = (str(encoder), num_layers, device)
@@ -116,7 +122,7 @@ def _worker_init() -> None:
     torch.set_num_threads(1)  # the processes share the cores; threads per process would compete
 
 
-def _get_pool(workers: int) -> Any:
+def _get_pool(workers: int) -> Pool:
     return shared_pool("codebertscore", workers, initializer=_worker_init)
 
 
@@ -156,7 +162,7 @@ class CodeBERTScore(Metric):
             self.label = f"CodeBERTScore[{tag}]"
         self.version = f"{VERSION};{encoder_digest(self.encoder)};L{self.num_layers};{component};{self.precision}"
 
-    def config(self, state: Any) -> Any:
+    def config(self, state: Any) -> MetricConfig:
         return {"component": self.component, "layers": self.num_layers}
 
     def all_components(self, references: Sequence[str], candidates: Sequence[str]) -> np.ndarray:
@@ -177,7 +183,7 @@ class CodeBERTScore(Metric):
                 preds[i] = 1.0 if (not r.strip() and not c.strip()) else 0.0
         return np.clip(preds, 0.0, 1.0)
 
-    def _token_embeddings(self, sentences: list[str]) -> dict[str, tuple[Any, Any]]:
+    def _token_embeddings(self, sentences: list[str]) -> dict[str, tuple[torch.Tensor, torch.Tensor]]:
         """Per sentence: (token embeddings, idf weights), punctuation-only tokens dropped.
 
         Same steps as the library's ``bert_cos_score_idf`` (``get_bert_embedding`` with its
@@ -194,7 +200,7 @@ class CodeBERTScore(Metric):
         idf[tok.cls_token_id] = 0
         ids = {s: tok(s)["input_ids"] for s in sentences}
         order = sorted(sentences, key=lambda s: len(ids[s]), reverse=True)
-        stats: dict[str, tuple[Any, Any]] = {}
+        stats: dict[str, tuple[torch.Tensor, torch.Tensor]] = {}
         for start in range(0, len(order), self.batch_size):
             batch = order[start : start + self.batch_size]
             embs, masks, padded_idf = get_bert_embedding(batch, model, tok, idf, device=self.device)
@@ -204,12 +210,12 @@ class CodeBERTScore(Metric):
                 stats[sen] = (embs[i, :n][keep].float().cpu(), padded_idf[i, :n][keep].float().cpu())
         return stats
 
-    def _greedy_match(self, refs: list[str], cands: list[str], stats: dict[str, tuple[Any, Any]]) -> np.ndarray:
+    def _greedy_match(self, refs: list[str], cands: list[str], stats: dict[str, tuple[torch.Tensor, torch.Tensor]]) -> np.ndarray:
         import torch
         from code_bert_score.utils import greedy_cos_idf
         from torch.nn.utils.rnn import pad_sequence
 
-        def padded(sens: list[str]) -> tuple[Any, Any, Any]:
+        def padded(sens: list[str]) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
             emb = [stats[s][0] for s in sens]
             lens = torch.tensor([e.size(0) for e in emb])
             mask = torch.arange(int(lens.max())).expand(len(sens), -1) < lens.unsqueeze(1)

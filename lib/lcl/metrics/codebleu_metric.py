@@ -21,12 +21,15 @@ import logging
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from ..process_pools import shared_pool
-from .base import Metric
+from .base import Metric, MetricConfig
+
+if TYPE_CHECKING:
+    from multiprocessing.pool import Pool
 
 VERSION = "codebleu==0.7.0;tree-sitter-python==0.21.0;tree-sitter-java==0.21.0;hashseed=0;v1"
 WEIGHTS = (0.25, 0.25, 0.25, 0.25)
@@ -52,7 +55,7 @@ def seeded_in_process() -> bool:
     return sys.flags.hash_randomization == 0
 
 
-def _get_pool(workers: int) -> Any:
+def _get_pool(workers: int) -> Pool:
     # hash seed 0 in the workers: codebleu's keyword sets iterate in hash order
     return shared_pool("codebleu", workers, env={"PYTHONHASHSEED": "0"})
 
@@ -70,7 +73,7 @@ class CodeBLEU(Metric):
     def __init__(self, workers: int | None = None):
         self.workers = workers or default_workers()
 
-    def config(self, state: Any) -> Any:
+    def config(self, state: Any) -> MetricConfig:
         return {"weights": WEIGHTS}
 
     def score_chunk(self, references: Sequence[str], candidates: Sequence[str], lang: str, state: Any) -> np.ndarray:

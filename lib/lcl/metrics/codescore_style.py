@@ -43,10 +43,10 @@ import shutil
 import sqlite3
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypedDict, cast
 
 import numpy as np
 
@@ -56,6 +56,10 @@ from ..records import candidate_of, reference_of
 from .base import Metric
 from .cache import pair_digest
 from .codebertscore_metric import default_encoder, encoder_digest, offline
+
+if TYPE_CHECKING:
+    import torch
+    from transformers import BatchEncoding
 
 LABEL = "CodeScore-style (retrained)"
 FORMAT = "lcl-codescore-style/1"
@@ -94,7 +98,7 @@ class Encoder:
         self.max_length = max_length
         self.dim = int(self.model.config.hidden_size)
 
-    def tokens(self, first: Sequence[str], second: Sequence[str] | None = None) -> Any:
+    def tokens(self, first: Sequence[str], second: Sequence[str] | None = None) -> BatchEncoding:
         return self.tokenizer(
             list(first),
             list(second) if second is not None else None,
@@ -117,12 +121,12 @@ class Encoder:
             for prm in layer.parameters():
                 prm.requires_grad_(True)
 
-    def trainable_state(self) -> dict[str, Any]:
+    def trainable_state(self) -> dict[str, torch.Tensor]:
         """The encoder weights training changes (only these are saved with a model)."""
         names = {n for n, prm in self.model.named_parameters() if prm.requires_grad}
         return {k: v.detach().clone() for k, v in self.model.state_dict().items() if k in names}
 
-    def bottom(self, first: Sequence[str], second: Sequence[str], n_top: int, batch_size: int = 16) -> list[Any]:
+    def bottom(self, first: Sequence[str], second: Sequence[str], n_top: int, batch_size: int = 16) -> list[torch.Tensor]:
         """Per pair, the hidden states entering the top ``n_top`` layers (frozen lower layers in
         eval mode, no gradient), float16, unpadded; memoised in this process by pair text."""
         import torch
@@ -144,7 +148,7 @@ class Encoder:
         self.model.train(was_training)
         return [BOTTOM[k] for k in keys]
 
-    def top_pooled(self, hidden: Sequence[Any], n_top: int) -> Any:
+    def top_pooled(self, hidden: Sequence[torch.Tensor], n_top: int) -> torch.Tensor:
         """Mean-pooled output of the top ``n_top`` layers run on :meth:`bottom`'s states."""
         import torch
 
@@ -161,7 +165,7 @@ class Encoder:
         m = mask.unsqueeze(-1)
         return (h * m).sum(1) / m.sum(1).clamp(min=1.0)
 
-    def pooled(self, batch: Any) -> Any:
+    def pooled(self, batch: BatchEncoding) -> torch.Tensor:
         out = self.model(**batch).last_hidden_state
         mask = batch["attention_mask"].unsqueeze(-1).to(out.dtype)
         return (out * mask).sum(1) / mask.sum(1).clamp(min=1.0)
@@ -216,17 +220,17 @@ class _EmbeddingStore:
 
 
 #: frozen lower-layer states per pair (Encoder.bottom), shared by the models one process trains
-BOTTOM: dict[str, Any] = {}
+BOTTOM: dict[str, torch.Tensor] = {}
 
 
 # --------------------------------------------------------------------------------- heads
-def _features(u: Any, v: Any) -> Any:
+def _features(u: torch.Tensor, v: torch.Tensor) -> torch.Tensor:
     import torch
 
     return torch.cat([u, v, (u - v).abs(), u * v], dim=-1)
 
 
-def _mlp(dim: int, hidden: int, dropout: float) -> Any:
+def _mlp(dim: int, hidden: int, dropout: float) -> torch.nn.Sequential:
     from torch import nn
 
     return nn.Sequential(nn.Linear(4 * dim, hidden), nn.ReLU(), nn.Dropout(dropout), nn.Linear(hidden, 1))
@@ -252,7 +256,7 @@ class TrainConfig:
     weight_decay: float = 1e-4
     batch_size: int = 16  # full mode
     max_length: int = MAX_LENGTH
-    extra: dict[str, Any] = field(default_factory=dict)
+    extra: dict[str, object] = field(default_factory=dict)  # free-form notes, saved with the model
     lr_head: float | None = None  # full mode: the linear head's learning rate (None: lr_full)
     max_steps: int | None = None  # full mode: stop after this many optimiser steps (None: epochs only)
     unfreeze_layers: int | None = None  # full mode: train the top N encoder layers only (None: all)
@@ -270,10 +274,52 @@ class TrainPair:
     label: float
 
 
+class EncoderMeta(TypedDict):
+    path: str
+    digest: str
+    default: bool  # the default encoder: a saved model finds it wherever it is installed
+
+
+class ValidationMeta(TypedDict):
+    n: int
+    ids: list[str]
+    best_mae: float | None
+    best_step: int | None
+    history: list[tuple[int, float]]  # (step, validation MAE); lists once read back from meta.json
+
+
+class TrainMeta(TypedDict):
+    n: int
+    ids: list[str]
+    pair_digests: list[str]
+    label_mean: float
+    final_loss: float | None
+    steps: int
+    validation: ValidationMeta
+
+
+class ModelMeta(TypedDict, total=False):
+    """A model's ``meta.json`` (:func:`train` writes every key but ``content_hash``, which
+    :meth:`CodeScoreModel.save` adds; an unsaved probe model has none)."""
+
+    format: str
+    label: str
+    config: dict[str, object]  # TrainConfig's fields
+    encoder: EncoderMeta
+    train: TrainMeta
+    versions: dict[str, str]
+    content_hash: str
+
+
+class FitLog(TypedDict):
+    steps: int
+    final_loss: float | None
+
+
 class CodeScoreModel:
     """A trained CodeScore-style model: predict, save (with content hash), load."""
 
-    def __init__(self, encoder: Encoder, config: TrainConfig, head: Any, meta: dict[str, Any]):
+    def __init__(self, encoder: Encoder, config: TrainConfig, head: torch.nn.Module, meta: ModelMeta):
         self.encoder, self.config, self.head, self.meta = encoder, config, head, meta
         self.content_hash: str | None = meta.get("content_hash")
         self.train_seconds: float | None = None
@@ -308,7 +354,7 @@ class CodeScoreModel:
         base = Path(out_dir) if out_dir else default_model_dir()
         base.mkdir(parents=True, exist_ok=True)
         tmp = Path(tempfile.mkdtemp(prefix=".codescore-", dir=base))
-        state: dict[str, Any] = {"head": self.head.state_dict()}
+        state: dict[str, dict[str, torch.Tensor]] = {"head": self.head.state_dict()}
         if self.config.mode == "full":
             full = self.config.unfreeze_layers is None
             state["encoder"] = self.encoder.model.state_dict() if full else self.encoder.trainable_state()
@@ -368,7 +414,7 @@ def _content_hash(directory: Path) -> str:
     return h.hexdigest()
 
 
-def _make_head(config: TrainConfig, dim: int) -> Any:
+def _make_head(config: TrainConfig, dim: int) -> torch.nn.Module:
     from torch import nn
 
     return _mlp(dim, config.hidden, config.dropout) if config.mode == "fast" else nn.Linear(dim, 1)
@@ -408,10 +454,11 @@ class EarlyStopping:
         self.best_step: int | None = None
         self.last_step: int | None = None
         self.bad = 0
+        # what ``snapshot()`` gave: the head's state dict (fast mode) or head and encoder state dicts (full)
         self.state: Any = None
         self.history: list[tuple[int, float]] = []
 
-    def update(self, step: int, value: float, snapshot: Any) -> bool:
+    def update(self, step: int, value: float, snapshot: Callable[[], Any]) -> bool:
         """Record ``value`` at ``step`` (``snapshot()`` is called when it is the best); True = stop."""
         self.last_step = step
         self.history.append((step, float(value)))
@@ -447,16 +494,16 @@ def _check_disjoint(pairs: Sequence[TrainPair], validation: Sequence[TrainPair],
     return digests
 
 
-def _mae(pred: Any, pairs: Sequence[TrainPair]) -> float:
+def _mae(pred: np.ndarray, pairs: Sequence[TrainPair]) -> float:
     return float(np.mean(np.abs(np.asarray(pred, float) - np.array([p.label for p in pairs], float))))
 
 
-def _fit_fast(enc: Encoder, head: Any, pairs: Sequence[TrainPair], validation: Sequence[TrainPair],
-              config: TrainConfig, stopper: EarlyStopping) -> dict[str, Any]:
+def _fit_fast(enc: Encoder, head: torch.nn.Module, pairs: Sequence[TrainPair], validation: Sequence[TrainPair],
+              config: TrainConfig, stopper: EarlyStopping) -> FitLog:
     """Frozen encoder: full-batch epochs of the MLP head on cached embeddings."""
     import torch
 
-    def feats(ps: Sequence[TrainPair]) -> Any:
+    def feats(ps: Sequence[TrainPair]) -> torch.Tensor:
         refs, cands = model_inputs(config, [p.reference for p in ps], [p.candidate for p in ps])
         return _features(torch.from_numpy(enc.embed(refs)), torch.from_numpy(enc.embed(cands)))
 
@@ -483,7 +530,7 @@ def _fit_fast(enc: Encoder, head: Any, pairs: Sequence[TrainPair], validation: S
     return {"steps": len(losses), "final_loss": losses[-1] if losses else None}
 
 
-def _pair_pooled(enc: Encoder, config: TrainConfig, candidates: Sequence[str], references: Sequence[str]) -> Any:
+def _pair_pooled(enc: Encoder, config: TrainConfig, candidates: Sequence[str], references: Sequence[str]) -> torch.Tensor:
     """Pooled cross-encoder output for (candidate, reference) pairs: through the whole encoder,
     or (``cache_frozen``) through the trained top layers on the frozen layers' memoised states."""
     if config.cache_frozen and config.unfreeze_layers is not None:
@@ -491,8 +538,8 @@ def _pair_pooled(enc: Encoder, config: TrainConfig, candidates: Sequence[str], r
     return enc.pooled(enc.tokens(candidates, references))
 
 
-def _fit_full(enc: Encoder, head: Any, pairs: Sequence[TrainPair], validation: Sequence[TrainPair],
-              config: TrainConfig, stopper: EarlyStopping, device: str) -> dict[str, Any]:
+def _fit_full(enc: Encoder, head: torch.nn.Module, pairs: Sequence[TrainPair], validation: Sequence[TrainPair],
+              config: TrainConfig, stopper: EarlyStopping, device: str) -> FitLog:
     """Fine-tuning: mini-batches over ``candidate [SEP] reference`` through the (top layers of
     the) encoder; validation every ``eval_every`` steps or once per epoch."""
     import torch
@@ -503,15 +550,16 @@ def _fit_full(enc: Encoder, head: Any, pairs: Sequence[TrainPair], validation: S
                                                               "lr": config.lr_head or config.lr_full}]
     opt = torch.optim.AdamW([g for g in groups if g["params"]], weight_decay=config.weight_decay)
     mean = min(max(float(np.mean([p.label for p in pairs])), 1e-3), 1 - 1e-3)
+    linear = cast("torch.nn.Linear", head)  # full mode's head (_make_head)
     with torch.no_grad():  # start from the mean predictor: training has to beat it
-        head.weight.zero_()
-        head.bias.fill_(float(np.log(mean / (1 - mean))))
+        linear.weight.zero_()
+        linear.bias.fill_(float(np.log(mean / (1 - mean))))
     gen = torch.Generator().manual_seed(config.seed)
     refs, cands = model_inputs(config, [p.reference for p in pairs], [p.candidate for p in pairs])
     y = torch.tensor([p.label for p in pairs], dtype=torch.float32)
     probe = CodeScoreModel(enc, config, head, {})
 
-    def snapshot() -> Any:
+    def snapshot() -> dict[str, dict[str, torch.Tensor]]:
         return {"head": copy.deepcopy(head.state_dict()), "encoder": enc.trainable_state()}
 
     def validate(step: int) -> bool:
@@ -586,7 +634,7 @@ def train(
         log = _fit_fast(enc, head, pairs, validation, config, stopper)
     else:
         log = _fit_full(enc, head, pairs, validation, config, stopper, device)
-    meta = {
+    meta: ModelMeta = {
         "format": FORMAT,
         "label": LABEL,
         "config": config.__dict__,
@@ -609,7 +657,8 @@ def train(
 
 
 def pairs_from_rows(rows: Sequence[dict[str, Any]], label_field: str = "score") -> list[TrainPair]:
-    """Training pairs from our pair format or the LoCaL format (label from ``df_score``/``score``)."""
+    """Training pairs from our pair format or the LoCaL format (label from ``df_score``/``score``);
+    ``rows`` as decoded from a user's JSONL (values of any JSON type)."""
     out = []
     for i, row in enumerate(rows):
         ref, cand = reference_of(row), candidate_of(row)
@@ -639,7 +688,7 @@ class CodeScoreStyle(Metric):
         self._train = set(self.model.meta.get("train", {}).get("pair_digests", []))
 
     def prepare(self, references: Sequence[str], candidates: Sequence[str], lang: str,
-                ids: Sequence[str] | None = None) -> Any:
+                ids: Sequence[str] | None = None) -> None:
         if self.allow_overlap or not self._train:
             return None
         seen = [i for i, (r, c) in enumerate(zip(references, candidates, strict=True)) if pair_digest(r, c) in self._train]

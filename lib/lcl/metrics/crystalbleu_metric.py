@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from .base import Metric
+from .base import Metric, MetricConfig
 
 K = 50
 VERSION = "crystalbleu==0.2;pygments;k-ngrams-1-4;v1"
@@ -88,7 +88,7 @@ class CrystalBLEU(Metric):
     version = VERSION
     chunk_size = 1024
 
-    def __init__(self, mode: str = "paper", k: int = K, ignore: dict | None = None):
+    def __init__(self, mode: str = "paper", k: int = K, ignore: dict[tuple[str, ...], int] | None = None):
         if mode not in ("corpus", "paper"):
             raise ValueError("CrystalBLEU mode must be 'corpus' or 'paper'")
         if mode == "paper" and ignore is not None:
@@ -98,7 +98,7 @@ class CrystalBLEU(Metric):
         self.label = "CrystalBLEU" if mode == "paper" else "CrystalBLEU[corpus]"
 
     def prepare(self, references: Sequence[str], candidates: Sequence[str], lang: str,
-                ids: Sequence[str] | None = None) -> Any:
+                ids: Sequence[str] | None = None) -> dict[tuple[str, ...], int] | None:
         if self.mode == "paper":
             return None
         if self.fixed_ignore is not None:
@@ -108,8 +108,8 @@ class CrystalBLEU(Metric):
             ignore = ignore_set(docs, self.k)
         return ignore
 
-    def config(self, state: Any) -> Any:
-        cfg: dict[str, Any] = {"mode": self.mode, "k": self.k}
+    def config(self, state: Any) -> MetricConfig:
+        cfg: MetricConfig = {"mode": self.mode, "k": self.k}
         if state is not None:
             cfg["ignore"] = _digest(state)
         return cfg

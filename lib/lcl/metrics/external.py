@@ -60,7 +60,7 @@ class ExternalScores(Metric):
             self.scores[rid] = v
 
     def prepare(self, references: Sequence[str], candidates: Sequence[str], lang: str,
-                ids: Sequence[str] | None = None) -> Any:
+                ids: Sequence[str] | None = None) -> list[str]:
         if ids is None:
             raise UserError(f"{self.name}: external scores are matched by pair id; pass ids=")
         return list(ids)  # one chunk holds every pair (chunk_size, no cache): the chunk's ids

@@ -17,9 +17,10 @@ from ..errors import UserError
 from .base import Metric
 
 
-def pair_code(rows: list[dict[str, Any]], path: Path,
+def pair_code(rows: list[dict[str, object]], path: Path,
               by_id: bool = False) -> tuple[list[str], list[str], list[str], list[str]]:
-    """Code and ids of the rows, and notes on their ids for the user. ``by_id``: a metric matches
+    """Code and ids of the rows (a user's JSONL as decoded: any JSON values, checked here), and
+    notes on their ids for the user. ``by_id``: a metric matches
     rows by id (``external:``), so every row needs its own id; otherwise rows without one are
     numbered, and the notes say so."""
     if not rows:
@@ -43,7 +44,7 @@ def pair_code(rows: list[dict[str, Any]], path: Path,
     return refs, cands, ids, notes
 
 
-def _id_notes(rows: list[dict[str, Any]], ids: list[str], path: Path, by_id: bool) -> list[str]:
+def _id_notes(rows: list[dict[str, object]], ids: list[str], path: Path, by_id: bool) -> list[str]:
     no_id = [i for i, row in enumerate(rows, 1) if row.get("id") is None]
     seen: dict[str, int] = {}
     dups = []
@@ -66,17 +67,18 @@ def _id_notes(rows: list[dict[str, Any]], ids: list[str], path: Path, by_id: boo
 
 def score_rows(rows: list[dict[str, Any]], refs: list[str], cands: list[str], ids: list[str],
                names: Sequence[str], metrics: Sequence[Metric], *, lang: str | None = None, cache: bool = True,
-               progress: bool = True) -> dict[str, dict[str, Any]]:
+               progress: bool = True) -> dict[str, dict[str, str]]:
     """Add to every row one field per metric, named as in ``names`` (``None`` where a score is
     missing); each metric is called once per language (a row's ``lang``, else ``lang``, else
-    python). Returns each metric's description (label, version, settings) by name."""
+    python). Returns each metric's description (label, version, settings) by name. ``rows``: a
+    user's JSONL as decoded (JSON values of any type; a row's ``lang`` is used as given)."""
     from tqdm import tqdm
 
     langs = [row.get("lang") or lang or "python" for row in rows]
     groups: dict[str, list[int]] = {}
     for i, row_lang in enumerate(langs):
         groups.setdefault(row_lang, []).append(i)
-    described: dict[str, dict[str, Any]] = {}
+    described: dict[str, dict[str, str]] = {}
     for name, m in zip(names, metrics, strict=True):
         vals = [math.nan] * len(rows)
         bar = tqdm(total=len(rows), desc=m.label, unit="pair", disable=not progress, file=sys.stderr)
@@ -100,8 +102,8 @@ def score_rows(rows: list[dict[str, Any]], refs: list[str], cands: list[str], id
     return described
 
 
-def _describe_extra(m: Any) -> dict[str, Any]:
-    extra = {}
+def _describe_extra(m: Metric) -> dict[str, object]:
+    extra: dict[str, object] = {}
     for attr in ("mode", "component", "num_layers", "encoder", "k"):
         if hasattr(m, attr):
             extra[attr] = getattr(m, attr)

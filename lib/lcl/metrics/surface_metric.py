@@ -8,7 +8,7 @@ from typing import Any, cast
 import numpy as np
 
 from .. import similarity
-from .base import Metric
+from .base import Metric, MetricConfig
 
 
 class SurfaceSim(Metric):
@@ -25,7 +25,7 @@ class SurfaceSim(Metric):
         if mode == "tree":
             self.chunk_size = 64
 
-    def config(self, state: Any) -> Any:
+    def config(self, state: Any) -> MetricConfig:
         return {"mode": self.mode}
 
     def score_chunk(self, references: Sequence[str], candidates: Sequence[str], lang: str, state: Any) -> np.ndarray:

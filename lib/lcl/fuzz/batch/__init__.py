@@ -2,18 +2,20 @@
 driving one pair's sandboxed workers through the shared fork-server) or on a Dask cluster,
 commit each pair to the store as it finishes, write RESULTS.jsonl at the end.
 
-Rows (JSON Lines) come in two shapes:
+Rows (JSON Lines) have an ``id`` and two codes: ``reference`` (or the published
+``golden_code``) or ``reference_file``, and ``variant`` (or ``candidate``, or the published
+``generated_code``) or ``variant_file`` (``candidate_file``); optional ``n`` and ``seed``.
+Relative files are resolved against the directory of the pairs file. Then either
 
-- explicit: ``id``, ``reference`` (code) or ``reference_file``, ``variant`` or
-  ``variant_file``, ``entry`` (function) or ``"stdin": true`` (program), ``inputs`` (a list) or
-  ``inputs_file`` (JSONL, one input per line); optional ``n`` and ``seed``. Relative files are
-  resolved against the directory of the pairs file.
-- published LoCaL: ``id``, ``golden_code``, ``generated_code``. The task, entry point and
-  inputs are resolved from the id by a *resolver* the caller passes (``resolvers=[...]``;
-  the project's is :func:`lcl.task_specs.resolve_published`; ``LCL_FUZZ_RESOLVER`` names one
-  more). Without one, such rows fail with a ``UserError`` naming the id.
+- explicit inputs: ``entry`` (function) or ``"stdin": true`` (program), and ``inputs`` (a list)
+  or ``inputs_file`` (JSONL, one input per line); or
+- none (published LoCaL rows: ``id``, ``golden_code``, ``generated_code``; a study's rows with
+  their ``task``): the task, entry point and inputs are resolved by a *resolver* the caller
+  passes (``resolvers=[...]``; the project's is :func:`lcl.task_specs.resolve_published`;
+  ``LCL_FUZZ_RESOLVER`` names one more). Without one, such rows fail with a ``UserError``
+  naming the id. These rows are accepted as they are: repeated ids become ``id#2``, ...
 
-A resolver is ``fn(row) -> dict | None`` returning ``{"entry": NAME}`` or ``{"stdin": True}``
+A resolver is ``fn(row) -> ResolvedInputs | None`` returning ``{"entry": NAME}`` or ``{"stdin": True}``
 plus ``{"inputs": [...]}`` or ``{"generator": gen, "n": N}`` (``gen(seed, n) -> list``; it
 must be a picklable top-level callable to run on Dask). Returning ``None`` means
 "not mine"; raising ``KeyError``/``LookupError`` means "unknown task id".
@@ -30,9 +32,9 @@ from __future__ import annotations
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NotRequired, TypedDict
 
 from ...io import write_jsonl
 from ...records import NO_KEPT_RUN, has_score
@@ -43,6 +45,7 @@ from .fuzz_jobs import Parts, error_result, pair_job, ref_job, ref_run_job, refe
 from .generators import GenerationProcess, GeneratorMemo, SharedGenerator, share_generators
 from .jobs import (
     PairJob,
+    ResolvedInputs,
     Resolver,
     generator_name,
     job_keys,
@@ -56,11 +59,11 @@ from .jobs import (
 from .scheduling import CHUNK_TASKS, Chunk, run_chunks, run_chunks_pipelined, task_chunks
 
 
-def _carryable(jobs: list[PairJob], st: Any) -> dict[str, tuple[PairJob, dict[str, Any]]]:
+def _carryable(jobs: list[PairJob], st: Any) -> dict[str, tuple[PairJob, S.FuzzResult]]:
     """Current key -> (job, stored result of an older engine version that the current one would
     compute identically: :func:`lcl.fuzz.semantics.carries_over`)."""
     legacy = st.has_many([k for j in jobs for k in j.legacy_keys])
-    found: dict[str, tuple[PairJob, dict[str, Any]]] = {}
+    found: dict[str, tuple[PairJob, S.FuzzResult]] = {}
     for j in jobs:
         for k in j.legacy_keys:
             old = st.get(k) if k in legacy else None
@@ -78,7 +81,7 @@ def carry_over(jobs: list[PairJob], st: Any) -> set[str]:
     return set(found)
 
 
-def batch_status(pairs: list[dict[str, Any]], *, settings: S.Settings | None = None, seed: int = 0,
+def batch_status(pairs: Sequence[Mapping[str, Any]], *, settings: S.Settings | None = None, seed: int = 0,
                  store: Any = None, base: str | Path | None = None,
                  resolvers: Sequence[Resolver] = ()) -> dict[str, bool | None]:
     """Which pairs of a batch already have a result in ``store``, without running anything:
@@ -97,13 +100,13 @@ def batch_status(pairs: list[dict[str, Any]], *, settings: S.Settings | None = N
     return {j.id: (None if j.error is not None else j.key in done) for j in job_list}
 
 
-def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None = None, *,
+def run_batch(pairs: str | Path | Sequence[Mapping[str, Any]], out: str | Path | None = None, *,
               settings: S.Settings | None = None, seed: int = 0, jobs: int | None = None,
               scheduler: str | None = None, store: Any = None, network: str | None = None,
               progress: bool = True, base: str | Path | None = None,
-              keep_going: bool = False, resolvers: Sequence[Resolver] = ()) -> list[dict[str, Any]]:
+              keep_going: bool = False, resolvers: Sequence[Resolver] = ()) -> list[S.FuzzResult]:
     """Fuzz every pair; finished pairs come from / go to ``store`` (a :class:`ResultStore`);
-    published-format rows are resolved by ``resolvers`` (then ``LCL_FUZZ_RESOLVER``'s).
+    rows without inputs are resolved by ``resolvers`` (then ``LCL_FUZZ_RESOLVER``'s).
 
     Returns the result rows in input order and, when ``out`` is given, writes them to ``out``
     atomically (one JSON object per line, sorted keys; byte-identical for identical inputs).
@@ -149,7 +152,7 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
                     run_chunks_pipelined(chunks, ex, refs, st, settings_d, network, ref_bar, bar)
             ref_bar.close()
             bar.close()
-        results = []
+        results: list[S.FuzzResult] = []
         for j in job_list:
             if j.error is not None:
                 results.append({"id": j.id, "key": j.key, "df_score": None, "error": j.error,
@@ -168,7 +171,17 @@ def run_batch(pairs: str | Path | list[dict[str, Any]], out: str | Path | None =
     return results
 
 
-def results_summary(results: list[dict[str, Any]]) -> dict[str, Any]:
+class Summary(TypedDict):
+    """What :func:`results_summary` says about a batch's results."""
+
+    pairs: int
+    errors: int
+    all_runs_excluded: int  # df_score -1
+    mean_df_score: float | None  # over the pairs with a score
+    out: NotRequired[str]  # where they were written (added by ``lcl fuzz batch``)
+
+
+def results_summary(results: Sequence[S.FuzzResult]) -> Summary:
     scores = [r["df_score"] for r in results if r.get("df_score") is not None]
     kept = [x for x in scores if has_score(x)]
     return {
@@ -179,7 +192,7 @@ def results_summary(results: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def dumps_last_line(obj: dict[str, Any]) -> str:
+def dumps_last_line(obj: Mapping[str, object]) -> str:
     return json.dumps(obj, sort_keys=True)
 
 
@@ -191,8 +204,10 @@ __all__ = [
     "GeneratorMemo",
     "PairJob",
     "Parts",
+    "ResolvedInputs",
     "Resolver",
     "SharedGenerator",
+    "Summary",
     "batch_status",
     "carry_over",
     "dask_completed",

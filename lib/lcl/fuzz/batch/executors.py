@@ -10,24 +10,34 @@ import os
 import time
 from collections.abc import Callable, Iterable
 from concurrent.futures import as_completed
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
 from ...errors import UserError
 
+_T = TypeVar("_T")
+_T_co = TypeVar("_T_co", covariant=True)
 
-class _Lazy:
+
+class JobFuture(Protocol[_T_co]):
+    """What every executor's ``submit`` returns (a ``concurrent.futures.Future``, a Dask future,
+    a :class:`_Lazy`): the job's return value, by ``result()``."""
+
+    def result(self) -> _T_co: ...
+
+
+class _Lazy(Generic[_T]):
     """A job of the in-process executor: runs when its result is asked for, so finished pairs
     reach the store one by one (and ``kill -9`` loses only the pair that was running)."""
 
-    def __init__(self, fn: Callable[..., Any], args: tuple) -> None:
+    def __init__(self, fn: Callable[..., _T], args: tuple[Any, ...]) -> None:
         self.fn, self.args = fn, args
 
-    def result(self) -> Any:
+    def result(self) -> _T:
         return self.fn(*self.args)
 
 
 class _Inline:
-    def submit(self, fn: Callable[..., Any], *args: Any) -> _Lazy:
+    def submit(self, fn: Callable[..., _T], *args: Any) -> _Lazy[_T]:
         return _Lazy(fn, args)
 
 
@@ -54,8 +64,8 @@ def make_executor(jobs: int, scheduler: str | None):
             raise UserError(f"--scheduler {scheduler}: not a scheduler address ({exc})") from None
 
         class _Dask:
-            def submit(self, fn: Callable[..., Any], *args: Any) -> Any:
-                return client.submit(fn, *args, pure=False)
+            def submit(self, fn: Callable[..., _T], *args: Any) -> JobFuture[_T]:
+                return client.submit(fn, *args, pure=False)  # a distributed.Future
 
         limit = float(os.environ.get("LCL_DASK_NO_WORKER_TIMEOUT") or NO_WORKER_TIMEOUT)
         try:

@@ -6,7 +6,7 @@ collector that merges a split pair's one-run parts.
 from __future__ import annotations
 
 from collections.abc import Callable, MutableMapping
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from ...errors import UserError
 from .. import semantics as S
@@ -44,7 +44,7 @@ def _sandboxed(fn: Callable[[], _T]) -> _T:
     raise AssertionError("unreachable")
 
 
-def ref_job(job: PairJob, settings: dict[str, Any], network: str | None) -> tuple[str, dict[str, bytes] | str]:
+def ref_job(job: PairJob, settings: S.SettingsDict, network: str | None) -> tuple[str, dict[str, bytes] | str]:
     """Reference outcomes of one task for every input set its runs use (one for explicit
     inputs, one per run for a generator). Runs in a local thread or on a Dask worker."""
     s = S.Settings.from_dict(settings)
@@ -70,6 +70,7 @@ def reference_run(job: PairJob, run: int, s: S.Settings, network: str | None,
     """(reference key, outcomes) of run ``run`` of a generated task; ``refs`` (the store's
     reference table), when given, is consulted and filled under that per-run key."""
     spec = CodeSpec(job.level, job.reference, job.entry, "reference.py")
+    assert job.generator is not None  # a generated task
     raw = job.generator(S.run_seed(job.seed, run), job.n or s.n_default(job.level))
     items = check_inputs(list(raw), level=job.level, source=f"pair {job.id}: generator")
     known = raw if isinstance(raw, InputSet) else None
@@ -85,7 +86,7 @@ def reference_run(job: PairJob, run: int, s: S.Settings, network: str | None,
     return key, blob
 
 
-def ref_run_job(job: PairJob, run: int, settings: dict[str, Any], network: str | None,
+def ref_run_job(job: PairJob, run: int, settings: S.SettingsDict, network: str | None,
                  refs: MutableMapping[str, bytes] | None) -> tuple[str, int, dict[str, bytes] | str]:
     """Reference outcomes of run ``run`` of a generated task -> (task's ref key, run, ``{run's
     reference key: outcomes}`` or an error). One thread-pool job per run, so that the runs of a
@@ -101,14 +102,14 @@ def ref_run_job(job: PairJob, run: int, settings: dict[str, Any], network: str |
     return job.ref_key, run, {key: blob}
 
 
-def pair_job(job: PairJob, settings: dict[str, Any], network: str | None,
-              ref_blobs: dict[str, bytes] | None) -> tuple[str, dict[str, Any]]:
+def pair_job(job: PairJob, settings: S.SettingsDict, network: str | None,
+              ref_blobs: dict[str, bytes] | None) -> tuple[str, S.FuzzResult]:
     """One pair -> (key, deterministic result dict)."""
     s = S.Settings.from_dict(settings)
     cache_: dict[str, bytes] = dict(ref_blobs or {})
     try:
         res = _sandboxed(lambda: fuzz_pair(
-            job.reference, job.variant, entry=job.entry, stdin=job.stdin, inputs=job.inputs,
+            job.reference, job.candidate, entry=job.entry, stdin=job.stdin, inputs=job.inputs,
             generator=job.generator, n=job.n, seed=job.seed, settings=s, network=network,
             ref_cache=cache_, label=f"pair {job.id}", inputs_hash=job.inputs_hash if job.inputs is not None else None))
         out = res.to_dict()
@@ -118,18 +119,18 @@ def pair_job(job: PairJob, settings: dict[str, Any], network: str | None,
     return job.key, out
 
 
-def error_result(s: S.Settings, job: PairJob, msg: str) -> dict[str, Any]:
+def error_result(s: S.Settings, job: PairJob, msg: str) -> S.FuzzResult:
     return {"df_score": None, "error": msg, "settings": s.to_dict(), "engine_version": S.ENGINE_VERSION,
             "base_seed": job.seed}
 
 
-def run_part_job(job: PairJob, run: int, settings: dict[str, Any], network: str | None,
-                  ref_blobs: dict[str, bytes] | None) -> tuple[str, int, PairResult | dict[str, Any]]:
+def run_part_job(job: PairJob, run: int, settings: S.SettingsDict, network: str | None,
+                  ref_blobs: dict[str, bytes] | None) -> tuple[str, int, PairResult | S.FuzzResult]:
     """Run ``run`` of a generator pair -> (key, run, its one-run result, or an error dict)."""
     s = S.Settings.from_dict(settings)
     try:
         return job.key, run, _sandboxed(lambda: fuzz_pair(
-            job.reference, job.variant, entry=job.entry, stdin=job.stdin, generator=job.generator, n=job.n,
+            job.reference, job.candidate, entry=job.entry, stdin=job.stdin, generator=job.generator, n=job.n,
             seed=job.seed, settings=s, network=network, ref_cache=dict(ref_blobs or {}), label=f"pair {job.id}",
             only_runs=[run]))
     except UserError as exc:
@@ -141,17 +142,17 @@ class Parts:
 
     def __init__(self, runs: int) -> None:
         self.runs = runs
-        self.got: dict[str, dict[int, Any]] = {}
+        self.got: dict[str, dict[int, PairResult | S.FuzzResult]] = {}
 
-    def add(self, key: str, run: int, part: PairResult | dict[str, Any]) -> dict[str, Any] | None:
+    def add(self, key: str, run: int, part: PairResult | S.FuzzResult) -> S.FuzzResult | None:
         have = self.got.setdefault(key, {})
         have[run] = part
         if len(have) < self.runs:
             return None
         del self.got[key]
-        errors = [have[r] for r in sorted(have) if isinstance(have[r], dict)]
+        errors = [p for r in sorted(have) if isinstance(p := have[r], dict)]
         if errors:  # the error of the first failing run, as running the runs in order raises it
             return errors[0]
-        out = merge_runs(list(have.values())).to_dict()
+        out = merge_runs([p for p in have.values() if isinstance(p, PairResult)]).to_dict()  # every part
         out["error"] = None
         return out

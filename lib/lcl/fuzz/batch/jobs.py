@@ -1,6 +1,6 @@
-"""Job planning of a batch: pairs-file rows (explicit or published LoCaL, through the resolvers
-the caller passes) become checked :class:`PairJob` s with their result and reference cache keys.
-Nothing here runs code under test.
+"""Job planning of a batch: pairs-file rows (with explicit inputs, or resolved by the resolvers
+the caller passes, as published LoCaL rows are) become checked :class:`PairJob` s with their
+result and reference cache keys. Nothing here runs code under test.
 """
 
 from __future__ import annotations
@@ -8,19 +8,38 @@ from __future__ import annotations
 import importlib
 import json
 import os
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal, TypedDict
 
-from ... import cache
+from ... import cache, records
 from ...errors import UserError
 from ...io import read_jsonl
 from .. import semantics as S
-from ..algorithm import InputSet, check_code, check_inputs, code_digest, inputs_digest
+from ..algorithm import Generator, InputSet, check_code, check_inputs, code_digest, inputs_digest
 
-#: ``fn(row) -> {"entry"|"stdin", "inputs"|"generator", "n"} | None`` for published-format rows
-Resolver = Callable[[dict[str, Any]], "dict[str, Any] | None"]
+# A pairs-file row is a decoded JSON object: ``Mapping[str, Any]`` below, its values being
+# whatever the file holds (read and checked field by field here).
+
+
+class ResolvedInputs(TypedDict, total=False):
+    """What a resolver finds for a row it recognises: ``entry`` (a function pair) or ``stdin``
+    (a program pair), and ``inputs`` or ``generator`` (``gen(seed, n)``) with ``n`` (the
+    level's default N when None); ``spec_*``: where the project's resolver took the inputs'
+    constraints from (informative; not part of any key)."""
+
+    entry: str | None
+    stdin: bool
+    inputs: Sequence[Any]  # decoded inputs, whatever the task takes (checked by check_inputs)
+    generator: Generator
+    n: int | None
+    spec_origin: str
+    spec_verified: bool
+
+
+#: ``fn(row) -> ResolvedInputs | None`` for rows without inputs (None: "not mine")
+Resolver = Callable[[Mapping[str, Any]], "ResolvedInputs | None"]
 
 
 def load_resolver(spec: str) -> Resolver:
@@ -48,17 +67,17 @@ def with_env_resolver(resolvers: Sequence[Resolver]) -> list[Resolver]:
 class PairJob:
     id: str
     reference: str
-    variant: str
+    candidate: str
     entry: str | None
     stdin: bool
-    inputs: list[Any] | None
-    generator: Any
+    inputs: list[Any] | None  # decoded inputs (an InputSet where the batch shares them)
+    generator: Generator | None
     n: int | None
     seed: int
     key: str = ""
     ref_key: str = ""
     inputs_hash: str | None = None
-    error: str | None = None  # published rows whose code cannot be fuzzed: recorded, not fatal
+    error: str | None = None  # resolved rows whose code cannot be fuzzed: recorded, not fatal
     legacy_keys: tuple[str, ...] = ()  # the same pair's keys under engine versions it may carry over from
 
     @property
@@ -66,17 +85,37 @@ class PairJob:
         return "program" if self.stdin else "function"
 
 
-def _read_code(row: dict[str, Any], field: str, base: Path, rid: str) -> str:
-    if isinstance(row.get(field), str):
-        return row[field]
-    f = row.get(f"{field}_file")
-    if isinstance(f, str):
-        p = (base / f) if not os.path.isabs(f) else Path(f)
-        try:
-            return p.read_text(encoding="utf-8")
-        except OSError as exc:
-            raise UserError(f"pair {rid}: cannot read {field}_file {p}: {exc.strerror}") from None
-    raise UserError(f"pair {rid}: missing '{field}' (code) or '{field}_file'")
+#: where a row's code may be given instead, per side (relative paths: from the pairs file's folder)
+_CODE_FILES = {"reference": ("reference_file",), "candidate": ("candidate_file", "variant_file")}
+#: the columns of our own rows that name a code or its file (a row with none of them and
+#: ``golden_code``/``generated_code`` is in the published LoCaL format)
+_OWN_CODE_COLUMNS = ("reference", "reference_file", "candidate", "candidate_file", "variant", "variant_file")
+
+
+def _published_format(row: Mapping[str, Any]) -> bool:
+    return ("golden_code" in row or "generated_code" in row) and not any(k in row for k in _OWN_CODE_COLUMNS)
+
+
+def _read_code(row: Mapping[str, Any], side: Literal["reference", "candidate"], base: Path, rid: str) -> str:
+    """The row's code: under any name :func:`lcl.records.reference_of` / ``candidate_of``
+    read (a JSON string), else from the file ``*_file`` names."""
+    code = records.reference_of(row) if side == "reference" else records.candidate_of(row)
+    keys = records.REFERENCE_KEYS if side == "reference" else records.CANDIDATE_KEYS
+    given = next((row[k] for k in keys if row.get(k) is not None), None)  # what ``code`` is made from
+    if code is not None and isinstance(given, str):
+        return code
+    if _published_format(row):
+        raise UserError(f"pair {rid}: published rows need string 'golden_code' and 'generated_code'")
+    for field in _CODE_FILES[side]:
+        f = row.get(field)
+        if isinstance(f, str):
+            p = (base / f) if not os.path.isabs(f) else Path(f)
+            try:
+                return p.read_text(encoding="utf-8")
+            except OSError as exc:
+                raise UserError(f"pair {rid}: cannot read {field} {p}: {exc.strerror}") from None
+    names = " or ".join(f"'{k}'" for k in (*keys, *_CODE_FILES[side]))
+    raise UserError(f"pair {rid}: missing the {side}'s code: {names}")
 
 
 def read_rows(p: Path, what: str) -> list[Any]:
@@ -96,7 +135,7 @@ def read_rows(p: Path, what: str) -> list[Any]:
         raise UserError(f"{p}: cannot read the {what} file ({exc.strerror or exc})") from None
 
 
-def _int_field(row: dict[str, Any], field: str, rid: str, default: int | None, minimum: int | None = None) -> int | None:
+def _int_field(row: Mapping[str, Any], field: str, rid: str, default: int | None, minimum: int | None = None) -> int | None:
     """An integer field of a pairs-file row (JSON numbers only: ``"3"`` is refused, not guessed)."""
     v = row.get(field, default)
     if v is None:
@@ -118,13 +157,25 @@ def read_inputs_file(path: str | Path, *, level: str) -> list[Any]:
     return check_inputs(rows, level=level, source=str(p))
 
 
-def resolve_row(row: dict[str, Any], base: Path, default_seed: int,
+def has_inputs(row: Mapping[str, Any]) -> bool:
+    """Whether a row gives its inputs (``inputs`` or ``inputs_file``); a row without is resolved
+    by the batch's resolvers, and is accepted as it is: its repeated ids become ``id#2``, ...,
+    and what cannot be fuzzed becomes an error row."""
+    return "inputs" in row or "inputs_file" in row
+
+
+def resolve_row(row: Mapping[str, Any], base: Path, default_seed: int,
                 files: dict[tuple[str, str], InputSet] | None = None,
                 resolvers: Sequence[Resolver] = ()) -> PairJob:
-    """One pairs-file row -> a job. ``files``: inputs files already read in this batch, by
-    (resolved path, level): rows naming the same file share one :class:`InputSet` (read,
-    digested and pickled once; their task's reference runs once). A published-format row is
-    resolved by the first of ``resolvers`` that recognises it."""
+    """One pairs-file row -> a job. The two codes under any of the names
+    :func:`lcl.records.reference_of` and ``candidate_of`` read (``reference`` | ``golden_code``;
+    ``candidate`` | ``variant`` | ``generated_code``) or from ``reference_file`` /
+    ``candidate_file`` | ``variant_file``. A row with ``inputs`` or ``inputs_file`` gives
+    ``entry`` or ``stdin`` itself; any other row (the published LoCaL rows, a study's rows
+    naming their ``task``) is resolved by the first of ``resolvers`` that recognises it.
+    ``files``: inputs files already read in this batch, by (resolved path, level): rows naming
+    the same file share one :class:`InputSet` (read, digested and pickled once; their task's
+    reference runs once)."""
     if not isinstance(row, dict):
         raise UserError(f"pairs file: every line must be a JSON object, got {str(row)[:60]!r}")
     rid = row.get("id")
@@ -133,11 +184,9 @@ def resolve_row(row: dict[str, Any], base: Path, default_seed: int,
     rid = str(rid)
     seed = _int_field(row, "seed", rid, default_seed) or 0
     n = _int_field(row, "n", rid, None, 1)
-    explicit = any(k in row for k in ("reference", "reference_file", "variant", "variant_file"))
-    published = "golden_code" in row or "generated_code" in row
-    if explicit or not published:
-        ref = _read_code(row, "reference", base, rid)
-        var = _read_code(row, "variant", base, rid)
+    ref = _read_code(row, "reference", base, rid)
+    cand = _read_code(row, "candidate", base, rid)
+    if has_inputs(row):
         stdin = bool(row.get("stdin", False))
         entry = row.get("entry")
         level = "program" if stdin else "function"
@@ -151,19 +200,22 @@ def resolve_row(row: dict[str, Any], base: Path, default_seed: int,
                 known = InputSet(read_inputs_file(path, level=level))
                 if files is not None:
                     files[(path, level)] = known
-            return PairJob(rid, ref, var, entry, stdin, known, None, n, seed)
+            return PairJob(rid, ref, cand, entry, stdin, known, None, n, seed)
         else:
             raise UserError(f"pair {rid}: missing 'inputs' (a list) or 'inputs_file'")
         # an InputSet: the row's reference pass and its pair share one digest and one pickling
-        return PairJob(rid, ref, var, entry, stdin, InputSet(inputs), None, n, seed)
-    golden, generated = row.get("golden_code"), row.get("generated_code")
-    if not isinstance(golden, str) or not isinstance(generated, str):
-        raise UserError(f"pair {rid}: published rows need string 'golden_code' and 'generated_code'")
+        return PairJob(rid, ref, cand, entry, stdin, InputSet(inputs), None, n, seed)
     if not resolvers:
+        if _published_format(row):
+            raise UserError(
+                f"pair {rid}: published LoCaL row (golden_code/generated_code) but no input resolver was "
+                "given to find its task and input constraints; pass --resolver MODULE:FUNCTION "
+                "(or set LCL_FUZZ_RESOLVER), or give explicit 'reference', 'variant', 'entry'|'stdin', 'inputs'"
+            )
         raise UserError(
-            f"pair {rid}: published LoCaL row (golden_code/generated_code) but no input resolver was "
-            "given to find its task and input constraints; pass --resolver MODULE:FUNCTION "
-            "(or set LCL_FUZZ_RESOLVER), or give explicit 'reference', 'variant', 'entry'|'stdin', 'inputs'"
+            f"pair {rid}: no 'inputs' (a list) or 'inputs_file', and no input resolver was given to find its "
+            "task and input constraints; pass --resolver MODULE:FUNCTION (or set LCL_FUZZ_RESOLVER), or give "
+            "'entry'|'stdin' and 'inputs'|'inputs_file'"
         )
     spec = None
     for fn in resolvers:
@@ -184,11 +236,10 @@ def resolve_row(row: dict[str, Any], base: Path, default_seed: int,
         resolved = check_inputs(resolved, level=level, source=f"pair {rid}: resolved inputs")
     elif spec.get("generator") is None:
         raise UserError(f"pair {rid}: the resolver returned neither inputs nor a generator")
-    return PairJob(rid, golden, generated, spec.get("entry"), stdin, resolved, spec.get("generator"),
-                   spec.get("n", n), seed)
+    return PairJob(rid, ref, cand, spec.get("entry"), stdin, resolved, spec.get("generator"), spec.get("n", n), seed)
 
 
-def generator_name(gen: Any) -> str:
+def generator_name(gen: object) -> str:
     """The name a generator enters result keys under: its ``cache_name`` where it has one (a
     generator object naming what it generates, wherever its class is defined), else
     ``module.qualname`` of the function."""
@@ -207,7 +258,7 @@ def job_keys(job: PairJob, settings: S.Settings) -> None:
         inputs_part = ["generator", generator_name(job.generator), job.n]
     def result_key(version: str) -> str:
         return cache.key("lcl-fuzz-result", version, job.level, job.entry, code_digest(job.reference),
-                         code_digest(job.variant), inputs_part, job.seed, settings.result_relevant())
+                         code_digest(job.candidate), inputs_part, job.seed, settings.result_relevant())
 
     job.key = result_key(S.ENGINE_VERSION)
     job.legacy_keys = tuple(result_key(v) for v in S.CARRY_OVER)
@@ -216,27 +267,28 @@ def job_keys(job: PairJob, settings: S.Settings) -> None:
                             inputs_part, None if job.inputs is not None else job.seed, settings.result_relevant())
 
 
-def load_jobs(rows: Iterable[dict[str, Any]], base: Path, settings: S.Settings, seed: int,
+def load_jobs(rows: Iterable[Mapping[str, Any]], base: Path, settings: S.Settings, seed: int,
               keep_going: bool = False, resolvers: Sequence[Resolver] = ()) -> list[PairJob]:
-    """Resolve and check every row. Published-format rows that cannot be fuzzed (unknown task,
-    code that does not compile) are errors; with ``keep_going`` they become error rows in the
-    results instead (nothing is dropped), otherwise all of them are reported at once."""
+    """Resolve and check every row. Resolved rows (no inputs of their own: published LoCaL
+    rows, a study's rows) that cannot be fuzzed (unknown task, code that does not compile) are
+    errors; with ``keep_going`` they become error rows in the results instead (nothing is
+    dropped), otherwise all of them are reported at once."""
     jobs: list[PairJob] = []
     seen: set[str] = set()
     dup: dict[str, int] = {}
     files: dict[tuple[str, str], InputSet] = {}
     for row in rows:
-        published = isinstance(row, dict) and ("golden_code" in row or "generated_code" in row)
+        resolved = isinstance(row, dict) and not has_inputs(row)
         try:
             job = resolve_row(row, base, seed, files, resolvers)
         except UserError as exc:
-            if not published or not isinstance(row.get("id"), (str, int)):
+            if not resolved or not isinstance(row.get("id"), (str, int)):
                 raise
             # e.g. a task whose reference does not compile here: an error row, not a dead batch
-            job = PairJob(str(row["id"]), str(row.get("golden_code")), str(row.get("generated_code")), None, False,
-                          None, None, None, seed, error=str(exc).splitlines()[0])
+            job = PairJob(str(row["id"]), records.reference_of(row) or "", records.candidate_of(row) or "", None,
+                          False, None, None, None, seed, error=str(exc).splitlines()[0])
         if job.id in seen:
-            if not ("golden_code" in row or "generated_code" in row):
+            if not resolved:
                 raise UserError(f"pair {job.id}: duplicate id in the pairs file")
             # the published LoCaL release repeats some ids: keep every row, as id#2, id#3, ...
             dup[job.id] = dup.get(job.id, 1) + 1
@@ -248,16 +300,17 @@ def load_jobs(rows: Iterable[dict[str, Any]], base: Path, settings: S.Settings, 
             continue
         try:
             check_code(job.reference, level=job.level, entry=job.entry, side="reference", label=f"pair {job.id}")
-            check_code(job.variant, level=job.level, entry=job.entry, side="variant", label=f"pair {job.id}")
+            # "variant": the side's name in messages, which error rows (and their keys) keep
+            check_code(job.candidate, level=job.level, entry=job.entry, side="variant", label=f"pair {job.id}")
         except UserError as exc:
-            if not (published or keep_going):
+            if not (resolved or keep_going):
                 raise
-            # a published file is accepted as it is, and so is an explicit one under
-            # keep_going: its broken rows become error rows
+            # resolved rows are accepted as they are, and so are explicit ones under
+            # keep_going: their broken rows become error rows
             job.error = str(exc).splitlines()[0]
         except Exception as exc:  # noqa: BLE001 - any failure to check a row is that row's error
             msg = f"pair {job.id}: the code cannot be checked ({type(exc).__name__})"
-            if not (published or keep_going):
+            if not (resolved or keep_going):
                 raise UserError(msg) from None
             job.error = msg
         if job.n is not None and job.inputs is not None and not (1 <= int(job.n) <= len(job.inputs)):

@@ -75,7 +75,7 @@ class Chunk:
             refs[k] = pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL)
         return True
 
-    def submit_pairs(self, ex: Any, st: Any, settings_d: dict[str, Any], network: str | None, bar: Any,
+    def submit_pairs(self, ex: Any, st: Any, settings_d: S.SettingsDict, network: str | None, bar: Any,
                      split: bool = False) -> list[Any]:
         """One job per pair; with ``split``, one job per run of a generator pair (its runs are
         independent), so that the runs of a slow pair spread over the pool's threads."""
@@ -96,7 +96,7 @@ class Chunk:
 
 
 def run_chunks(chunks: list[list[PairJob]], ex: Any, completed: Callable[[list[Any]], Iterable[Any]], refs: Any,
-                st: Any, settings_d: dict[str, Any], network: str | None, ref_bar: Any, bar: Any) -> None:
+                st: Any, settings_d: S.SettingsDict, network: str | None, ref_bar: Any, bar: Any) -> None:
     """Chunk by chunk: its references (phase 1), then its pairs (phase 2, each stored as it
     finishes). Sequential executors (``--jobs 1``, Dask) run the phases one after the other."""
     names = {j.key: j.id for c in chunks for j in c}
@@ -111,7 +111,7 @@ def run_chunks(chunks: list[list[PairJob]], ex: Any, completed: Callable[[list[A
             bar.update(1)
 
 
-def run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: Any, settings_d: dict[str, Any],
+def run_chunks_pipelined(chunks: list[list[PairJob]], ex: Any, refs: Any, st: Any, settings_d: S.SettingsDict,
                           network: str | None, ref_bar: Any, bar: Any) -> None:
     """Like :func:`_run_chunks` on a thread pool, but chunk k+1's references (input generation
     holds the GIL) are computed while chunk k's pairs run in their sandboxed workers, and no

@@ -16,19 +16,23 @@ import os
 import signal
 import sys
 import tempfile
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, NoReturn
 
 from .. import isolation as ISO
-from .protocol import OBSERVED_MODULE, SandboxError
+from .protocol import OBSERVED_MODULE, SandboxError, WorkerConfig
+
+if TYPE_CHECKING:  # imported when first needed (load_libc)
+    import ctypes
 
 PR_SET_PDEATHSIG = 1
 MAX_TASKS = 64  # RLIMIT_NPROC of an unprivileged worker: the process and its threads
 CHDIR = [False]  # set by the audit hook on os.chdir (the worker returns to its temporary directory)
 
-_LIBC: list[Any] = []
+_LIBC: list[ctypes.CDLL] = []
 
 
-def load_libc() -> Any:
+def load_libc() -> ctypes.CDLL:
     if not _LIBC:
         import ctypes
 
@@ -36,7 +40,7 @@ def load_libc() -> Any:
     return _LIBC[0]
 
 
-def _blocked(*_a: Any, **_k: Any) -> Any:
+def _blocked(*_a: object, **_k: object) -> NoReturn:
     raise PermissionError(errno.EPERM, "blocked by the lcl fuzz sandbox")
 
 
@@ -147,7 +151,7 @@ def _install_audit_hook(tmpdir: str, max_files: int | None, block_net: bool, shm
         created()
 
     if kernel:
-        handlers: dict[str, Any] = {"os.chdir": on_chdir}
+        handlers: dict[str, Callable[[tuple[Any, ...]], None]] = {"os.chdir": on_chdir}
         if max_files is not None:
             handlers.update({"open": count_open, "os.mkdir": count_mkdir})
         for e in _KERNEL_SPAWN_EVENTS:
@@ -175,7 +179,7 @@ def _install_audit_hook(tmpdir: str, max_files: int | None, block_net: bool, shm
     sys.addaudithook(hook)
 
 
-def contain(cfg: dict[str, Any], shm: memoryview) -> None:
+def contain(cfg: WorkerConfig, shm: memoryview) -> None:
     """Everything a worker does to itself before it runs untrusted code."""
     import resource
 
@@ -191,9 +195,9 @@ def contain(cfg: dict[str, Any], shm: memoryview) -> None:
     s = cfg["settings"]
     signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
     signal.signal(signal.SIGPIPE, signal.SIG_DFL)
-    iso = cfg.get("isolation") or {}
-    kernel = bool(iso.get("kernel"))
-    want = iso.get("want") or {}
+    iso = cfg.get("isolation")
+    kernel = bool(iso and iso.get("kernel"))
+    want: ISO.Want = (iso.get("want") if iso else None) or {}
     limits = [
         (resource.RLIMIT_AS, s["memory_bytes"]),
         (resource.RLIMIT_CPU, int(cfg["cpu_seconds"])),
@@ -215,7 +219,7 @@ def contain(cfg: dict[str, Any], shm: memoryview) -> None:
         for name in names:
             if mod is not None and hasattr(mod, name):
                 setattr(mod, name, _blocked)
-    if want:  # irrevocable; raises (the worker then dies) if a promised mechanism fails
+    if want and iso:  # irrevocable; raises (the worker then dies) if a promised mechanism fails
         got = ISO.confine(tmpdir, iso["readable"], want, (s["dir_bytes"], s["max_files"]))
         missing = [m for m, on in got.items() if iso["mechanisms"].get(m) and not on]
         if missing:

@@ -25,7 +25,7 @@ from typing import Any
 from .. import semantics as S
 from .containment import dir_size, remove_tree, wipe_dir
 from .forkserver import get_forkserver, needs_heavy
-from .protocol import H_SLOT, H_STOP, H_TICKS, POLL, TICK, Aborted, SandboxError
+from .protocol import H_SLOT, H_STOP, H_TICKS, POLL, TICK, Aborted, ChunkRequest, Reply, SandboxError, WorkerConfig
 from .worker_handle import Worker
 
 #: statuses a worker may answer a load with; ``timeout`` only when the kernel agrees
@@ -90,6 +90,46 @@ class CodeSpec:
     filename: str = "<code>"
 
 
+@dataclass(eq=False)
+class _Chunk:
+    """A chunk of inputs sent to a shard's worker (``start..end``, records in slots ``base..``)."""
+
+    start: int
+    end: int
+    base: int
+    seq: int  # echoed by the worker's reply
+    seen: int = 0  # leading records seen complete
+    seen_at: float = 0.0  # when ``seen`` last grew (or the chunk's clock started)
+    started: bool = False  # its clock runs (the chunk before it is complete)
+    cpu_at: float | None = None  # the worker's CPU when the input in flight was first seen in flight
+    stop_at: float | None = None  # when the watchdog asked the input in flight to stop
+
+
+@dataclass(eq=False)
+class _Shard:
+    """Inputs ``lo..hi`` of a pass and the worker serving them (replaced as it dies or is killed)."""
+
+    w: Worker | _DeadWorker
+    lo: int
+    hi: int
+    next: int  # the next input to send
+    q: collections.deque[_Chunk] = field(default_factory=collections.deque)  # in flight, oldest first (<= 2)
+    half: int = 0  # which half of the worker's slots the next chunk uses
+    cpu_done: float = 0.0  # CPU of this shard's earlier workers in this run
+    seq: int = 0
+    cpu0: float | None = None  # the current worker's CPU at its start (None: not known)
+    cpu_now: float | None = None  # its CPU at the last poll
+    wake: float = POLL  # seconds until the watchdog next needs to look
+    creates: int | None = None  # files the worker had created at the last look
+
+    @property
+    def worker(self) -> Worker:
+        """The live worker: a shard with chunks in flight has one."""
+        w = self.w
+        assert isinstance(w, Worker)
+        return w
+
+
 #: a worker being started (:meth:`Executor._begin_start`): the worker, its load timeout, the
 #: (inputs version, lo, hi) of its shard, whether the inputs were sent, and the failure if any
 _Started = tuple[Worker, float, tuple[int, int, int], bool, LoadStatus | None]
@@ -143,7 +183,7 @@ class Executor:
             self.blobs = [pickle.dumps(tuple(x) if isinstance(x, list) else (x,)) for x in inputs]
 
     # -- workers -------------------------------------------------------------------------------
-    def _cfg(self) -> dict[str, Any]:
+    def _cfg(self) -> WorkerConfig:
         s = self.s
         cpu = max(60.0, 2 * s.runs * s.run_budget + s.reference_timeout * 4)
         # the worker's own per-input limit is a setting (no timeout of this side exceeds it);
@@ -264,7 +304,7 @@ class Executor:
         self._stopped: set[int] = set()  # inputs the watchdog stopped: TIMEOUT whatever they wrote
         res = PassResult(bytearray(n), bytearray(16 * n), array.array("d", bytes(8 * n)))
         bounds = self._bounds()
-        shards: list[dict[str, Any]] = []
+        shards: list[_Shard] = []
         live, self._live = self._live, []
         pre, self._pre = self._pre, None
         if pre is not None and pre[:3] == (self._version, load_timeout, bounds) and not live:
@@ -281,20 +321,20 @@ class Executor:
             w, load = self._finish_start(started[k])
             if w is None:
                 for sh in shards:
-                    sh["w"].close()
+                    sh.w.close()
                 for other in started[k + 1:]:
                     other[0].close()
                 res.load = load
                 return res
-            shards.append({"w": w, "lo": lo, "hi": hi, "next": lo})
+            shards.append(_Shard(w, lo, hi, lo))
         t0 = time.monotonic()  # Algorithm 1's t0: the run's workers are ready
         wall_cap = S.run_wall_cap(budget, s)
         self._deadline = t0 + wall_cap
         for sh in shards:
-            sh["q"] = collections.deque()  # chunks sent, oldest first (at most 2: a pipeline)
-            sh["half"] = 0
-            sh["cpu_done"] = 0.0  # CPU of this shard's earlier workers in this run
-            sh["seq"] = 0
+            sh.q = collections.deque()  # chunks sent, oldest first (at most 2: a pipeline)
+            sh.half = 0
+            sh.cpu_done = 0.0  # CPU of this shard's earlier workers in this run
+            sh.seq = 0
             self._cpu_start(sh)
         cpu_check = t0
         abort = getattr(_TLS, "abort", None)
@@ -315,14 +355,14 @@ class Executor:
                     break
                 active = False
                 for sh in shards:
-                    while len(sh["q"]) < 2 and sh["next"] < sh["hi"] and not sh["w"].dead:
+                    while len(sh.q) < 2 and sh.next < sh.hi and not sh.w.dead:
                         self._dispatch(sh, timeouts)
-                    if sh["q"]:
+                    if sh.q:
                         active = True
                 if not active:
                     break
-                socks = {sh["w"].sock: sh for sh in shards if sh["q"]}
-                wake = min((sh.get("wake", POLL) for sh in shards if sh["q"]), default=POLL)
+                socks = {sh.worker.sock: sh for sh in shards if sh.q}
+                wake = min((sh.wake for sh in shards if sh.q), default=POLL)
                 wait = min(wake, max(0.0, self._deadline - time.monotonic()) + 0.001, cpu_check - now + 0.001)
                 r, _, _ = select.select(list(socks), [], [], wait)
                 now = time.monotonic()
@@ -330,60 +370,60 @@ class Executor:
                 for sock in r:
                     sh = socks[sock]
                     handled.add(id(sh))
-                    w = sh["w"]
+                    w = sh.worker
                     if w.read_available():
-                        while sh["q"] and sh["w"] is w:
+                        while sh.q and sh.w is w:
                             frame = w._take_frame()
                             if frame is None:
                                 break
                             self._finish_chunk(sh, frame, res)
-                        if sh["w"] is w and not w.dead and not sh["q"] and w.buf:
+                        if sh.w is w and not w.dead and not sh.q and w.buf:
                             w.violation = True  # a frame nobody asked for: not reused
                         if not w.dead:
                             continue
-                    if sh["q"] and sh["w"] is w:
+                    if sh.q and sh.w is w:
                         self._fail(sh, res, S.CRASH)
                 for sh in shards:
-                    if not sh["q"] or id(sh) in handled:
+                    if not sh.q or id(sh) in handled:
                         continue
                     self._watch(sh, res, timeouts, now)
         finally:
             res.elapsed = time.monotonic() - t0
             for sh in shards:
-                w = sh["w"]
-                if not sh["q"] and not w.dead and isinstance(w, Worker) and not w.violation and not w.pending():
-                    self._live.append(w)  # reused (with a fresh module) by the next run
+                last = sh.w
+                if not sh.q and not last.dead and isinstance(last, Worker) and not last.violation and not last.pending():
+                    self._live.append(last)  # reused (with a fresh module) by the next run
                 else:
-                    w.close()  # includes workers still busy when the budget ran out
+                    last.close()  # includes workers still busy when the budget ran out
         return res
 
-    def _dispatch(self, sh: dict[str, Any], timeouts: list[float]) -> None:
-        start = sh["next"]
-        end = min(sh["hi"], start + self.slots)
-        base = sh["half"] * self.slots
-        sh["half"] ^= 1
-        w: Worker = sh["w"]
+    def _dispatch(self, sh: _Shard, timeouts: list[float]) -> None:
+        start = sh.next
+        end = min(sh.hi, start + self.slots)
+        base = sh.half * self.slots
+        sh.half ^= 1
+        w = sh.worker
         k0, _, c0, _ = w.lay
         w.shm[k0 + base:k0 + base + end - start] = bytes(end - start)
         w.shm[c0 + 8 * base:c0 + 8 * (base + end - start)] = bytes(8 * (end - start))
-        sh["seq"] += 1
-        msg = {"op": "chunk", "start": start, "end": end, "base": base, "seq": sh["seq"]}
+        sh.seq += 1
+        msg: ChunkRequest = {"op": "chunk", "start": start, "end": end, "base": base, "seq": sh.seq}
         try:
             w.send(msg)
         except OSError:
             w.dead = True
-        first = not sh["q"]
-        sh["q"].append({"start": start, "end": end, "base": base, "seen": 0, "seen_at": time.monotonic(),
-                        "started": first, "seq": sh["seq"], "cpu_at": sh.get("cpu_now")})
-        sh["next"] = end
-        sh["creates"] = w.creates()
+        first = not sh.q
+        sh.q.append(_Chunk(start, end, base, sh.seq, seen=0, seen_at=time.monotonic(), started=first,
+                           cpu_at=sh.cpu_now))
+        sh.next = end
+        sh.creates = w.creates()
 
-    def _collect(self, sh: dict[str, Any], res: PassResult, c: dict[str, Any], upto: int) -> None:
-        start = c["start"]
+    def _collect(self, sh: _Shard, res: PassResult, c: _Chunk, upto: int) -> None:
+        start = c.start
         n = upto - start
         if n <= 0:
             return
-        kinds, digests, charges = sh["w"].records(n, c["base"])
+        kinds, digests, charges = sh.worker.records(n, c.base)
         ch = array.array("d")
         ch.frombytes(charges)
         if not self.precise:
@@ -410,39 +450,39 @@ class Executor:
                 out[i - start] = S.TIMEOUT
         return bytes(out)
 
-    def _ok_cpu_so_far(self, shards: list[dict[str, Any]], res: PassResult) -> float:
+    def _ok_cpu_so_far(self, shards: list[_Shard], res: PassResult) -> float:
         """CPU charged to the OK inputs finished so far, including the finished records of
         chunks still in flight (a record's kind byte is written last, so a record seen complete
         is complete), which are collected into ``res``."""
         for sh in shards:
-            w = sh["w"]
+            w = sh.w
             if isinstance(w, Worker):
-                for c in sh["q"]:
-                    self._collect(sh, res, c, c["start"] + w.completed(c["end"] - c["start"], 0, c["base"]))
+                for c in sh.q:
+                    self._collect(sh, res, c, c.start + w.completed(c.end - c.start, 0, c.base))
         return math.fsum(c for k, c in zip(res.kinds, res.charges, strict=False) if k == S.OK)
 
-    def _finish_chunk(self, sh: dict[str, Any], frame: dict[str, Any], res: PassResult) -> None:
+    def _finish_chunk(self, sh: _Shard, frame: Reply, res: PassResult) -> None:
         """A worker's reply to the oldest chunk in flight."""
-        c = sh["q"].popleft()
-        if sh["q"] and not sh["q"][0].get("started"):
-            sh["q"][0]["started"] = True
-            sh["q"][0]["seen_at"] = time.monotonic()
-        start, end = c["start"], c["end"]
-        w: Worker = sh["w"]
+        c = sh.q.popleft()
+        if sh.q and not sh.q[0].started:
+            sh.q[0].started = True
+            sh.q[0].seen_at = time.monotonic()
+        start, end = c.start, c.end
+        w = sh.worker
         done, status = frame.get("done"), frame.get("status")
-        complete = start + w.completed(end - start, 0, c["base"])
+        complete = start + w.completed(end - start, 0, c.base)
         # the only true replies: every record up to ``done`` written and none after it; all of
         # the chunk unless the worker asks to be replaced. Anything else is a lie about the
         # input in flight, which then fails (CRASH) in a worker that is replaced.
-        if (frame.get("seq") != c["seq"] or type(done) is not int or done != complete
+        if (frame.get("seq") != c.seq or type(done) is not int or done != complete
                 or status not in ("done", "restart") or (status == "done" and done != end)):
-            sh["q"].appendleft(c)
+            sh.q.appendleft(c)
             w.violation = True
             self._fail(sh, res, S.CRASH)
             return
         self._collect(sh, res, c, done)
         for word in (H_STOP, H_SLOT):  # hints and requests about this chunk's slots are spent
-            if c["base"] <= w.header(word) - 1 < c["base"] + end - start:
+            if c.base <= w.header(word) - 1 < c.base + end - start:
                 w.set_header(word, 0)
         over = w.creates() > 0 and dir_size(self.tmpdir) > self.s.dir_bytes
         if over:
@@ -450,71 +490,71 @@ class Executor:
         if over or status != "done" or done < end:
             # the worker must not go on: drop what it may have started of the next chunk and
             # continue from ``done`` in a fresh worker
-            sh["q"].clear()
-            sh["next"] = done
+            sh.q.clear()
+            sh.next = done
             self._respawn(sh, res)
 
     @staticmethod
-    def _cpu_start(sh: dict[str, Any]) -> None:
-        w = sh["w"]
-        sh["cpu0"] = proc_cpu(w.pid) if isinstance(w, Worker) else None
+    def _cpu_start(sh: _Shard) -> None:
+        w = sh.w
+        sh.cpu0 = proc_cpu(w.pid) if isinstance(w, Worker) else None
 
     @staticmethod
-    def _cpu_stop(sh: dict[str, Any]) -> None:
+    def _cpu_stop(sh: _Shard) -> None:
         """Bank the CPU of the shard's current worker (before it is killed or closed)."""
-        w, c0 = sh["w"], sh.get("cpu0")
+        w, c0 = sh.w, sh.cpu0
         now = proc_cpu(w.pid) if isinstance(w, Worker) and c0 is not None else None
         if now is not None and c0 is not None:
-            sh["cpu_done"] = sh.get("cpu_done", 0.0) + max(0.0, now - c0)
-        sh["cpu0"] = None
+            sh.cpu_done = sh.cpu_done + max(0.0, now - c0)
+        sh.cpu0 = None
 
     @staticmethod
-    def _cpu_used(shards: list[dict[str, Any]], elapsed: float) -> float:
+    def _cpu_used(shards: list[_Shard], elapsed: float) -> float:
         """CPU seconds the run's workers have used since t0 (wall seconds where /proc is missing)."""
         total = 0.0
         for sh in shards:
-            w, c0 = sh["w"], sh.get("cpu0")
+            w, c0 = sh.w, sh.cpu0
             if isinstance(w, Worker) and c0 is None and not w.dead:
                 return elapsed
             now = proc_cpu(w.pid) if isinstance(w, Worker) and c0 is not None else None
-            sh["cpu_now"] = now
-            total += sh.get("cpu_done", 0.0) + (max(0.0, now - c0) if now is not None and c0 is not None else 0.0)
+            sh.cpu_now = now
+            total += sh.cpu_done + (max(0.0, now - c0) if now is not None and c0 is not None else 0.0)
         return total
 
-    def _respawn(self, sh: dict[str, Any], res: PassResult) -> None:
+    def _respawn(self, sh: _Shard, res: PassResult) -> None:
         self._cpu_stop(sh)
-        sh["w"].close()
-        sh["q"].clear()
-        sh["half"] = 0
-        if sh["next"] >= sh["hi"]:
-            sh["w"] = _DeadWorker()
+        sh.w.close()
+        sh.q.clear()
+        sh.half = 0
+        if sh.next >= sh.hi:
+            sh.w = _DeadWorker()
             return
-        w, _load = self._start(self._load_timeout, None, sh["lo"], sh["hi"])
+        w, _load = self._start(self._load_timeout, None, sh.lo, sh.hi)
         res.restarts += 1
         if w is None:
             # it loaded before but not now (e.g. it depends on files it wrote): the rest of
             # the shard counts as crashed
-            sh["w"] = _DeadWorker()
-            for i in range(sh["next"], sh["hi"]):
+            sh.w = _DeadWorker()
+            for i in range(sh.next, sh.hi):
                 res.kinds[i] = S.CRASH
-            sh["next"] = sh["hi"]
+            sh.next = sh.hi
             return
-        sh["w"] = w
+        sh.w = w
         self._cpu_start(sh)
 
-    def _fail(self, sh: dict[str, Any], res: PassResult, kind: int, charge: float = 0.0) -> None:
+    def _fail(self, sh: _Shard, res: PassResult, kind: int, charge: float = 0.0) -> None:
         """The worker died or was killed: keep the finished records, record ``kind`` for the
         input in flight and continue with the next one in a fresh worker."""
-        w: Worker = sh["w"]
+        w = sh.worker
         self._cpu_stop(sh)  # read before the kill: a reaped worker's /proc entry is gone
         died = w.dead and not w.violation
         w.kill()
         if died and kind == S.CRASH:
             self._check_forkserver()
-        nxt = sh["next"]
-        for c in sh["q"]:
-            start, end = c["start"], c["end"]
-            done = start + w.completed(end - start, 0, c["base"])
+        nxt = sh.next
+        for c in sh.q:
+            start, end = c.start, c.end
+            done = start + w.completed(end - start, 0, c.base)
             self._collect(sh, res, c, done)
             if done < end:
                 res.kinds[done] = S.TIMEOUT if done in self._stopped else kind
@@ -522,67 +562,69 @@ class Executor:
                 nxt = done + 1
                 break
             nxt = end
-        sh["q"].clear()
-        sh["next"] = nxt
+        sh.q.clear()
+        sh.next = nxt
         if w.creates() and dir_size(self.tmpdir) > self.s.dir_bytes:
             wipe_dir(self.tmpdir)
         self._respawn(sh, res)
 
-    def _watch(self, sh: dict[str, Any], res: PassResult, timeouts: list[float], now: float) -> None:
+    def _watch(self, sh: _Shard, res: PassResult, timeouts: list[float], now: float) -> None:
         """Watchdog, called on every poll for a worker with chunks in flight. The input in
         flight is stopped once it has used more CPU than its timeout: by the ticks its timer
         publishes (a hint, exact for honest code) or by what the kernel says the worker used
         since the harness first saw the input in flight (a lower bound nothing in the worker
         can lower); it is killed if it goes on regardless, or at the wall-clock deadline."""
-        w: Worker = sh["w"]
-        sh["wake"] = POLL
+        w = sh.worker
+        sh.wake = POLL
         if w.dead:
             return self._fail(sh, res, S.CRASH)
-        for c in sh["q"]:  # the input in flight is in the first chunk not yet complete
-            n = c["end"] - c["start"]
-            seen = w.completed(n, c["seen"], c["base"])
-            fresh = seen != c["seen"]
+        for c in sh.q:  # the input in flight is in the first chunk not yet complete
+            n = c.end - c.start
+            seen = w.completed(n, c.seen, c.base)
+            fresh = seen != c.seen
             if fresh:
-                c["seen"] = seen
-                c["seen_at"] = now
-                c["cpu_at"] = None
+                c.seen = seen
+                c.seen_at = now
+                c.cpu_at = None
             if seen >= n:
                 continue
-            if not c.get("started"):
+            if not c.started:
                 # a queued chunk's clock starts once the one before it is seen complete
-                c["started"] = True
-                c["seen_at"] = now
-                c["cpu_at"] = None
+                c.started = True
+                c.seen_at = now
+                c.cpu_at = None
                 break
-            i, j = c["start"] + seen, c["base"] + seen
+            i, j = c.start + seen, c.base + seen
             if i in self._stopped:
-                if now - c["stop_at"] > self.s.watchdog_grace:  # it ignores the request
+                if c.stop_at is None:  # stopped in a worker since replaced, which this chunk does not record
+                    raise KeyError("stop_at")  # (what the chunk's dict raised here before it was a _Chunk)
+                if now - c.stop_at > self.s.watchdog_grace:  # it ignores the request
                     res.watchdog_kills += 1
-                    return self._fail(sh, res, S.TIMEOUT, now - c["seen_at"])
+                    return self._fail(sh, res, S.TIMEOUT, now - c.seen_at)
             else:
                 lim = self._limits[i]
                 used = w.header(H_TICKS) if w.header(H_SLOT) == j + 1 else 0
                 over = used > lim
                 if not over and not fresh:
                     cpu = proc_cpu(w.pid)
-                    if c.get("cpu_at") is None:
-                        c["cpu_at"] = cpu  # read after the input before it was seen complete
+                    if c.cpu_at is None:
+                        c.cpu_at = cpu  # read after the input before it was seen complete
                     elif cpu is not None:
-                        over = cpu - c["cpu_at"] > timeouts[i]
+                        over = cpu - c.cpu_at > timeouts[i]
                 if over:
                     self._stopped.add(i)
-                    c["stop_at"] = now
+                    c.stop_at = now
                     w.request_stop(j)
                 elif used:  # wake when its ticks can first pass the timeout (CPU <= wall)
-                    sh["wake"] = max(0.002, (lim + 1 - used) * TICK)
+                    sh.wake = max(0.002, (lim + 1 - used) * TICK)
             deadline = S.wall_deadline(timeouts[i], self.s)
-            if now - c["seen_at"] > deadline:
+            if now - c.seen_at > deadline:
                 res.watchdog_kills += 1
-                return self._fail(sh, res, S.TIMEOUT, now - c["seen_at"])
+                return self._fail(sh, res, S.TIMEOUT, now - c.seen_at)
             break
         c_ = w.creates()
-        if c_ != sh.get("creates"):
-            sh["creates"] = c_
+        if c_ != sh.creates:
+            sh.creates = c_
             if dir_size(self.tmpdir) > self.s.dir_bytes:
                 return self._fail(sh, res, S.CRASH)
         return None

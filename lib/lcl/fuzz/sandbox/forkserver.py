@@ -21,11 +21,11 @@ import socket
 import sys
 import threading
 import time
-from typing import Any
+from typing import TypedDict
 
 from .. import isolation as ISO
 from .containment import load_libc, remove_tree
-from .protocol import SandboxError, layout
+from .protocol import SandboxError, WorkerConfig, layout
 from .worker import worker_entry
 from .worker_handle import Worker
 
@@ -47,14 +47,14 @@ _PRELOAD_OPTIONAL = ("numpy", "scipy", "scipy.sparse", "scipy.sparse.csgraph", "
 _SINGLE_THREAD_ENV = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS", "NUMEXPR_NUM_THREADS")
 
 
-def _probe_isolation(netns: bool, mode: str, libdir: str) -> tuple[dict[str, Any], int | None]:
+def _probe_isolation(netns: bool, mode: str, libdir: str) -> tuple[ISO.WorkerIsolation, int | None]:
     """The isolation report of this fork-server's workers (see ``isolation``) and the pid of
     their pid namespace's init (None without one); what the workers need to apply the rest
     travels in each worker's config. ``LCL_FUZZ_NO_KERNEL_ISOLATION`` simulates a kernel
     without Landlock, seccomp and namespaces (tests)."""
     init = None
     if os.environ.get("LCL_FUZZ_NO_KERNEL_ISOLATION"):
-        probed: dict[str, Any] = {"want": {}, "readable": []}
+        probed: ISO.Probe = {"want": {}, "readable": []}
     else:
         try:
             probed = ISO.probe(os.environ.get("LCL_FUZZ_TMP") or None, exclude=(libdir,))
@@ -66,9 +66,9 @@ def _probe_isolation(netns: bool, mode: str, libdir: str) -> tuple[dict[str, Any
         except Exception as exc:  # noqa: BLE001 - no pid namespace is reported as such
             probed.setdefault("errors", {})["pidns"] = str(exc)[:200]
     rep = ISO.report(probed, netns, mode, pidns=init is not None)
-    rep["want"] = probed.get("want", {}) if any(rep["mechanisms"].values()) else {}
-    rep["readable"] = probed.get("readable", [])
-    return rep, init
+    iso: ISO.WorkerIsolation = {**rep, "want": probed.get("want", {}) if any(rep["mechanisms"].values()) else {},
+                                "readable": probed.get("readable", [])}
+    return iso, init
 
 
 def forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "best") -> None:
@@ -100,7 +100,7 @@ def forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "be
     error = None if netns or network != "netns" else "unshare(CLONE_NEWNET) failed"
     if mode == "strict" and iso["missing"] and error is None:
         error = f"--isolation strict: the kernel lacks {', '.join(iso['missing'])}"
-    public = {k: v for k, v in iso.items() if k not in ("want", "readable")}
+    public = {k: v for k, v in iso.items() if k not in ("want", "readable")}  # the IsolationReport
     ctl.send(pickle.dumps({"netns": netns, "pid": os.getpid(), "error": error, "isolation": public}))
     # children are reaped only here, so an unreaped child's pid (= its process group, after
     # setsid) cannot have been reused when we signal it
@@ -126,7 +126,7 @@ def forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "be
         if not msg:
             break
         reap()
-        cfg = pickle.loads(msg)
+        cfg: WorkerConfig = pickle.loads(msg)  # from the trusted harness (ForkServer.spawn)
         tmpdirs = {d for d in tmpdirs if os.path.isdir(d)}
         tmpdirs.add(cfg["tmpdir"])
         sock_fd, shm_fd = fds
@@ -178,6 +178,15 @@ _BOOT = (
 )
 
 
+class _Hello(TypedDict):
+    """The fork-server's first message (:func:`forkserver_main`)."""
+
+    netns: bool
+    pid: int
+    error: str | None
+    isolation: ISO.IsolationReport
+
+
 class ForkServer:
     """Harness-side handle of one fork-server process (thread-safe)."""
 
@@ -209,14 +218,14 @@ class ForkServer:
         b.close()
         self.ctl = a
         a.settimeout(60)
-        hello = pickle.loads(a.recv(1 << 16))
+        hello: _Hello = pickle.loads(a.recv(1 << 16))  # from the trusted fork-server
         self.netns = bool(hello["netns"])
-        self.isolation: dict[str, Any] = hello.get("isolation") or {}
+        self.isolation: ISO.IsolationReport = hello["isolation"]
         if hello.get("error"):
             self.close()
             raise SandboxError(f"fork-server: {hello['error']}")
 
-    def spawn(self, cfg: dict[str, Any], slots: int) -> Worker:
+    def spawn(self, cfg: WorkerConfig, slots: int) -> Worker:
         parent, child = socket.socketpair(socket.AF_UNIX, socket.SOCK_STREAM)
         shm_fd = os.memfd_create("lcl-results")
         os.ftruncate(shm_fd, layout(slots)[3])

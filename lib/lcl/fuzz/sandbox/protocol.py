@@ -12,9 +12,12 @@ from __future__ import annotations
 import json
 import socket
 import struct
-from typing import Any
+from typing import TYPE_CHECKING, Literal, NoReturn, NotRequired, TypedDict, cast
 
 from .. import semantics as S
+
+if TYPE_CHECKING:  # the fork-server imports isolation itself, before it forks
+    from ..isolation import WorkerIsolation
 
 HDR = 64  # shared-memory header: int64 words, see the H_* indices
 #: header words (int64): files created (worker), slot in flight + 1 and the CPU ticks it has used
@@ -44,6 +47,65 @@ TICK = 0.02  # in-worker CPU timer tick (s)
 OBSERVED_MODULE = "lcl.fuzz.sandbox"
 
 
+class WorkerConfig(TypedDict):
+    """What a worker is forked with (the executor's ``_cfg``, pickled to the fork-server, which
+    adds ``block_net`` and ``isolation``)."""
+
+    level: str  # function | program
+    tmpdir: str
+    settings: S.SettingsDict
+    cpu_seconds: float  # RLIMIT_CPU
+    slots: int  # records in the shared memory
+    precise: bool  # charge CPU time per input (the reference)
+    cap: float  # the per-input backstop (s): the largest timeout this side can have
+    block_net: NotRequired[bool]  # the audit hook refuses sockets (no network namespace)
+    isolation: NotRequired[WorkerIsolation]
+
+
+# ---------------------------------------------------------------------------- frames
+# requests: harness -> worker (pickled: the harness is trusted)
+class LoadRequest(TypedDict):
+    """Load the code afresh (a new module object), under ``timeout`` seconds of CPU."""
+
+    op: Literal["load"]
+    code: str
+    entry: str | None
+    filename: str
+    timeout: float
+
+
+class InputsRequest(TypedDict):
+    """The worker's shard: input ``i`` is ``blobs[i - offset]`` (pickled arguments / stdin)."""
+
+    op: Literal["inputs"]
+    blobs: list[bytes]
+    offset: int
+    prepare: bool  # unpickle immutable arguments once (not for the reference's single pass)
+
+
+class ChunkRequest(TypedDict):
+    """Run inputs ``start..end``, records in slots ``base..``; ``seq`` is echoed in the reply."""
+
+    op: Literal["chunk"]
+    start: int
+    end: int
+    base: int
+    seq: int
+
+
+Request = LoadRequest | InputsRequest | ChunkRequest
+
+
+class Reply(TypedDict, total=False):
+    """A worker's reply (JSON, capped, checked by :func:`parse_reply`: :data:`REPLY_FIELDS`)."""
+
+    status: str  # load: ok | exc | timeout | syntax | noentry; inputs: ok; chunk: done | restart
+    detail: str
+    message: str
+    seq: int
+    done: int  # chunk: inputs finished (their records written)
+
+
 class SandboxError(RuntimeError):
     """The sandbox itself failed (not the code under test)."""
 
@@ -62,7 +124,7 @@ def recv_exact(sock: socket.socket, n: int) -> bytes:
     return bytes(buf)
 
 
-def send_frame(sock: socket.socket, obj: dict[str, Any]) -> None:
+def send_frame(sock: socket.socket, obj: Reply) -> None:
     data = json.dumps(obj).encode()[:MAX_FRAME]
     sock.sendall(FRAME.pack(len(data)) + data)
 
@@ -73,11 +135,11 @@ _MAX_TEXT = 1000
 _MAX_INT = 1 << 40
 
 
-def _no_constant(name: str) -> Any:
+def _no_constant(name: str) -> NoReturn:
     raise ValueError(f"non-finite number {name}")
 
 
-def parse_reply(data: bytes) -> dict[str, Any] | None:
+def parse_reply(data: bytes) -> Reply | None:
     """A worker's reply frame as a flat dict of :data:`REPLY_FIELDS`, or None when it is anything
     else: oversized, not UTF-8, not JSON, non-finite numbers, nesting, unknown fields, wrong
     types, out-of-range values. The bytes come from the untrusted process, so this is the only
@@ -98,7 +160,7 @@ def parse_reply(data: bytes) -> dict[str, Any] | None:
             return None
         if isinstance(v, str) and len(v) > _MAX_TEXT:
             return None
-    return obj
+    return cast("Reply", obj)  # every field checked above
 
 
 # anything that is not a valid kind byte from an untrusted worker becomes CRASH

@@ -34,7 +34,22 @@ from typing import Any
 
 from .. import semantics as S
 from .containment import CHDIR, contain, dir_size, wipe_dir
-from .protocol import CHARGE, FRAME, H_SLOT, H_STOP, H_TICKS, OBSERVED_MODULE, TICK, layout, recv_exact, send_frame
+from .protocol import (
+    CHARGE,
+    FRAME,
+    H_SLOT,
+    H_STOP,
+    H_TICKS,
+    OBSERVED_MODULE,
+    TICK,
+    LoadRequest,
+    Reply,
+    Request,
+    WorkerConfig,
+    layout,
+    recv_exact,
+    send_frame,
+)
 
 
 class _Timeout(BaseException):
@@ -131,7 +146,7 @@ class _Sink(io.RawIOBase):
 class _Worker:
     """The code running inside a sandboxed worker process."""
 
-    def __init__(self, sock: socket.socket, shm: mmap.mmap, cfg: dict[str, Any]) -> None:
+    def __init__(self, sock: socket.socket, shm: mmap.mmap, cfg: WorkerConfig) -> None:
         self.sock = sock
         self.shm = shm
         self.mv = memoryview(shm)
@@ -139,7 +154,8 @@ class _Worker:
         self.level = cfg["level"]
         self.fn: Any = None
         self.code: Any = None
-        self.blobs: list[bytes] = []
+        # a shard's inputs: pickled, or (functions) prepared for their calls by _prepare_args
+        self.blobs: list[Any] = []
         self.offset = 0
         self.rlimit = self.rlimit0 = sys.getrecursionlimit()
         self.int_digits = self.int_digits0 = sys.get_int_max_str_digits()
@@ -184,7 +200,7 @@ class _Worker:
         sys.stdout = sys.__stdout__ = self.null_out  # type: ignore[misc]
         sys.stderr = sys.__stderr__ = self.null_out  # type: ignore[misc]
 
-    def load(self, msg: dict[str, Any]) -> dict[str, Any]:
+    def load(self, msg: LoadRequest) -> Reply:
         code_text, entry = msg["code"], msg.get("entry")
         if self.loaded:  # the next run of this worker starts with an empty directory, as a fresh
             # worker does (the directory may be a tmpfs only this process sees)
@@ -266,7 +282,7 @@ class _Worker:
         return _thread_count() > 0
 
     # -- chunks ---------------------------------------------------------------------------------
-    def run_chunk(self, start: int, end: int) -> dict[str, Any]:
+    def run_chunk(self, start: int, end: int) -> Reply:
         """Inputs ``start..end``; records go to slots ``base + (i - start)``. The harness ends
         the run (it kills the worker) when its budget is spent."""
         _ST.limit = self.cap_ticks
@@ -479,20 +495,20 @@ class _Worker:
         while True:
             try:
                 (n,) = FRAME.unpack(recv_exact(sock, 4))
-                msg = pickle.loads(recv_exact(sock, n))  # from the trusted harness
+                msg: Request = pickle.loads(recv_exact(sock, n))  # from the trusted harness
             except (EOFError, OSError):
                 os._exit(0)
-            op = msg["op"]
-            if op == "load":
+            reply: Reply
+            if msg["op"] == "load":
                 reply = self.load(msg)
-            elif op == "inputs":  # one shard: input i is blobs[i - offset]
+            elif msg["op"] == "inputs":  # one shard: input i is blobs[i - offset]
                 self.offset = int(msg.get("offset", 0))
                 if self.level == "program" or not msg.get("prepare", True):
                     self.blobs = msg["blobs"]  # unpickled by every call
                 else:
                     self.blobs = [_prepare_args(b) for b in msg["blobs"]]
                 reply = {"status": "ok"}
-            elif op == "chunk":
+            elif msg["op"] == "chunk":
                 self.base = int(msg.get("base", 0))
                 reply = self.run_chunk(msg["start"], msg["end"])
                 reply["seq"] = msg["seq"]
@@ -529,13 +545,14 @@ class _Flat(tuple):
     :func:`_prepare_args`)."""
 
 
-def _prepare_args(blob: bytes) -> Any:
-    """Arguments that cannot be mutated are unpickled once and shared by every call. Arguments
-    whose only mutable parts are flat lists/dicts/bytearrays of immutable values (no container
-    given twice) become a :class:`_Flat`: a shallow ``.copy()`` of each container is then exactly
-    as fresh as an unpickled one (same types, values, order; the shared items are immutable)
-    and costs a fraction of ``pickle.loads``. Anything else stays pickled: every call unpickles
-    its own copy."""
+def _prepare_args(blob: bytes) -> object:
+    """What ``blob`` (one input's pickled arguments) becomes in a shard. Arguments that cannot
+    be mutated are unpickled once and shared by every call. Arguments whose only mutable parts
+    are flat lists/dicts/bytearrays of immutable values (no container given twice) become a
+    :class:`_Flat`: a shallow ``.copy()`` of each container is then exactly as fresh as an
+    unpickled one (same types, values, order; the shared items are immutable) and costs a
+    fraction of ``pickle.loads``. Anything else stays pickled: every call unpickles its own
+    copy. (``object``: the unpickled arguments are whatever the input was.)"""
     args = pickle.loads(blob)
     if type(args) is not tuple:
         return args if _immutable(args) else blob
@@ -593,7 +610,7 @@ def _join_threads() -> None:
             t.join()
 
 
-def worker_entry(sock_fd: int, shm_fd: int, cfg: dict[str, Any]) -> None:
+def worker_entry(sock_fd: int, shm_fd: int, cfg: WorkerConfig) -> None:
     """Runs in the forked child. Never returns."""
     try:
         signal.signal(signal.SIGCHLD, signal.SIG_DFL)
@@ -621,7 +638,8 @@ def worker_entry(sock_fd: int, shm_fd: int, cfg: dict[str, Any]) -> None:
         fake_exit.__module__ = OBSERVED_MODULE
 
         os._exit = fake_exit  # type: ignore[assignment]
-        if not (cfg.get("isolation") or {}).get("kernel"):  # ctypes is blocked at Python level
+        iso = cfg.get("isolation")
+        if not (iso and iso.get("kernel")):  # ctypes is blocked at Python level
             for name in ("ctypes", "_ctypes", "ctypes._endian"):
                 sys.modules.pop(name, None)
         w.real_exit = real_exit  # type: ignore[attr-defined]

@@ -17,9 +17,8 @@ import socket
 import struct
 import threading
 import time
-from typing import Any
 
-from .protocol import FRAME, H_CREATES, H_STOP, KIND_MAP, MAX_FRAME, layout, parse_reply
+from .protocol import FRAME, H_CREATES, H_STOP, KIND_MAP, MAX_FRAME, Reply, Request, layout, parse_reply
 
 
 class Worker:
@@ -46,7 +45,7 @@ class Worker:
             self.pidfd = None
         sock.settimeout(120)
 
-    def send(self, msg: dict[str, Any], background: bool = False) -> None:
+    def send(self, msg: Request, background: bool = False) -> None:
         """``background``: a large message (the inputs) is written by a helper thread, so the
         harness need not wait while the fresh worker is still starting up and not reading; the
         next :meth:`sent` (or :meth:`close`) waits for it. Messages stay in order."""
@@ -74,7 +73,7 @@ class Worker:
         failed, self._send_failed = self._send_failed, False
         return not failed
 
-    def recv_blocking(self, timeout: float) -> dict[str, Any] | None:
+    def recv_blocking(self, timeout: float) -> Reply | None:
         """One frame, or None on EOF/timeout (the caller kills the worker)."""
         deadline = time.monotonic() + timeout
         while True:
@@ -105,7 +104,7 @@ class Worker:
             return False
         return True
 
-    def _take_frame(self) -> dict[str, Any] | None:
+    def _take_frame(self) -> Reply | None:
         if len(self.buf) < 4:
             return None
         (n,) = FRAME.unpack_from(self.buf)
