@@ -16,7 +16,7 @@
 
 SHELL       := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
-# No .DELETE_ON_ERROR: every recipe writes its outputs atomically (lcl.io, jupytext via a temporary
+# No .DELETE_ON_ERROR: every recipe writes its outputs atomically (lcl.core.io, jupytext via a temporary
 # file), so a failed run leaves no half-written file, and deleting on error would only remove
 # earlier good outputs of a grouped notebook rule that the failed run never touched.
 .SUFFIXES:
@@ -109,7 +109,7 @@ $(foreach nb,$(NB_IDS),$(eval $(call NOTEBOOK_RULE,$(nb))))
 
 ALL_OUT := $(foreach nb,$(NB_IDS),$(NB_$(nb)_OUT))
 
-# CodeScore_base: the CodeScore-style substitute every RQ notebook scores with (lcl.codescore_base)
+# CodeScore_base: the CodeScore-style substitute every RQ notebook scores with (lcl.study.codescore_base)
 $(BASE_MODEL): $(LIB_SRC) $(RAW_OK) $(STAMP) $(wildcard data/constraints/HumanEval/*.json)
 	$(LCL) codescore-base --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS) --out $@ --no-progress
 
@@ -133,7 +133,7 @@ labels: $(RAW_OK) $(STAMP) ## run every fuzzing stage (resumable), archiving ful
 notebooks: $(EXEC_NB) ## execute every notebook (papermill)
 
 # The studies beyond the paper (notebooks 09 on) each write tables/findings_<id>.csv; one table
-# joins them beside the claims (lcl.findings).
+# joins them beside the claims (lcl.report.findings).
 FINDINGS := $(if $(STUDY_IDS),tables/findings.csv tables/findings.md)
 ifneq ($(STUDY_IDS),)
 tables/findings.csv tables/findings.md &: $(STUDY_NB) $(STAMP)
@@ -159,7 +159,7 @@ verify: $(EXEC_NB) $(FINDINGS) ## compare regenerated outputs with data/referenc
 
 # JupyterLab opens on the executed notebooks of PROFILE (their figures and tables as the build made
 # them), or on the sources when there are none yet. A notebook run by hand there writes to
-# build/interactive/PROFILE/ (lcl.outputs.output_dirs), never over tables/ or figures/. Inline
+# build/interactive/PROFILE/ (lcl.report.outputs.output_dirs), never over tables/ or figures/. Inline
 # figures need MPLBACKEND unset (this Makefile exports Agg for the command-line tools); root needs
 # --allow-root, which containers usually are.
 LAB_ARGS ?=

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""CodeBERTScore[MiniLM] (lcl.metrics.codebertscore_metric) on several chunks: one process
+"""CodeBERTScore[MiniLM] (lcl.engine.metrics.codebertscore_metric) on several chunks: one process
 (before: chunk after chunk, torch's default threads) vs ``workers`` processes of one thread each
 (after), measured side by side in one run, uncached.
 
@@ -25,8 +25,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 import numpy as np
 import torch
 
-from lcl import metrics, pair_files, scoring
-from lcl.metrics.cache import ScoreCache, pair_digest, score_key
+from lcl.engine import metrics
+from lcl.study import pair_files, scoring
+from lcl.engine.metrics.cache import ScoreCache, pair_digest, score_key
 
 
 def main() -> None:

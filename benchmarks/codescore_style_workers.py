@@ -28,7 +28,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
 import numpy as np
 
-from lcl import pair_files, paths, scoring
+from lcl.study import pair_files, scoring
+from lcl.core import paths
 
 CHUNK = 128  # CodeScoreStyle.chunk_size: the unit the score cache hands to a metric
 
@@ -41,7 +42,7 @@ def _worker_init(model_dir: str, cache_dir: str) -> None:
 
     torch.set_num_threads(1)  # the processes share the cores
     os.environ["LCL_CACHE"] = cache_dir
-    from lcl.metrics.codescore_style import CodeScoreModel
+    from lcl.engine.metrics.codescore_style import CodeScoreModel
 
     _MODEL = CodeScoreModel.load(model_dir)
 
@@ -75,7 +76,7 @@ def main() -> None:
 
     with tempfile.TemporaryDirectory() as before_cache, tempfile.TemporaryDirectory() as after_cache:
         os.environ["LCL_CACHE"] = before_cache
-        from lcl.metrics.codescore_style import CodeScoreModel
+        from lcl.engine.metrics.codescore_style import CodeScoreModel
 
         t0 = time.perf_counter()
         model = CodeScoreModel.load(model_dir)

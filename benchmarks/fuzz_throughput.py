@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Throughput of the differential-fuzzing engine (lcl.fuzz), measured side by side in one run.
+"""Throughput of the differential-fuzzing engine (lcl.engine.fuzz), measured side by side in one run.
 
 Prints inputs/s of
   * the per-input path, start-up cancelled: ``lcl fuzz pair`` (the command, default settings,
@@ -43,10 +43,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
-from lcl.fuzz import Settings, fuzz_pair
-from lcl.fuzz.batch import run_batch
-from lcl.fuzz.store import ResultStore
-from lcl.records import NO_KEPT_RUN
+from lcl.engine.fuzz import Settings, fuzz_pair
+from lcl.engine.fuzz.batch import run_batch
+from lcl.engine.fuzz.store import ResultStore
+from lcl.core.records import NO_KEPT_RUN
 
 REF = '''
 def has_close_elements(numbers, threshold):
@@ -257,7 +257,7 @@ def batch_speedup(n_pairs: int, n_inputs: int, tmp: Path) -> tuple[float, float,
                   store=ResultStore(tmp / f"store{jobs}.sqlite"), progress=False)
         times.append(time.perf_counter() - t)
     assert (tmp / "out1.jsonl").read_bytes() == (tmp / "out2.jsonl").read_bytes()
-    from lcl.fuzz.batch import read_rows, load_jobs
+    from lcl.engine.fuzz.batch import read_rows, load_jobs
 
     t = time.perf_counter()
     load_jobs(read_rows(pairs, "pairs"), tmp, Settings(), 0)
@@ -271,9 +271,10 @@ def real_batch(n_tasks: int, tmp: Path) -> tuple[float, float, int, int] | None:
     their MutPy mutants and their rewriter variant (the full profile's candidates), inputs
     generated from each task's spec (N = 2000, R = 5, default settings), --jobs 1 vs 2.
     Returns (pairs/s with 1 job, with 2 jobs, pairs, pairs excluded) or None without HumanEval."""
-    from lcl import candidate_generation, labelling, loaders, records
-    from lcl.profiles import PROFILES
-    from lcl.task_specs import resolve_published, tasks_for
+    from lcl.study import candidate_generation, labelling, loaders
+    from lcl.core import records
+    from lcl.core.profiles import PROFILES
+    from lcl.study.task_specs import resolve_published, tasks_for
 
     if not loaders.benchmark_available("HumanEval"):
         return None
@@ -306,8 +307,8 @@ def worker_start(n: int) -> tuple[float, float, float]:
     of ``isolation.confine`` itself in a forked child."""
     import statistics
 
-    from lcl.fuzz import isolation as iso
-    from lcl.fuzz.sandbox import CodeSpec, Executor
+    from lcl.engine.fuzz import isolation as iso
+    from lcl.engine.fuzz.sandbox import CodeSpec, Executor
 
     def passes(fallback: bool) -> float:
         if fallback:

@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Notebook 01's input-quality probe (lcl.inputs.probe), before vs after freezing its long-lived
+"""Notebook 01's input-quality probe (lcl.engine.inputs.probe), before vs after freezing its long-lived
 objects out of the garbage collector, measured side by side in one run.
 
 For a few in-scope stdin-program tasks (APPS, PIE: the probe collects garbage after every
@@ -28,15 +28,16 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
-from lcl import input_quality, profiles
-from lcl.inputs.generate import generate, task_seeds, with_seeds
-from lcl.task_specs import check_references, spec_for
+from lcl.study import input_quality
+from lcl.core import profiles
+from lcl.engine.inputs.generate import generate, task_seeds, with_seeds
+from lcl.study.task_specs import check_references, spec_for
 
 LIB = Path(__file__).resolve().parents[1] / "lib"
 
 #: the probe as it was: gc.freeze a no-op, so every collection scans every object
-BEFORE = "import gc, runpy; gc.freeze = lambda: None; runpy.run_module('lcl.inputs.probe', run_name='__main__')"
-AFTER = "import runpy; runpy.run_module('lcl.inputs.probe', run_name='__main__')"
+BEFORE = "import gc, runpy; gc.freeze = lambda: None; runpy.run_module('lcl.engine.inputs.probe', run_name='__main__')"
+AFTER = "import runpy; runpy.run_module('lcl.engine.inputs.probe', run_name='__main__')"
 
 
 def run_probe(code: str, job: dict, tmp: Path, tag: str) -> tuple[float, float, dict]:

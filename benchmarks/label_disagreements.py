@@ -2,7 +2,7 @@
 """Disagreements between our re-derived df_score and the published labels, for the HumanEval / MBPP / APPS pairs of the published LoCaL
 release and for the CodeScore_test baseline (MBPP, APPS).
 
-Every pair is re-derived with :func:`lcl.label_agreement.rederive` (the sandboxed engine, spec-driven
+Every pair is re-derived with :func:`lcl.study.label_agreement.rederive` (the sandboxed engine, spec-driven
 inputs, results in the engine's store ``.cache/fuzz/results.sqlite``, so a rerun only fuzzes
 pairs whose code, spec, seed or settings changed). One row per pair goes to
 ``build/label_disagreements.csv``: id, set, theirs, ours, |diff|, both buckets (0 / between /
@@ -10,7 +10,7 @@ pairs whose code, spec, seed or settings changed). One row per pair goes to
 
 The cause of a disagreement (|diff| > 0.2) is a judgement recorded by hand after looking at
 the reference, the variant, the spec and per-input verdicts (``--explain ID``); it lives in
-``data/reference/label_causes.csv`` with its evidence (:func:`lcl.label_agreement.cause_for` applies
+``data/reference/label_causes.csv`` with its evidence (:func:`lcl.study.label_agreement.cause_for` applies
 it). Pairs that agree get ``agree``; large disagreements nobody has looked at yet get
 ``unexamined``; smaller ones (0.05 < |diff| <= 0.2) get ``small: sampling`` unless a cause is
 recorded.
@@ -39,7 +39,7 @@ SETS = ("LoCaL/HumanEval", "LoCaL/MBPP", "LoCaL/APPS", "CodeScore_test/MBPP", "C
 SEED = 20250101
 
 # The cause of each examined disagreement lives in data/reference/label_causes.csv (id, cause,
-# evidence), read through lcl.label_agreement.recorded_causes. Cause vocabulary (the family comes first):
+# evidence), read through lcl.study.label_agreement.recorded_causes. Cause vocabulary (the family comes first):
 #   theirs: equivalent mutant labelled <x>     -- the variant is equivalent on every valid input
 #   theirs: label inconsistent with their own tests
 #   theirs: inputs outside the task's constraints -- their generator feeds inputs the task excludes
@@ -53,7 +53,7 @@ SEED = 20250101
 
 
 def load_pairs(sets: list[str], limit: int | None) -> list:
-    from lcl import loaders
+    from lcl.study import loaders
 
     out = []
     pub = loaders.load_local_published() if any(s.startswith("LoCaL/") for s in sets) else []
@@ -73,7 +73,7 @@ def set_of(row) -> str:
 def main_run(args: argparse.Namespace) -> int:
     import pandas as pd
 
-    from lcl import label_agreement
+    from lcl.study import label_agreement
 
     sets = args.set or list(SETS)
     pairs = load_pairs(sets, args.limit)
@@ -130,10 +130,10 @@ def summary(df):
 
 def explain(args: argparse.Namespace) -> int:
     """Per-input verdicts of one pair, through the sandboxed engine."""
-    from lcl import loaders
-    from lcl.fuzz import Settings, fuzz_pair
-    from lcl.fuzz.semantics import run_seed
-    from lcl.task_specs import resolve_published, spec_for, task_uid_for_row
+    from lcl.study import loaders
+    from lcl.engine.fuzz import Settings, fuzz_pair
+    from lcl.engine.fuzz.semantics import run_seed
+    from lcl.study.task_specs import resolve_published, spec_for, task_uid_for_row
 
     pairs = {p.id: p for p in loaders.load_local_published() + loaders.load_codescore_test()}
     p = pairs[args.explain]
@@ -200,7 +200,7 @@ def main() -> int:
                          "(only the benchmarks' own asserts come first); use with a different --out")
     args = ap.parse_args()
     if args.no_et:
-        from lcl import sources
+        from lcl.study import sources
 
         available = sources.available
         sources.available = lambda name: name not in ("mbpp_et", "humaneval_et") and available(name)

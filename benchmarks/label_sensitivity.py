@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Label sensitivity (:mod:`lcl.label_sensitivity`) outside Jupyter, e.g. at the full profile
+"""Label sensitivity (:mod:`lcl.rq.label_sensitivity`) outside Jupyter, e.g. at the full profile
 from the committed label archive (nothing is fuzzed there) without running notebook 06.
 
 Scores the released pairs that both label sets cover and CodeScore_test (the comparator of
@@ -35,9 +35,11 @@ def main(argv: list[str] | None = None) -> int:
 
     import pandas as pd
 
-    from lcl import effectiveness as eff
-    from lcl import label_sensitivity as ls
-    from lcl import label_agreement, loaders, profiles, scoring, stats
+    from lcl.rq import effectiveness as eff
+    from lcl.rq import label_sensitivity as ls
+    from lcl.study import label_agreement, loaders, scoring
+    from lcl.core import profiles
+    from lcl.engine import stats
 
     P = profiles.get(args.profile)
     model_path = Path(args.codescore_model or ROOT / "build" / "models" / P.name / "codescore_base.json")
@@ -45,7 +47,7 @@ def main(argv: list[str] | None = None) -> int:
     if model_path.exists():
         import json
 
-        from lcl.metrics.codescore_style import CodeScoreModel
+        from lcl.engine.metrics.codescore_style import CodeScoreModel
 
         # `lcl codescore-base` writes a JSON record naming the model directory
         model_dir = json.loads(model_path.read_text())["model_dir"] if model_path.suffix == ".json" else model_path

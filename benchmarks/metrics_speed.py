@@ -45,7 +45,7 @@ def cpu_seconds() -> float:
 
 
 def load_pairs(n: int, seed: int = 0) -> tuple[list[dict], list[dict]]:
-    from lcl import paths
+    from lcl.core import paths
 
     mirror = paths.mirror()
     if mirror is None:
@@ -71,7 +71,7 @@ def main() -> int:
     warnings.simplefilter("ignore")
     import torch
 
-    from lcl import metrics
+    from lcl.engine import metrics
 
     cores = len(os.sched_getaffinity(0))
     timed, rest = load_pairs(args.n)
@@ -88,7 +88,7 @@ def main() -> int:
         n = args.tree_n if name == "surface_sim_tree" else len(timed)
         opts: dict = {}
         if name == "codescore_style":
-            from lcl.metrics.codescore_style import TrainConfig, pairs_from_rows, train
+            from lcl.engine.metrics.codescore_style import TrainConfig, pairs_from_rows, train
 
             t = time.perf_counter()
             model = train(pairs_from_rows(rest), config=TrainConfig(mode="fast", seed=0),

@@ -7,12 +7,12 @@ problem, not only for the one reference it was reviewed against. For every PIE p
 reviewed spec (``data/constraints/PIE/<problem>.json``, ``origin: reviewed``), this script
 takes every distinct program of that problem that appears in the PIE pairs (slow and fast
 sides), generates ``--n`` inputs from the spec (seeded, the same inputs for every program of
-the problem) and measures validity with the project's probe (:func:`lcl.inputs.quality.probe`:
+the problem) and measures validity with the project's probe (:func:`lcl.engine.inputs.quality.probe`:
 one child process per program, per-input timeout, memory limit; nothing runs in-process).
 
 Prints one row per problem (pairs, programs, min/median validity, worst program and its first
 error) and writes it to ``build/pie_spec_audit.csv``; the per-program rows go to
-``build/pie_spec_audit_programs.csv``. Probe results are cached (``lcl.cache``, keyed by
+``build/pie_spec_audit_programs.csv``. Probe results are cached (``lcl.core.cache``, keyed by
 program, inputs and timeout), so a rerun after a spec edit only measures what changed.
 
     python benchmarks/pie_spec_audit.py --jobs 1                 # all reviewed problems
@@ -51,11 +51,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
-from lcl import cache, loaders, paths  # noqa: E402
-from lcl.inputs.generate import generate  # noqa: E402
-from lcl.inputs.quality import VALIDITY_TARGET, probe  # noqa: E402
-from lcl.inputs.spec import load  # noqa: E402
-from lcl.task_specs import reviewed_path  # noqa: E402
+from lcl.core import cache, paths
+from lcl.study import loaders  # noqa: E402
+from lcl.engine.inputs.generate import generate  # noqa: E402
+from lcl.engine.inputs.quality import VALIDITY_TARGET, probe  # noqa: E402
+from lcl.engine.inputs.spec import load  # noqa: E402
+from lcl.study.task_specs import reviewed_path  # noqa: E402
 
 TIMEOUT = 2.0  # seconds per input, as `lcl inputs check` uses for program-level tasks
 

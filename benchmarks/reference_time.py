@@ -6,11 +6,11 @@ time budget. For every selected task of the chosen
 benchmarks (default: all four), this script takes the task's seed inputs (the benchmark's own
 tests, plus MBPP-ET / HumanEval-ET where present: they open every run) and ``--n`` inputs from
 its spec (seeded), runs the reference on them through the fuzzing engine exactly as labelling does
-(:func:`lcl.fuzz.algorithm.compute_reference`: sandboxed, per-input CPU time measured), and
+(:func:`lcl.engine.fuzz.algorithm.compute_reference`: sandboxed, per-input CPU time measured), and
 extrapolates its CPU time (seed inputs measured, the rest of the run
 at the spec sample's mean) to one run of the paper's N (2000 inputs for functions, 1000 for
 stdin programs: ``C`` below). It then prints the run budget that ``C`` gives
-(:func:`lcl.fuzz.semantics.run_time_budget`) and flags:
+(:func:`lcl.engine.fuzz.semantics.run_time_budget`) and flags:
 
 * ``tight``: 2 C exceeds the 30 s cap (the budget is raised to 2 C, up to 60 s);
 * ``too slow``: C exceeds 60 s, so no variant, not even one identical to the reference, can
@@ -45,13 +45,13 @@ N_PAPER = {"function": 2000, "program": 1000}  # Algorithm 1's N per level
 
 def measure(task: object, n: int, seed: int) -> dict:
     """One task: every seed input (they open every run) and ``n`` spec inputs, extrapolated."""
-    from lcl.errors import UserError
-    from lcl.fuzz import Settings
-    from lcl.fuzz import semantics as S
-    from lcl.fuzz.algorithm import compute_reference
-    from lcl.fuzz.sandbox import CodeSpec
-    from lcl.inputs.generate import generate
-    from lcl.task_specs import seed_inputs, spec_for, spec_uid
+    from lcl.core.errors import UserError
+    from lcl.engine.fuzz import Settings
+    from lcl.engine.fuzz import semantics as S
+    from lcl.engine.fuzz.algorithm import compute_reference
+    from lcl.engine.fuzz.sandbox import CodeSpec
+    from lcl.engine.inputs.generate import generate
+    from lcl.study.task_specs import seed_inputs, spec_for, spec_uid
 
     n_run = N_PAPER[task.level]
     spec = spec_for(spec_uid(task))
@@ -85,8 +85,8 @@ def measure(task: object, n: int, seed: int) -> dict:
 
 def label_tasks() -> list:
     """One task per spec id referenced by the published LoCaL pairs or CodeScore_test (sorted)."""
-    from lcl import loaders
-    from lcl.task_specs import task_uid_for_row, tasks_for
+    from lcl.study import loaders
+    from lcl.study.task_specs import task_uid_for_row, tasks_for
 
     uids: set[str] = set()
     for ds in ("LoCaL_published", "CodeScore_test"):
@@ -122,7 +122,7 @@ def main() -> int:
         ap.error("--n and --jobs must be positive")
     from tqdm import tqdm
 
-    from lcl import loaders
+    from lcl.study import loaders
 
     benches = a.benchmark or [b for b in loaders.BENCHMARKS if loaders.benchmark_available(b)]
     missing = [b for b in benches if not loaders.benchmark_available(b)]

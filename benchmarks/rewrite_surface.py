@@ -1,8 +1,8 @@
 #!/usr/bin/env python
-"""Surface similarity of the offline optimiser's variants (lcl.variants.rewrite) to their references.
+"""Surface similarity of the offline optimiser's variants (lcl.engine.variants.rewrite) to their references.
 
 For every HumanEval reference (or those of --bench, when data/raw has them) prints the share
-rewritten, the mean SurfaceSim (Eq. 1, ``lcl.similarity.surface_sim(..., mode="paper")``) and its
+rewritten, the mean SurfaceSim (Eq. 1, ``lcl.engine.similarity.surface_sim(..., mode="paper")``) and its
 two halves, and the rewrites used. With ``--fuzz N`` it also fuzzes a seeded sample of N variants
 against their references (Algorithm 1, 200 inputs, R = 2 by default) and prints the mean
 df_score and the non-equivalent variants.
@@ -29,13 +29,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
 
 def _variants(tasks: list, seed: int, keep_docstrings: bool = False) -> list[dict]:
-    from lcl.similarity import SimilarityWarning, sim_ast, sim_edit
-    from lcl.task_specs import spec_uid
-    from lcl.variants import optimise
+    from lcl.engine.similarity import SimilarityWarning, sim_ast, sim_edit
+    from lcl.study.task_specs import spec_uid
+    from lcl.engine.variants import optimise
 
     rows = []
     for task in tasks:
-        ref = ast.unparse(ast.parse(task.reference))  # as lcl.candidate_generation.candidates does
+        ref = ast.unparse(ast.parse(task.reference))  # as lcl.study.candidate_generation.candidates does
         v = optimise(ref, entry_point=task.entry_point, seed=seed, allow_docstring_removal=not keep_docstrings)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", SimilarityWarning)
@@ -65,9 +65,9 @@ def _summary(name: str, rows: list[dict]) -> None:
 
 
 def _fuzz(rows: list[dict], n: int, inputs: int, runs: int, jobs: int, seed: int) -> None:
-    from lcl.fuzz import Settings, run_batch
-    from lcl.fuzz.store import ResultStore
-    from lcl.task_specs import resolve_published
+    from lcl.engine.fuzz import Settings, run_batch
+    from lcl.engine.fuzz.store import ResultStore
+    from lcl.study.task_specs import resolve_published
 
     pool = [r for r in rows if r["changed"]]
     sample = sorted(random.Random(seed).sample(range(len(pool)), min(n, len(pool))))
@@ -118,7 +118,7 @@ def main() -> None:
     ap.add_argument("--bench", default="humaneval",
                     help="comma-separated: humaneval, mbpp, apps (those data/raw has); default humaneval")
     ap.add_argument("--selected", action="store_true",
-                    help="only the references the pipeline uses (lcl.loaders.select: e.g. the 100 longest MBPP)")
+                    help="only the references the pipeline uses (lcl.study.loaders.select: e.g. the 100 longest MBPP)")
     ap.add_argument("--fuzz", type=int, default=0, metavar="N", help="fuzz a sample of N rewritten variants")
     ap.add_argument("--inputs", type=int, default=200)
     ap.add_argument("--runs", type=int, default=2)
@@ -127,7 +127,7 @@ def main() -> None:
     ap.add_argument("--show", type=int, default=0, metavar="K", help="print the K most similar variants")
     args = ap.parse_args()
 
-    from lcl import loaders
+    from lcl.study import loaders
 
     known = {"humaneval": ("HumanEval", loaders.load_humaneval), "mbpp": ("MBPP", loaders.load_mbpp),
              "apps": ("APPS", loaders.load_apps)}

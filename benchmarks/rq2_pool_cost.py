@@ -70,8 +70,8 @@ class CpuMeter:
 def _complete(rows: list[dict[str, Any]], P: Any, seed: int, jobs: int) -> None:
     """Give every candidate before the window whose screen is stored but not its full label (an
     interrupted run) its full label, untimed, so the population's prefix is fully labelled."""
-    from lcl import labelling as L
-    from lcl import rq2_pool
+    from lcl.study import labelling as L
+    from lcl.study import rq2_pool
 
     s = L.profile_settings(P)
     stored = L.candidates_stored(rows, s, seed)
@@ -84,8 +84,9 @@ def _complete(rows: list[dict[str, Any]], P: Any, seed: int, jobs: int) -> None:
 
 
 def measure(skip: int, sample: int, jobs: int, seed: int) -> dict[str, Any]:
-    from lcl import labelling as L
-    from lcl import profiles, rq2_pool
+    from lcl.study import labelling as L
+    from lcl.core import profiles
+    from lcl.study import rq2_pool
 
     P = replace(profiles.get("full"), rq2_pool_candidates=None)
     rows, _ = rq2_pool.population_candidates(P, seed)
@@ -130,7 +131,7 @@ def main() -> None:
     ap.add_argument("--out", default="")
     ap.add_argument("--merge", nargs="+", default=[], help="merge the JSON results of consecutive windows instead")
     args = ap.parse_args()
-    from lcl import paths
+    from lcl.core import paths
 
     if args.merge:
         result = merge([json.loads(open(f).read()) for f in args.merge])

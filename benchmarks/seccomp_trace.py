@@ -1,6 +1,6 @@
 #!/usr/bin/env python
 """Which system calls honest candidates make in a confined worker, and whether the worker's
-seccomp allowlist (``lcl.fuzz.isolation.ALLOW_X86_64``) lets every one of them through.
+seccomp allowlist (``lcl.engine.fuzz.isolation.ALLOW_X86_64``) lets every one of them through.
 
 Runs workloads under ``strace -f -ff`` (a tracer outside the worker: ptrace of the worker by
 its ancestor is allowed, the worker's own ptrace is not), keeps for every worker the calls it
@@ -38,7 +38,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT / "lib"))
 
-from lcl.fuzz import isolation as ISO  # noqa: E402
+from lcl.engine.fuzz import isolation as ISO  # noqa: E402
 
 SWEEP = ROOT / "benchmarks" / "seccomp" / "sweep_steps.py"
 #: steps of the sweep the sandbox refuses on purpose: their calls are expected to be refused
@@ -51,9 +51,9 @@ CLONED = re.compile(r"^clone3?\(.*= (\d+)$")
 SWEEP_RUNNER = r"""
 import sys
 sys.path.insert(0, {lib!r})
-from lcl.fuzz import Settings
-from lcl.fuzz import semantics as S
-from lcl.fuzz.sandbox.executor import CodeSpec, Executor
+from lcl.engine.fuzz import Settings
+from lcl.engine.fuzz import semantics as S
+from lcl.engine.fuzz.sandbox.executor import CodeSpec, Executor
 src = open({sweep!r}).read()
 ns = {{}}
 exec(compile(src, "sweep", "exec"), ns)

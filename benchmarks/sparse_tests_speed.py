@@ -1,5 +1,5 @@
 #!/usr/bin/env python
-"""Notebook 09's run-0 re-execution (lcl.sparse_tests.study_table), serial vs ``jobs`` threads.
+"""Notebook 09's run-0 re-execution (lcl.rq.sparse_tests.study_table), serial vs ``jobs`` threads.
 
 Takes a small stratified sample of the full profile's curated LoCaL pairs, re-executes run 0 of
 each cold (an empty ``x1-run0`` cache; every other cache part is the project's own, linked), once
@@ -23,9 +23,10 @@ import pandas as pd
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
-from lcl import pair_files, paths, profiles
-from lcl import sparse_tests as X
-from lcl.fuzz import semantics as S
+from lcl.study import pair_files
+from lcl.core import paths, profiles
+from lcl.rq import sparse_tests as X
+from lcl.engine.fuzz import semantics as S
 
 
 def cold_cache(base: Path, real: Path) -> Path:

@@ -23,8 +23,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "lib"))
 
-from lcl import paths
-from lcl.runner import LOG_CELL_HEADER
+from lcl.core import paths
+from lcl.report.runner import LOG_CELL_HEADER
 
 
 def _heading(cells: list[dict], index: int) -> str:

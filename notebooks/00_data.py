@@ -22,8 +22,8 @@
 # PIE programs; HumanEval and MBPP are function-level, APPS and PIE program-level; PIE has no NL
 # description. CodeBLEU is the most used metric, CodeScore the newest.
 #
-# Everything below is computed from `data/raw/` by `lcl.overview` (one hop: `lib/lcl/overview.py`,
-# loaders in `lib/lcl/loaders.py`). Paper numbers come from `data/reference/paper_claims.csv` and
+# Everything below is computed from `data/raw/` by `lcl.study.overview` (one hop: `lib/lcl/study/overview.py`,
+# loaders in `lib/lcl/study/loaders.py`). Paper numbers come from `data/reference/paper_claims.csv` and
 # appear only in the "(paper)" columns.
 
 # %% tags=["parameters"]
@@ -38,9 +38,10 @@ figures_dir = ""
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.display import show
+from lcl.report.display import show
 
-from lcl import outputs, overview, sources
+from lcl.report import outputs
+from lcl.study import overview, sources
 
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 status = sources.status()
@@ -92,10 +93,10 @@ else:
 # %% [markdown]
 # ## Figure 3 · The construction pipeline
 # Drawn from the Makefile's own dependency graph (`make -pnq all`), so it cannot drift from the
-# code (`lib/lcl/pipeline.py`).
+# code (`lib/lcl/report/pipeline.py`).
 
 # %%
-from lcl import pipeline
+from lcl.report import pipeline
 
 fig3 = pipeline.figure3(profile)
 outputs.save_figure(fig3, "figure3_pipeline", profile=profile, seed=seed, directory=figures_out)

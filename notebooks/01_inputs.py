@@ -23,8 +23,8 @@
 # reference neither raises nor times out (target >= 95% per task), the number of distinct inputs,
 # and the reference's branch coverage under the inputs (Code2Bench's "Great Filter").
 #
-# Computation: `lib/lcl/input_quality.py` (`quality_table`, `summarise`, `backend_comparison`; each task measured by `lib/lcl/inputs/quality.py`);
-# specs: `lib/lcl/inputs/spec.py`; generators: `lib/lcl/inputs/generate.py`, `strategies.py`,
+# Computation: `lib/lcl/study/input_quality.py` (`quality_table`, `summarise`, `backend_comparison`; each task measured by `lib/lcl/engine/inputs/quality.py`);
+# specs: `lib/lcl/engine/inputs/spec.py`; generators: `lib/lcl/engine/inputs/generate.py`, `strategies.py`,
 # `atheris_driver.py`.
 
 # %% tags=["parameters"]
@@ -41,12 +41,13 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.display import show
+from lcl.report.display import show
 
-from lcl import outputs, profiles
-from lcl import input_quality as quality
-from lcl import task_specs as store
-from lcl.inputs.generate import generate
+from lcl.report import outputs
+from lcl.core import profiles
+from lcl.study import input_quality as quality
+from lcl.study import task_specs as store
+from lcl.engine.inputs.generate import generate
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
@@ -132,15 +133,15 @@ show(by_backend)
 
 # %% [markdown]
 # ## Agreement with the published labels
-# Our engine (`lib/lcl/fuzz/`) and our inputs re-derive `df_score` for the published LoCaL pairs and
+# Our engine (`lib/lcl/engine/fuzz/`) and our inputs re-derive `df_score` for the published LoCaL pairs and
 # the CodeScore_test baseline; we compare with the authors' `score` (MAE and agreement on the bucket
 # 0 / strictly between / 1). Targets: MAE <= 0.05 and bucket agreement >= 90%. Their labels come from
 # their own unreleased input generators, so a disagreement can be theirs or ours: the table of large
 # disagreements below carries the spec status, and `tables/labels_rederived.csv` every pair.
-# Computation: `lib/lcl/label_agreement.py`.
+# Computation: `lib/lcl/study/label_agreement.py`.
 
 # %%
-from lcl import label_agreement
+from lcl.study import label_agreement
 
 rederived, unavailable = label_agreement.build_agreement(P, seed, jobs)  # the stage `lcl inputs agreement` runs too
 for note in unavailable:

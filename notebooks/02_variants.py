@@ -23,9 +23,9 @@
 # below, and sit in the "(paper)" columns of every table).
 #
 # **Status: in progress.** Our optimised variants come from an offline rewriter (no model is
-# reachable here), not GPT-4; mutants from MutPy, capped per task (see `lcl.profiles`). Every
+# reachable here), not GPT-4; mutants from MutPy, capped per task (see `lcl.core.profiles`). Every
 # labelled candidate is kept (`LoCaL-all`); the curation rule the authors' release shows
-# (`lib/lcl/curation.py`, derived below from the release itself) marks the LoCaL pairs
+# (`lib/lcl/study/curation.py`, derived below from the release itself) marks the LoCaL pairs
 # (`curated`); an optimised variant counts only when it optimises (an optimisation rewrite
 # applied, or PIE's fast program: the rewriter's surface-only "refactorings" stay outside
 # LoCaL), and LoCaL is a seeded sample of the curated pairs at Table 2's makeup (`in_local`),
@@ -33,9 +33,9 @@
 # their own files: human-written DFS pairs mined from four PyPI algorithm collections
 # (`clone_pairs_<profile>`, variant_type CLONE) and the authors' published pairs
 # (`published_pairs`, variant_type PUBLISHED; needs the data mirror). Every exclusion is counted
-# below. Computation: `lib/lcl/candidate_generation.py` (Step I), `lib/lcl/local_build.py`
-# (labels, SurfaceSim, curation: `lib/lcl/curation.py`), `lib/lcl/makeup.py` (Table 2), `lib/lcl/clones/`,
-# generators `lib/lcl/variants/`, labels `lib/lcl/fuzz/`, SurfaceSim `lib/lcl/similarity.py`;
+# below. Computation: `lib/lcl/study/candidate_generation.py` (Step I), `lib/lcl/study/local_build.py`
+# (labels, SurfaceSim, curation: `lib/lcl/study/curation.py`), `lib/lcl/study/makeup.py` (Table 2), `lib/lcl/study/clones/`,
+# generators `lib/lcl/engine/variants/`, labels `lib/lcl/engine/fuzz/`, SurfaceSim `lib/lcl/engine/similarity.py`;
 # the dataset is described in `docs/DATASHEET.md`.
 
 # %% tags=["parameters"]
@@ -51,21 +51,11 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.display import show
+from lcl.report.display import show
 
-from lcl import (
-    claims,
-    clones,
-    curation,
-    local_build,
-    makeup,
-    outputs,
-    pair_files,
-    paths,
-    profiles,
-    records,
-    surface_budget,
-)
+from lcl.report import claims, outputs
+from lcl.study import clones, curation, local_build, makeup, pair_files, surface_budget
+from lcl.core import paths, profiles, records
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
@@ -102,7 +92,7 @@ evidence = curation.release_evidence(published)
 separates = curation.boundary_consistent(evidence)
 outputs.save_table(evidence, "curation_evidence", profile=profile, seed=seed, directory=tables_out,
                    title="df_score of the released mutants and optimised variants (the curation rule's evidence)",
-                   notes=[f"Rule (lcl.curation): a mutant is in LoCaL when df_score < {curation.DF_BOUNDARY}, an "
+                   notes=[f"Rule (lcl.study.curation): a mutant is in LoCaL when df_score < {curation.DF_BOUNDARY}, an "
                           f"optimised variant when df_score > {curation.DF_BOUNDARY}.",
                           "Without the data mirror this table is empty and the rule is applied as recorded."])
 show(evidence)
@@ -162,7 +152,7 @@ show(Markdown(
 t2 = makeup.table2_with_paper(pairs, seed)
 notes = [f"{r['stage']}: {r['what']} = {r['count']}" for r in ledger.to_rows()]
 notes.append("Optimised variants: offline rewriter (function tasks, APPS) and PIE's own fast programs; the paper used GPT-4.")
-notes.append(f"LoCaL = a seeded sample at Table 2's makeup (fraction {fraction:.3f}) of the curated pairs (lcl.curation: "
+notes.append(f"LoCaL = a seeded sample at Table 2's makeup (fraction {fraction:.3f}) of the curated pairs (lcl.study.curation: "
              f"MUT df < {curation.DF_BOUNDARY}, OPT that optimises with df > {curation.DF_BOUNDARY}); "
              "LoCaL-curated and LoCaL-all in table2_sensitivity.")
 outputs.save_table(t2, "table2_variants", profile=profile, seed=seed, directory=tables_out, notes=notes,
@@ -232,7 +222,7 @@ outputs.save_figure(fig, "variants_scatter", profile=profile, seed=seed, directo
 # pygorithm, searchsort, algos-py; MIT licensed, read and only run inside the fuzzing sandbox).
 # Candidate families by name/signature, behaviour fingerprints on the family's input domain,
 # clusters of identical behaviour, at most `pairs_per_cluster` pairs per cluster (seeded), each
-# labelled by Algorithm 1 on fresh inputs (`lib/lcl/clones/` explains every decision, e.g.
+# labelled by Algorithm 1 on fresh inputs (`lib/lcl/study/clones/` explains every decision, e.g.
 # in-place sorts are compared through their mutated argument).
 
 # %%
@@ -382,7 +372,7 @@ show(Markdown("\n".join([
     "programs (`opt_by_generator` shows each source). "
     "The rewriter applies its optimisation rewrites, then surface rewrites until Eq. 1 reaches a target drawn per task "
     f"from the released GPT-4 variants' SurfaceSim (median {surface_budget.recorded().set_index('q').loc[0.5, 'surface_sim']:g}; "
-    "`lcl.surface_budget`), never an RQ3 threshold, or none applies; "
+    "`lcl.study.surface_budget`), never an RQ3 threshold, or none applies; "
     f"{sum(not curation.local_kind(p) for p in all_pairs)} of its labelled variants carry surface rewrites only "
     "(refactorings: a sensitivity source, outside LoCaL). It reaches "
     "further on annotated HumanEval references than on MBPP and APPS, whose untyped parameters block the "

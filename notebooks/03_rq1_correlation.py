@@ -19,13 +19,13 @@
 # An unbiased CEM would show Spearman's rho = 0. (Paper Section 4.3, Table 3.)
 #
 # **Paper's answer.** Its numbers and conclusions are printed below from
-# `data/reference/paper_claims.csv` and `lcl.conclusions` (never typed here).
+# `data/reference/paper_claims.csv` and `lcl.report.conclusions` (never typed here).
 #
 # **Our setting.** CodeBLEU and CrystalBLEU are the published packages; **CodeBERTScore runs
 # on a substitute encoder** (MiniLM shipped by a package; CodeBERT is not obtainable offline);
-# **CodeScore is a CodeScore-style model we retrain** (`lib/lcl/codescore_base.py`), not the authors'
-# checkpoint. Computation: `lib/lcl/correlation.py` (Table 3), scores `lib/lcl/scoring.py`,
-# statistics `lib/lcl/stats.py`.
+# **CodeScore is a CodeScore-style model we retrain** (`lib/lcl/study/codescore_base.py`), not the authors'
+# checkpoint. Computation: `lib/lcl/rq/correlation.py` (Table 3), scores `lib/lcl/study/scoring.py`,
+# statistics `lib/lcl/engine/stats.py`.
 
 # %% tags=["parameters"]
 profile = "full"
@@ -40,9 +40,12 @@ import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown
 
-from lcl.display import not_computed, show, with_ci
+from lcl.report.display import not_computed, show, with_ci
 
-from lcl import claims, codescore_base, correlation, loaders, outputs, profiles, scoring
+from lcl.report import claims, outputs
+from lcl.study import codescore_base, loaders, scoring
+from lcl.rq import correlation
+from lcl.core import profiles
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
@@ -132,7 +135,7 @@ if len(scored):
                f" (paper rho {claims.paper_value('T3.CrystalBLEU.rho'):.4f}).")
 lines.append("- Differences from the paper are expected for the two substitutes: a MiniLM encoder is not CodeBERT, and our "
              "CodeScore-style model is trained on codegen-2b HumanEval completions, not on CodeScore's data.")
-lines.append("**The paper's conclusions (Section 4.3) on these numbers** (computed by `lcl.conclusions`):")
+lines.append("**The paper's conclusions (Section 4.3) on these numbers** (computed by `lcl.report.conclusions`):")
 lines.append(claims.section_text(claims.build(str(tables_out)), "Section 4.3"))
 show(Markdown("\n".join(lines)))
 if len(x):

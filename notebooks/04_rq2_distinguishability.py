@@ -26,7 +26,7 @@
 #
 # **Status: reproduced in direction, with substitutes** (magnitudes differ; see "What we found").
 # CodeBERTScore runs on MiniLM (not CodeBERT) and
-# CodeScore is our retrained CodeScore-style model (`lcl.codescore_base.base_model`); non-equivalence
+# CodeScore is our retrained CodeScore-style model (`lcl.study.codescore_base.base_model`); non-equivalence
 # of the mutants is established by our fuzzer with our reviewed input specs (only PIE problems
 # whose spec is verified are mutated).
 #
@@ -35,13 +35,13 @@
 # (the population's MutPy mutants in the repetition's own seeded order, fuzzed until `n` have
 # df_score = 0), so the std covers the construction, not a resample of one fixed pool. The
 # mutants are those of the slow programs of the PIE pairs that RQ1 and RQ2 sample from (the
-# population the paper mutates), generated as LoCaL's are (`lcl.candidate_generation.candidates`). Both sides
+# population the paper mutates), generated as LoCaL's are (`lcl.study.candidate_generation.candidates`). Both sides
 # of every pair, equivalent, cross-paired and mutated, are in one text form: `ast.unparse`
 # without docstrings (a mutant exists only in that form). LoCaL's own mutants of its 100 longest
 # PIE programs are kept as a second population (sensitivity table; at full, where their labels
 # are archived). Computation:
-# `lib/lcl/distinguish.py` (construction, Eq. 3 via `lcl.stats.distinguishability`, Table 4),
-# scores `lib/lcl/scoring.py`, labels `lib/lcl/fuzz/`.
+# `lib/lcl/rq/distinguish.py` (construction, Eq. 3 via `lcl.engine.stats.distinguishability`, Table 4),
+# scores `lib/lcl/study/scoring.py`, labels `lib/lcl/engine/fuzz/`.
 
 # %% tags=["parameters"]
 profile = "full"
@@ -61,11 +61,14 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.display import show
+from lcl.report.display import show
 
-from lcl import claims, codescore_base, distinguish, loaders, outputs, paths, profiles, scoring
+from lcl.report import claims, outputs
+from lcl.study import codescore_base, loaders, scoring
+from lcl.rq import distinguish
+from lcl.core import paths, profiles
 
-from lcl import rq2_pool
+from lcl.study import rq2_pool
 
 P = profiles.get(profile)
 sensitivity = P.name == "full" if sensitivity is None else bool(sensitivity)
@@ -325,6 +328,6 @@ if np.isfinite(realised):
 low = [scoring.paper_name(m) for m, e, pe in zip(cem.metric, cem["EQ"], cem["EQ (paper)"]) if e < 0.5 * pe]
 if low:
     lines.append(f"- {', '.join(low)}: mean score on equivalent pairs under half the paper's. The CodeScore-style "
-                 "model is trained on HumanEval function-level candidates (`lcl.codescore_base`), while PIE pairs are "
+                 "model is trained on HumanEval function-level candidates (`lcl.study.codescore_base`), while PIE pairs are "
                  "whole stdin programs, so its absolute scores here are low; its d is a ratio of two small means.")
 show(Markdown("\n".join(lines)))

@@ -20,7 +20,7 @@
 # (Paper Section 4.5, Figure 5; Figure 1 of the paper is regenerated at the end.)
 #
 # **Paper's answer.** Its numbers and conclusions are printed below from
-# `data/reference/paper_claims.csv` and `lcl.conclusions` (never typed here).
+# `data/reference/paper_claims.csv` and `lcl.report.conclusions` (never typed here).
 #
 # **Our setting.** LoCaL = our pairs from `02_variants` (mutants from MutPy; optimised variants from
 # our offline rewriter and PIE's fast programs, not GPT-4). CodeScore_test's df_score is the LoCaL
@@ -28,8 +28,8 @@
 # scores (two are substitutes: CodeBERTScore[MiniLM], CodeScore-style), and a minimum region size the
 # paper does not state (`coverage.MIN_REGION_SHARE`, printed with the thresholds). Because those pieces
 # are ours, three checks follow the fit: the paper's thresholds on the same sets, the authors' released
-# variants in the regions, and an ablation of Algorithm 2. Computation: `lib/lcl/coverage.py`,
-# `lib/lcl/regions.py` (Algorithm 2, Eq. 4), `lib/lcl/region_checks.py` (the three checks).
+# variants in the regions, and an ablation of Algorithm 2. Computation: `lib/lcl/rq/coverage.py`,
+# `lib/lcl/engine/regions.py` (Algorithm 2, Eq. 4), `lib/lcl/rq/region_checks.py` (the three checks).
 
 # %% tags=["parameters"]
 profile = "full"
@@ -49,21 +49,12 @@ import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.display import not_computed, show
+from lcl.report.display import not_computed, show
 
-from lcl import (
-    claims,
-    codescore_base,
-    coverage,
-    curation,
-    effectiveness,
-    loaders,
-    outputs,
-    pair_files,
-    profiles,
-    region_checks,
-    scoring,
-)
+from lcl.report import claims, outputs
+from lcl.study import codescore_base, curation, loaders, pair_files, scoring
+from lcl.rq import coverage, effectiveness, region_checks
+from lcl.core import profiles
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
@@ -224,11 +215,11 @@ show(draw_summary)
 # ## Hit rates of the optimised variants by source
 #
 # The rewriter is ours: its surface target is drawn per task from the released GPT-4 variants'
-# SurfaceSim (`lcl.surface_budget`), not from a threshold, but we wrote it knowing the region
+# SurfaceSim (`lcl.study.surface_budget`), not from a threshold, but we wrote it knowing the region
 # machinery. PIE's fast programs and the human-written clones are not ours, so each source is
 # shown on its own (the rewriter's refactorings too, which are not in LoCaL), and the conclusion
 # "more than half of the optimised variants fall in DFS" is tested on PIE's fast programs only
-# (`lcl.conclusions`).
+# (`lcl.report.conclusions`).
 
 # %%
 clone_rows = pair_files.load_clones(profile)
@@ -239,7 +230,7 @@ outputs.save_table(by_source, "rq3_hit_rates_by_source", profile=profile, seed=s
                    notes=["Every labelled optimised variant with df_score above the curation boundary, per source "
                           "(LoCaL's sample takes part of them; refactorings are never in LoCaL).",
                           "The rewriter's surface target is drawn per task from the released GPT-4 variants' "
-                          "SurfaceSim (lcl.surface_budget), not from an RQ3 threshold."])
+                          "SurfaceSim (lcl.study.surface_budget), not from an RQ3 threshold."])
 show(by_source)
 
 # %% [markdown]
@@ -395,6 +386,6 @@ else:
                      f"{b['OPT in DFS %']}% (LoCaL {a['OPT in DFS %']}%).")
 found.append("- The thresholds depend on the data they are fitted on (the paper says so too) and on the CEM scores, two "
              "of which come from substitutes here.")
-found.append("**The paper's conclusions (Section 4.5) on these numbers** (computed by `lcl.conclusions`):")
+found.append("**The paper's conclusions (Section 4.5) on these numbers** (computed by `lcl.report.conclusions`):")
 found.append(claims.section_text(claims.build(str(tables_out)), "Section 4.5"))
 show(Markdown("\n".join(found)))

@@ -19,13 +19,13 @@
 # the Java ShareCode set? Which pairs fool them most? (Paper Section 4.6, Table 5.)
 #
 # **Paper's answer.** Its numbers and conclusions are printed below from
-# `data/reference/paper_claims.csv` and `lcl.conclusions` (never typed here).
+# `data/reference/paper_claims.csv` and `lcl.report.conclusions` (never typed here).
 #
 # **Our setting.** LoCaL = our pairs from `02_variants`; CodeScore_test and ShareCode_java with the
 # published labels; the published part of the authors' LoCaL release and our human-written clone
 # pairs as extra rows, and, on the published pairs, **the authors' own metric values** (original CodeBERT and CodeScore) so our substitutes
 # (CodeBERTScore[MiniLM], CodeScore-style retrained) can be compared with the originals.
-# Computation: `lib/lcl/effectiveness.py`; scores `lib/lcl/scoring.py`.
+# Computation: `lib/lcl/rq/effectiveness.py`; scores `lib/lcl/study/scoring.py`.
 
 # %% tags=["parameters"]
 profile = "full"
@@ -42,20 +42,12 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.display import not_computed, show
+from lcl.report.display import not_computed, show
 
-from lcl import (
-    claim_links,
-    claims,
-    codescore_base,
-    curation,
-    effectiveness as eff,
-    loaders,
-    outputs,
-    pair_files,
-    profiles,
-    scoring,
-)
+from lcl.core import claim_links, profiles
+from lcl.report import claims, outputs
+from lcl.study import codescore_base, curation, loaders, pair_files, scoring
+from lcl.rq import effectiveness as eff
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
@@ -197,7 +189,7 @@ sens_cols = [*cems, *scoring.sensitivity_columns(next(iter(sens_sets.values())))
 t5s = eff.table5(sens_sets, sens_cols).drop(columns=["mean score (all CEMs)"])
 outputs.save_table(t5s, "table5_sensitivity", profile=profile, seed=seed, directory=tables_out,
                    title="Sensitivity: Table 5 on LoCaL, LoCaL-curated and LoCaL-all, with CrystalBLEU[corpus]",
-                   notes=[f"LoCaL-curated: the curated pairs (lcl.curation: MUT df < {curation.DF_BOUNDARY}, OPT that "
+                   notes=[f"LoCaL-curated: the curated pairs (lcl.study.curation: MUT df < {curation.DF_BOUNDARY}, OPT that "
                           f"optimises with df > {curation.DF_BOUNDARY}); LoCaL: their seeded sample at Table 2's makeup; "
                           "LoCaL-all: every labelled candidate, refactorings included.",
                           "CrystalBLEU[corpus]: ignore set from each row's whole scored corpus (sensitivity); "
@@ -218,7 +210,7 @@ by_source = eff.opt_by_source({"LoCaL": loc[loc.variant_type == "OPT"], "LoCaL-a
 outputs.save_table(by_source, "rq4_opt_by_source", profile=profile, seed=seed, directory=tables_out,
                    title="MAE of each CEM on the optimised (DFS) pairs, per source",
                    notes=["The rewriter's surface target is drawn per task from the released GPT-4 variants' "
-                          "SurfaceSim (lcl.surface_budget), not from an RQ3 threshold."])
+                          "SurfaceSim (lcl.study.surface_budget), not from an RQ3 threshold."])
 show(by_source)
 
 # %% [markdown]
@@ -298,7 +290,7 @@ show(Markdown("\n".join([
     "that set is its own inference distribution; our "
     "CodeScore-style substitute never saw it, so its baseline MAE is higher. The authors' own values on the published "
     "pairs (table above) show how far our substitutes are from the originals on identical pairs.",
-    "**The paper's conclusions (Section 4.6) on these numbers** (computed by `lcl.conclusions`):",
+    "**The paper's conclusions (Section 4.6) on these numbers** (computed by `lcl.report.conclusions`):",
     claims.section_text(claims.build(str(tables_out)), "Section 4.6"),
 ])))
 
@@ -312,10 +304,11 @@ show(Markdown("\n".join([
 # "the CEM errs more on LoCaL", and the paper's fitted thresholds for SFD / DFS (re-fitting Algorithm 2
 # per label set would move the regions with the labels). At the full profile our labels are read from the
 # committed label archive, nothing is fuzzed; at quick, the sample `01_inputs` fuzzed.
-# Computation: `lib/lcl/label_sensitivity.py`.
+# Computation: `lib/lcl/rq/label_sensitivity.py`.
 
 # %%
-from lcl import label_sensitivity as ls, label_agreement
+from lcl.rq import label_sensitivity as ls
+from lcl.study import label_agreement
 
 released, unavailable = ls.released_with_both_labels(P, seed, jobs)
 counts = ls.coverage_counts(released)
@@ -332,7 +325,7 @@ outputs.save_table(sens, "label_sensitivity", profile=profile, seed=seed, direct
                    notes=[f"Released pairs: {counts['released pairs']}, with their label {counts['with their label']}, "
                           f"with ours {counts['with our label']}, both (used) {counts['with both']}."
                           + (" Not available: " + "; ".join(unavailable) + "." if unavailable else ""),
-                          "Ours: lcl.label_agreement.rederive with 01_inputs' settings (full: the label archive only; "
+                          "Ours: lcl.study.label_agreement.rederive with 01_inputs' settings (full: the label archive only; "
                           "otherwise 01_inputs' sample of the release).",
                           "MAE rows: the conclusion is 'MAE above the CEM's MAE on CodeScore_test' (comparator, "
                           "published labels in both runs). Hit rates: 'more than half'.",

@@ -25,11 +25,11 @@
 # read from the claims data).
 #
 # **Status: substitute model, fine-tuned on CPU.** The learned metric is **CodeScore-style
-# (retrained)** (`lcl.metrics.codescore_style`), not CodeScore (a fine-tuned UniXcoder): a MiniLM
+# (retrained)** (`lcl.engine.metrics.codescore_style`), not CodeScore (a fine-tuned UniXcoder): a MiniLM
 # cross-encoder over `candidate [SEP] reference`, fine-tuned like the paper's model with a
 # validation split (12.5%, the paper's split, Section 4.7.1) and early stopping. On CPU only the top
 # encoder layers are trained, for a capped number of steps on short inputs whose shared leading
-# lines are trimmed (settings per profile in `lcl.profiles`, recorded in every table's notes).
+# lines are trimmed (settings per profile in `lcl.core.profiles`, recorded in every table's notes).
 # The frozen-encoder variant (MLP head on fixed embeddings) is kept as a cheaper sensitivity run.
 # Every MAE sits beside the **mean baseline** (predict the training labels' mean). LoCaL is the
 # curated set (`pair_files.load_local`); LoCaL-all (every labelled candidate) is a sensitivity run at
@@ -37,7 +37,7 @@
 # reference program after `ast.unparse`, `rq5.problem_key`: LoCaL's APPS references are
 # CodeScore_test's golden code). Its base training set is codegen-2b completions of HumanEval labelled by our
 # fuzzer, not CodeScore's training set (not obtainable offline). The quick profile uses tiny sets
-# and one model per p. Computation: `lib/lcl/rq5.py` (the base model: `lib/lcl/codescore_base.py`).
+# and one model per p. Computation: `lib/lcl/rq/rq5.py` (the base model: `lib/lcl/study/codescore_base.py`).
 
 # %% tags=["parameters"]
 profile = "full"
@@ -55,10 +55,13 @@ import pandas as pd
 import torch
 from IPython.display import Markdown
 
-from lcl.display import show
+from lcl.report.display import show
 
-from lcl import claims, codescore_base, loaders, outputs, pair_files, profiles, rq5, rq5_capacity, scoring, sources
-from lcl.metrics.codescore_style import LABEL
+from lcl.report import claims, outputs
+from lcl.study import codescore_base, loaders, pair_files, scoring, sources
+from lcl.core import profiles
+from lcl.rq import rq5, rq5_capacity
+from lcl.engine.metrics.codescore_style import LABEL
 
 P = profiles.get(profile)
 FULL = profiles.get("full")  # the paper's settings
@@ -186,7 +189,7 @@ show(Markdown("\n".join(f"- {n}" for n in notes)))
 if ok:
     fig = rq5.plot_mae_vs_p(t6, f"{LABEL}, fine-tuned")
 else:
-    from lcl import overview
+    from lcl.study import overview
 
     fig = overview.unavailable_figure("RQ5: MAE vs p", notes[-1])
 outputs.save_figure(fig, "rq5_mae_vs_p", profile=profile, seed=seed, directory=figures_out)
@@ -210,7 +213,7 @@ show(gain)
 if ok and len(gain):
     fig = rq5.plot_learned_gain(gain, LABEL)
 else:
-    from lcl import overview
+    from lcl.study import overview
 
     fig = overview.unavailable_figure("RQ5: learned gain vs p", notes[-1])
 outputs.save_figure(fig, "rq5_learned_gain", profile=profile, seed=seed, directory=figures_out)
@@ -225,7 +228,7 @@ outputs.save_figure(fig, "rq5_learned_gain", profile=profile, seed=seed, directo
 # The curves show validation MAE against optimiser steps beside the mean predictor's MAE on the
 # same split (dashed); the table gives each setting's learned gain on the evaluation sets and its
 # measured training seconds. Where a setting must be picked, it is picked on the validation split
-# (`rq5_capacity.best_setting`), never on the evaluation sets. Computation: `lib/lcl/rq5_capacity.py`.
+# (`rq5_capacity.best_setting`), never on the evaluation sets. Computation: `lib/lcl/rq/rq5_capacity.py`.
 
 # %%
 if ok:
@@ -247,7 +250,7 @@ show(capacity)
 if ok and len(cap_curves):
     fig = rq5_capacity.plot_curves(cap_curves, LABEL)
 else:
-    from lcl import overview
+    from lcl.study import overview
 
     fig = overview.unavailable_figure("RQ5 capacity: validation curves", notes[-1])
 outputs.save_figure(fig, "rq5_capacity_curves", profile=profile, seed=seed, directory=figures_out)

@@ -26,9 +26,9 @@
 # comparable, in every RQ alike, only when it reproduces the authors' scores on their published
 # pairs. Then every conclusion of Sections 3.3-4.7 as a test on our numbers, also run on the
 # trivial model where one exists (the mean predictor in RQ5, a constant score in RQ4's Table 5
-# comparisons): one it passes too is reported as such. Computation: `lib/lcl/claim_links.py`
-# (where each claim lives, declared by its research-question module), `lib/lcl/conclusions.py`,
-# `lib/lcl/reasons.py`, `lib/lcl/claims.py` (`build`, `judge`).
+# comparisons): one it passes too is reported as such. Computation: `lib/lcl/core/claim_links.py`
+# (where each claim lives, declared by its research-question module), `lib/lcl/report/conclusions.py`,
+# `lib/lcl/report/reasons.py`, `lib/lcl/report/claims.py` (`build`, `judge`).
 
 # %% tags=["parameters"]
 profile = "full"
@@ -42,9 +42,9 @@ figures_dir = ""
 import matplotlib.pyplot as plt
 from IPython.display import Markdown
 
-from lcl.display import show
+from lcl.report.display import show
 
-from lcl import claims, outputs
+from lcl.report import claims, outputs
 
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 table = claims.build(str(tables_out))

@@ -32,12 +32,12 @@
 # (b) is the whole of run 0 there.
 #
 # **Method.** Run 0 of each pair's archived label is re-executed with `fuzz_pair(..., only_runs=[0])`
-# under the same generator (`lcl.task_specs.resolve_published`, as `lcl.labelling.candidate_batch` builds
+# under the same generator (`lcl.study.task_specs.resolve_published`, as `lcl.study.labelling.candidate_batch` builds
 # the batch), base seed and profile settings; every prefix of its verdict string is df(N) for a
 # smaller N, and the positions of the task's own seed inputs in it give (a). Whether run 0
 # reproduces the archived `run_scores[0]` exactly is counted and shown. Verdict strings are cached
 # under `.cache/x1-run0/` keyed by both codes, the generator, N, seed and settings, so a rerun fuzzes
-# nothing. Computation: `lib/lcl/sparse_tests.py`.
+# nothing. Computation: `lib/lcl/rq/sparse_tests.py`.
 #
 # **Choices.** quick/smoke: every LoCaL pair. full: a seeded stratified sample of at most
 # `per_stratum` pairs per benchmark x kind (seed = the notebook's seed; sizes printed below), because
@@ -73,12 +73,14 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.display import show
+from lcl.report.display import show
 
-from lcl import codescore_base, findings, outputs, pair_files, profiles, scoring
-from lcl import sparse_tests as X
-from lcl.findings import Finding
-from lcl.fuzz import semantics as S
+from lcl.study import codescore_base, pair_files, scoring
+from lcl.report import findings, outputs
+from lcl.core import profiles
+from lcl.rq import sparse_tests as X
+from lcl.report.findings import Finding
+from lcl.engine.fuzz import semantics as S
 
 P = profiles.get(profile)
 PAPER = profiles.get("full")  # the paper's Algorithm 1 settings (profiles.py: full = paper settings)
@@ -228,7 +230,7 @@ outputs.save_figure(fig, "x1_convergence", profile=profile, seed=seed, directory
 # ## CEM error against each ground truth (Table 5's MAE, same pairs)
 #
 # MAE of each CEM on the LoCaL pairs that have all three ground truths (PIE has no (a)), and the paired
-# bootstrap change from (c). Scores come from `lcl.scoring` (cached); CodeBERTScore[MiniLM] and
+# bootstrap change from (c). Scores come from `lcl.study.scoring` (cached); CodeBERTScore[MiniLM] and
 # CodeScore-style (retrained) are our substitutes for the paper's models.
 
 # %%

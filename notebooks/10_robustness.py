@@ -19,7 +19,7 @@
 #
 # **X2 (robustness).** Apply a *semantics-preserving* perturbation to one side of a curated LoCaL pair
 # and measure how far each CEM's score moves. A metric that tracked behaviour would not move at all.
-# Perturbations (`lib/lcl/variants/perturb/`): `misleading_comment` (comments claiming correctness),
+# Perturbations (`lib/lcl/engine/variants/perturb/`): `misleading_comment` (comments claiming correctness),
 # `reference_docstring` (the reference's docstrings copied into the variant), `rename_identifiers`
 # (locals renamed `v0, v1, ...`), `dead_code` (`if False:` blocks, unused constants), `reorder_statements`
 # (one swap of two independent assignments). OPT pairs (optimised variants, DFS side) are perturbed on the
@@ -29,7 +29,7 @@
 #
 # **Every perturbed program is untrusted** and is verified before use: Algorithm 1 fuzzes (program before,
 # program after the perturbation) in the sandbox, with the pair's task generator and the profile's N and R,
-# through the same batch machinery that labels LoCaL (`lcl.labelling.label_candidates`, its result store caches by
+# through the same batch machinery that labels LoCaL (`lcl.study.labelling.label_candidates`, its result store caches by
 # content, so a rerun fuzzes nothing). A pair is used only when df_score = 1; a lower df_score is a
 # perturbation bug, counted per perturbation and dropped. Algorithm 1 treats inputs on which the reference
 # crashes as invalid, so a mutant that crashes on every input cannot be judged against itself: for such
@@ -39,7 +39,7 @@
 # as unverifiable and dropped too.
 #
 # **Choice: the documented reference.** LoCaL's references are stored normalised by `ast.unparse`, which
-# drops comments and docstrings (`lcl.candidate_generation.strip_docstrings`), so there is no prose to copy from them.
+# drops comments and docstrings (`lcl.study.candidate_generation.strip_docstrings`), so there is no prose to copy from them.
 # The two prose-copying perturbations (`reference_docstring`, `reference_comments`) take the prose from the
 # benchmark's original reference source and are scored against that documented reference, before and
 # after, so their shift is the credit for the copied prose alone. Benchmarks whose references carry no prose
@@ -51,11 +51,11 @@
 # equivalent mutants (df = 1: one edit, no behaviour change) with killed ones (df = 0) of the same task and
 # mutation operator (matched groups): within-group AUROC with a cluster-bootstrap 95% CI (groups resampled),
 # SurfaceSim as the reference line; the pooled AUROC is a sensitivity column (it mixes in differences between
-# tasks). Computation: `lib/lcl/red_herrings.py`. The scores are those notebook 06 computed (same pairs,
+# tasks). Computation: `lib/lcl/rq/red_herrings.py`. The scores are those notebook 06 computed (same pairs,
 # same metrics: a metric-cache hit).
 #
 # Metric labels say where we use substitutes: CodeBERTScore[MiniLM] (substitute encoder) and
-# CodeScore-style (retrained; CodeScore_base of `lcl.codescore_base`).
+# CodeScore-style (retrained; CodeScore_base of `lcl.study.codescore_base`).
 #
 # **Budgets (measured on 2 cores shared with other jobs, jobs = 1).** Smoke (HumanEval only, no mirror):
 # 38 s with an empty cache (the smoke CodeScore_base included), 10-17 s warm. Quick: 20-55 s with the perturbed
@@ -68,7 +68,7 @@
 # pair at quick and smoke, which have fewer); 120 + 120 pairs (about 1,000 programs) would take about 50 min.
 # The sizes used are printed below and recorded in the tables' notes. X3 uses every LoCaL-all mutant (its
 # scores are cache hits).
-# Computation: `lib/lcl/robustness.py` (X2), `lib/lcl/red_herrings.py` (X3).
+# Computation: `lib/lcl/rq/robustness.py` (X2), `lib/lcl/rq/red_herrings.py` (X3).
 
 # %% tags=["parameters"]
 profile = "full"
@@ -89,21 +89,13 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.display import show
+from lcl.report.display import show
 
-from lcl import (
-    candidate_generation,
-    codescore_base,
-    effectiveness,
-    findings,
-    outputs,
-    pair_files,
-    profiles,
-    red_herrings as rh,
-    robustness as rb,
-    scoring,
-)
-from lcl.findings import Finding
+from lcl.study import candidate_generation, codescore_base, pair_files, scoring
+from lcl.rq import effectiveness, red_herrings as rh, robustness as rb
+from lcl.report import findings, outputs
+from lcl.core import profiles
+from lcl.report.findings import Finding
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)

@@ -29,13 +29,13 @@
 # task traits go with each metric's largest errors.
 #
 # **Setting and choices (recorded).** LoCaL = the curated pairs (`pair_files.load_local`), scored by
-# `lcl.scoring` (cached); CodeScore_test = the control set of Table 5, capped like notebook 06 at
+# `lcl.study.scoring` (cached); CodeScore_test = the control set of Table 5, capped like notebook 06 at
 # the profile's `eval_pairs_cap` with the same seed. Regions: Algorithm 2 fitted as notebook 05
 # fits it (same draw of LoCaL_balanced, same seed), the paper's thresholds as a fallback when too
 # few pairs. ECE: 10 equal-width bins on [0, 1]. Recalibration split: by benchmark, fitted on
 # HumanEval + MBPP, tested on APPS + PIE (held out); sensitivity: a seeded 50 % split of whole
 # tasks across all benchmarks. The released model: Table 6's model at p = 100, the first model
-# (`lcl.trained_metric`; identical to notebook 07's, so its training is cached). Its comparison
+# (`lcl.rq.trained_metric`; identical to notebook 07's, so its training is cached). Its comparison
 # sets: LoCaL's PIE pairs (held out by benchmark); CodeScore_test pairs (another source); LoCaL
 # pairs of the training benchmarks that the model never saw (same tasks as training: optimistic,
 # a sensitivity row). Scoring cost timed on up to 200 held-out pairs without the cache. Task
@@ -50,7 +50,7 @@
 # cached scores); full: 9.1 min when the released model scores its 4,300 evaluation pairs for the
 # first time, 56 s once they are in the score cache. Nothing is sampled at any profile except the
 # 200 pairs that time the scoring.
-# Computation: `lib/lcl/calibration.py`, `lib/lcl/trained_metric.py`, `lib/lcl/metrics/local_trained.py`.
+# Computation: `lib/lcl/rq/calibration.py`, `lib/lcl/rq/trained_metric.py`, `lib/lcl/engine/metrics/local_trained.py`.
 
 # %% tags=["parameters"]
 profile = "full"
@@ -72,15 +72,21 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.display import show
+from lcl.report.display import show
 
-from lcl import calibration as cal
-from lcl import effectiveness as eff, findings, label_sensitivity, loaders, metrics, outputs, pair_files, paths
-from lcl import codescore_base, profiles, rq5, scoring
-from lcl import trained_metric as tm
-from lcl.findings import Finding
-from lcl.io import write_text
-from lcl.metrics.local_trained import LABEL as RELEASED
+from lcl.rq import calibration as cal
+from lcl.rq import effectiveness as eff, label_sensitivity
+from lcl.report import findings, outputs
+from lcl.study import loaders, pair_files
+from lcl.engine import metrics
+from lcl.core import paths
+from lcl.study import codescore_base, scoring
+from lcl.core import profiles
+from lcl.rq import rq5
+from lcl.rq import trained_metric as tm
+from lcl.report.findings import Finding
+from lcl.core.io import write_text
+from lcl.engine.metrics.local_trained import LABEL as RELEASED
 
 T0 = time.time()
 P = profiles.get(profile)

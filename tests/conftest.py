@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from lcl import paths, sources
+from lcl.core import paths
+from lcl.study import sources
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lcl import calibration as cal
-from lcl import stats
-from lcl.regions import Thresholds
+from lcl.rq import calibration as cal
+from lcl.engine import stats
+from lcl.engine.regions import Thresholds
 
 
 def test_reliability_bins_edges_and_empty_bins() -> None:

@@ -9,9 +9,13 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lcl import claim_links, correlation, coverage, distinguish, effectiveness, makeup, overview, regions, scoring
-from lcl import claims, rq5
-from lcl.claim_links import Link
+from lcl.core import claim_links
+from lcl.rq import correlation, coverage, distinguish, effectiveness
+from lcl.study import makeup, overview, scoring
+from lcl.engine import regions
+from lcl.report import claims
+from lcl.rq import rq5
+from lcl.core.claim_links import Link
 
 LABELS = [scoring.label(m) for m in scoring.CEMS]
 
@@ -122,13 +126,13 @@ def test_read_uses_declarations(tmp_path) -> None:
 
 
 def test_rq3_source_names_follow_the_dataset_module() -> None:
-    from lcl import makeup
+    from lcl.study import makeup
 
     assert coverage._OPT_SOURCES == makeup.OPT_SOURCES
 
 
 def test_evidence_rows_are_read_from_the_tables_their_builders_write(tmp_path) -> None:
-    from lcl import reasons
+    from lcl.report import reasons
 
     pairs = [{"variant_type": k, "level": "function", "surface_sim": s, "df_score": d, "published_kind": k}
              for k, s, d in (("OPT", 0.6, 1.0), ("MUT", 0.9, 0.0))]
@@ -148,7 +152,7 @@ def test_evidence_rows_are_read_from_the_tables_their_builders_write(tmp_path) -
     got = claim_links.read(str(tmp_path), reasons.evidence_declarations())
     assert got[reasons.evidence_id("RQ3.mut_in_sfd")].value == 50.0  # one of the two mutants in SFD
     # the authors' released variants and the counts under the paper's thresholds (region_checks' tables)
-    from lcl import region_checks
+    from lcl.rq import region_checks
 
     released = pd.DataFrame({"variant_type": ["OPT", "OPT", "MUT"], "benchmark": ["PIE", "MBPP", "PIE"],
                              "SurfaceSim": [0.5, 0.8, 0.95], "df_score": [1.0, 1.0, 0.0]})

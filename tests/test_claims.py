@@ -7,8 +7,10 @@ import math
 import numpy as np
 import pandas as pd
 
-from lcl import claim_links, claims, conclusions, reasons, stats
-from lcl.claim_links import Reading
+from lcl.core import claim_links
+from lcl.report import claims, conclusions, reasons
+from lcl.engine import stats
+from lcl.core.claim_links import Reading
 
 
 def _row(table: pd.DataFrame, cid: str) -> pd.Series:
@@ -78,7 +80,7 @@ def test_a_grid_quantity_is_judged_by_equality_on_the_grid():
 
 
 def test_derived_aggregates_carry_an_interval_not_a_fixed_tolerance():
-    from lcl import rq5
+    from lcl.rq import rq5
 
     fixed = [d.claim_id for d in claims.declarations() if isinstance(d, claim_links.Derived) and
              not math.isnan(d.tolerance)]

@@ -1,4 +1,4 @@
-"""Human-written clone pairs (lcl.clones): extraction of units, families and domains, the
+"""Human-written clone pairs (lcl.study.clones): extraction of units, families and domains, the
 observation rule for in-place vs returning functions, clustering by behaviour fingerprints,
 capped seeded pair sampling, labels. Synthetic packages keep these fast; one test reads the
 real collections when they are fetched."""
@@ -12,8 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from lcl import clones, records
-from lcl.fuzz import CodeSpec, ResultStore, Settings, compute_reference
+from lcl.study import clones
+from lcl.core import records
+from lcl.engine.fuzz import CodeSpec, ResultStore, Settings, compute_reference
 
 pytestmark = pytest.mark.timeout(180)
 
@@ -297,7 +298,7 @@ def test_pairs_are_capped_seeded_and_carry_provenance() -> None:
 
 def test_label_and_assemble(fake_root: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache"))
-    from lcl import profiles
+    from lcl.core import profiles
 
     fs = _by_name(clones.extract(fake_root, packages=("pkga", "pkgb")))
     cl = clones.Cluster("sort#1", clones.FAMILY["sort"], [fs["bubble_sort"], fs["inplace_sort"], fs["new_sort"]])

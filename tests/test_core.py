@@ -9,7 +9,9 @@ import typing
 import pandas as pd
 import pytest
 
-from lcl import cache, cli, io, verify
+from lcl.core import cache, io
+from lcl import cli
+from lcl.report import verify
 
 
 def test_atomic_write_keeps_old_file_on_failure(tmp_path):
@@ -108,7 +110,7 @@ def test_verify_compares_claim_values_and_reasons():
 
 def test_verify_columns_and_record_only(tmp_path, monkeypatch):
     """A table's ``columns`` restricts the comparison; ``record(only=...)`` copies just those tables."""
-    from lcl import paths
+    from lcl.core import paths
 
     a = pd.DataFrame({"claim_id": ["x"], "status": ["holds"], "reason": ["quotes 0.10"]})
     b = a.assign(reason="quotes 0.11")
@@ -128,7 +130,7 @@ def test_one_pair_vocabulary_reads_every_file_format() -> None:
     ``generated_code``) all become the same Pair; a row without a code names what it lacks."""
     import pytest
 
-    from lcl.records import candidate_of, pair_from_row
+    from lcl.core.records import candidate_of, pair_from_row
 
     ours = pair_from_row({"id": "a", "reference": "r", "candidate": "c", "df_score": 0.5})
     local = pair_from_row({"id": "a", "reference": "r", "variant": "c", "df_score": 0.5})
@@ -144,7 +146,7 @@ def test_fuzzing_outcome_is_named_not_a_magic_number() -> None:
     """-1 (every run excluded), an error and a missing score are three outcomes, never a score."""
     import numpy as np
 
-    from lcl.records import NO_KEPT_RUN, Outcome, Pair, df_band, has_score, outcome_of, result_outcome
+    from lcl.core.records import NO_KEPT_RUN, Outcome, Pair, df_band, has_score, outcome_of, result_outcome
 
     assert [has_score(v) for v in (0.0, 1.0, np.float64(0.5), NO_KEPT_RUN, None, float("nan"), True, 1.5)] == \
         [True, True, True, False, False, False, False, False]
@@ -153,20 +155,20 @@ def test_fuzzing_outcome_is_named_not_a_magic_number() -> None:
     assert result_outcome({"df_score": 1.0, "error": "boom"}) is Outcome.ERROR and result_outcome({}) is Outcome.ERROR
     assert Pair("a", "r", "c", "LoCaL", df_score=NO_KEPT_RUN).outcome is Outcome.NO_KEPT_RUN
     assert [df_band(v) for v in (0.0, 1e-9, 0.999, 1.0, NO_KEPT_RUN)] == ["0", "between", "between", "1", "n/a"]
-    from lcl.fuzz import semantics
+    from lcl.engine.fuzz import semantics
 
     assert semantics.NO_KEPT_RUN == NO_KEPT_RUN  # the engine writes it out (its sandbox imports the stdlib only)
     # so are the verdict counts a label carries: the same fields, the same types
-    from lcl.records import LabelCounts
+    from lcl.core.records import LabelCounts
 
     assert typing.get_type_hints(LabelCounts) == typing.get_type_hints(semantics.Counts)
 
 
 def test_pair_row_vocabulary() -> None:
     """Past loading a pair's candidate is ``candidate``; the files' ``variant`` is read and written
-    by :mod:`lcl.pair_files` only, and a pair file's every column is a field of the record."""
-    from lcl import pair_files
-    from lcl.records import PairRow
+    by :mod:`lcl.study.pair_files` only, and a pair file's every column is a field of the record."""
+    from lcl.study import pair_files
+    from lcl.core.records import PairRow
 
     fields = set(PairRow.__annotations__)
     assert "candidate" in fields and "variant" not in fields
@@ -179,8 +181,8 @@ def test_pair_row_vocabulary() -> None:
 def test_a_given_jsonl_file_fails_with_one_line_naming_file_and_line(tmp_path) -> None:
     import pytest
 
-    from lcl.errors import UserError
-    from lcl.io import read_user_jsonl
+    from lcl.core.errors import UserError
+    from lcl.core.io import read_user_jsonl
 
     bad = tmp_path / "pairs.jsonl"
     bad.write_text('{"id": 1}\n{"id": \n')

@@ -1,4 +1,4 @@
-"""The LoCaL curation rule (lcl.curation) and the helpers that split results by it."""
+"""The LoCaL curation rule (lcl.study.curation) and the helpers that split results by it."""
 
 from __future__ import annotations
 
@@ -6,7 +6,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lcl import coverage, curation, effectiveness, makeup, records, regions
+from lcl.rq import coverage, effectiveness
+from lcl.study import curation, makeup
+from lcl.core import records
+from lcl.engine import regions
 
 
 def _pair(pid: str, kind: str, df: float, **extra: object) -> dict:

@@ -1,4 +1,4 @@
-"""The pair dataset files (lcl.pair_files, lcl.local_build, lcl.makeup): Parquet schema and round trip, the published pairs as
+"""The pair dataset files (lcl.study.pair_files, lcl.study.local_build, lcl.study.makeup): Parquet schema and round trip, the published pairs as
 a third source, Table-2-like summaries by source, the ledger table, file locations."""
 
 from __future__ import annotations
@@ -10,9 +10,10 @@ import pandas as pd
 import pyarrow.parquet as pq
 import pytest
 
-from lcl import candidate_generation, labelling, loaders, local_build, makeup, pair_files, paths, records
-from lcl.errors import UserError
-from lcl.records import Pair
+from lcl.study import candidate_generation, labelling, loaders, local_build, makeup, pair_files
+from lcl.core import paths, records
+from lcl.core.errors import UserError
+from lcl.core.records import Pair
 
 MUT = {"id": "LCL_HumanEval_HumanEval_0_MUT_1", "benchmark": "HumanEval", "task": "HumanEval/0", "level": "function",
        "variant_type": "MUT", "reference": "def f(x):\n    return x + 1", "candidate": "def f(x):\n    return x - 1",
@@ -59,7 +60,7 @@ def test_parquet_round_trip(tmp_path: Path) -> None:
 
 
 def test_write_pairs_writes_both_files(tmp_path: Path) -> None:
-    from lcl.io import read_jsonl
+    from lcl.core.io import read_jsonl
 
     j, p = pair_files.write_pairs(tmp_path / "local_pairs_x.jsonl", [MUT, OPT])
     assert j.exists() and Path(p) == tmp_path / "local_pairs_x.parquet"
@@ -175,7 +176,7 @@ def test_ledger_table() -> None:
 
 
 def test_references_lose_their_docstrings_only():
-    from lcl.candidate_generation import strip_docstrings
+    from lcl.study.candidate_generation import strip_docstrings
 
     code = '"""mod"""\ndef f(x):\n    """doc"""\n    return x\nclass A:\n    """d"""\ndef g():\n    """only"""\n'
     out = strip_docstrings(code)
@@ -190,8 +191,8 @@ def test_cli_variants_label_fills_the_store_the_notebook_uses(project_data: dict
                                                               monkeypatch: pytest.MonkeyPatch,
                                                               capsys: pytest.CaptureFixture) -> None:
     from lcl.cli import main
-    from lcl.fuzz.store import ResultStore
-    from lcl.profiles import PROFILES
+    from lcl.engine.fuzz.store import ResultStore
+    from lcl.core.profiles import PROFILES
 
     monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache"))  # an empty result store
     assert main(["variants", "label", "--profile", "smoke", "--status", "HumanEval"]) == 0
@@ -227,8 +228,8 @@ def test_candidates_are_cached_per_task_and_keyed_by_what_they_depend_on(tmp_pat
                                                                          monkeypatch: pytest.MonkeyPatch) -> None:
     from dataclasses import replace
 
-    from lcl.profiles import PROFILES
-    from lcl.records import Task
+    from lcl.core.profiles import PROFILES
+    from lcl.core.records import Task
 
     monkeypatch.setenv("LCL_CACHE", str(tmp_path))
     ref = "def f(xs):\n    total = 0\n    for x in xs:\n        if x > 0:\n            total += x\n    return total\n"

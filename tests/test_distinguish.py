@@ -10,10 +10,10 @@ import pytest
 
 import dataclasses
 
-from lcl import distinguish as D
+from lcl.rq import distinguish as D
 
-from lcl import rq2_pool
-from lcl.records import Pair
+from lcl.study import rq2_pool
+from lcl.core.records import Pair
 
 
 def _pie(n_problems: int = 6, per_problem: int = 3) -> list[Pair]:
@@ -197,7 +197,7 @@ def test_drops_percentage() -> None:
 
 
 def test_table4_claim_links_read_paper_names() -> None:
-    from lcl import claim_links
+    from lcl.core import claim_links
 
     scored, reps = _synthetic()
     scored = scored.rename(columns={"M": "CodeBERTScore[MiniLM]"})
@@ -230,8 +230,8 @@ def test_mutant_pool_keeps_exact_zero_and_stops_at_target(monkeypatch: pytest.Mo
     """The pool logic without fuzzing: labels are faked by id (df = 0 when i % 3 == 0)."""
     from collections import Counter
 
-    from lcl import candidate_generation
-    from lcl.profiles import get
+    from lcl.study import candidate_generation
+    from lcl.core.profiles import get
 
     rows = [{"id": f"M{i:02d}", "variant_type": "MUT", "task": "PIE/p1", "reference": "x = 1",
              "candidate": f"x = {i}", "operator": "AOR"} for i in range(30)]
@@ -288,10 +288,10 @@ def test_pool_programs_of_each_population(monkeypatch: pytest.MonkeyPatch) -> No
     from dataclasses import replace
     from types import SimpleNamespace
 
-    from lcl import loaders
-    from lcl import task_specs as store
-    from lcl.profiles import get
-    from lcl.records import Task
+    from lcl.study import loaders
+    from lcl.study import task_specs as store
+    from lcl.core.profiles import get
+    from lcl.core.records import Task
 
     tasks = [Task("PIE", f"p{i:03d}_s1", "program", "print(1)\n", None, extra={"problem_id": f"p{i:03d}", "loc": i})
              for i in range(40)]
@@ -331,9 +331,9 @@ def test_pool_cli_runs_the_notebook_pool(monkeypatch: pytest.MonkeyPatch, capsys
     notebook's target (rq2_pairs), orders (repetition seeds) and seed."""
     from collections import Counter
 
-    from lcl import loaders
+    from lcl.study import loaders
     from lcl.cli import main
-    from lcl.profiles import get
+    from lcl.core.profiles import get
 
     calls: list[tuple] = []
 
@@ -362,7 +362,7 @@ def test_pool_cli_population_and_cap(monkeypatch: pytest.MonkeyPatch, capsys: py
     this run only; a cap that is not a positive whole number is a one-line error, nothing run."""
     from collections import Counter
 
-    from lcl import loaders
+    from lcl.study import loaders
     from lcl.cli import main
 
     caps: list[tuple] = []
@@ -397,9 +397,9 @@ def test_pool_status_reads_the_store_and_fuzzes_nothing(monkeypatch: pytest.Monk
     run would fuzz anything more for a target."""
     from collections import Counter
 
-    from lcl import loaders
+    from lcl.study import loaders
     from lcl.cli import main
-    from lcl.profiles import get
+    from lcl.core.profiles import get
 
     rows = [{"id": f"M{i}", "variant_type": "MUT"} for i in range(7)]
     full = {"M0": 0.0, "M1": 0.5, "M5": 0.0}                # full labels in the store
@@ -454,7 +454,7 @@ def test_population_rows_put_populations_side_by_side() -> None:
     code = rows[rows.metric == "CodeBLEU"].set_index("population")
     assert code.loc["pie-pairs", "NEQ repl"] == pytest.approx(0.925)
     assert code.loc["local", "NEQ repl"] == pytest.approx(0.2)  # x1 only, in both repetitions
-    from lcl.claims import paper_value
+    from lcl.report.claims import paper_value
 
     assert code.loc["local", "d repl (paper)"] == paper_value("T4.CodeBLEU.d_repl")
     assert len(D.population_rows({})) == 0

@@ -1,4 +1,4 @@
-"""lcl.findings: the studies' findings table (parts per notebook, joined by `lcl findings`)."""
+"""lcl.report.findings: the studies' findings table (parts per notebook, joined by `lcl findings`)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ import math
 import pandas as pd
 import pytest
 
-from lcl import findings as F
-from lcl.errors import UserError
+from lcl.report import findings as F
+from lcl.core.errors import UserError
 
 
 def _f(i: str, value: float = 0.5, lo: float | None = 0.4, hi: float | None = 0.6) -> F.Finding:

@@ -8,10 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from lcl.errors import UserError
-from lcl import label_archive as archive
-from lcl.fuzz import Settings, batch
-from lcl.fuzz.store import ResultStore, open_default
+from lcl.core.errors import UserError
+from lcl.study import label_archive as archive
+from lcl.engine.fuzz import Settings, batch
+from lcl.engine.fuzz.store import ResultStore, open_default
 
 pytestmark = pytest.mark.timeout(180)
 ROOT = Path(__file__).resolve().parents[1]
@@ -141,7 +141,7 @@ def test_cli_archive_export_and_status(tmp_path: Path, monkeypatch: pytest.Monke
     folder = tmp_path / "labels"
     monkeypatch.setenv("LCL_LABEL_ARCHIVE", str(folder))
     monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache"))
-    from lcl.fuzz.store import default_path
+    from lcl.engine.fuzz.store import default_path
 
     with _fill(default_path()) as st:
         st.put("k4", "LCL_PIE_p1_MUT_1", _res(0.0, runs=1))  # the RQ2 pool's one-run screen: archived too

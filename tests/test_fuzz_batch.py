@@ -13,9 +13,9 @@ from pathlib import Path
 import pytest
 
 from lcl.cli.fuzz import register
-from lcl.errors import UserError
-from lcl.fuzz import Settings, batch
-from lcl.fuzz.store import ResultStore
+from lcl.core.errors import UserError
+from lcl.engine.fuzz import Settings, batch
+from lcl.engine.fuzz.store import ResultStore
 
 ROOT = Path(__file__).resolve().parents[1]
 PY = sys.executable
@@ -196,7 +196,7 @@ def _gen_resolver(row: dict) -> dict:
 def _count_reference_passes(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     """A list that grows by one per reference pass (``Executor.run_pass`` in precise mode) run
     in this process (pass the generator resolver :func:`_gen_resolver`)."""
-    from lcl.fuzz import sandbox
+    from lcl.engine.fuzz import sandbox
 
     ref_passes: list[int] = []
     orig = sandbox.Executor.run_pass
@@ -271,7 +271,7 @@ def test_rows_sharing_an_inputs_file_read_it_once(tmp_path: Path, monkeypatch: p
 
 
 def fuzz_pair_direct(variant: str, s: Settings):  # noqa: ANN201
-    from lcl.fuzz import fuzz_pair
+    from lcl.engine.fuzz import fuzz_pair
 
     return fuzz_pair(REF, variant, entry="f", generator=_gen, n=40, seed=3, settings=s)
 
@@ -367,8 +367,8 @@ def test_local_pool_and_dask_agree(tmp_path: Path) -> None:
 def test_published_rows_duplicates_and_unfuzzable_rows(tmp_path):
     """A published file is accepted as it is: repeated ids become id#k; rows that cannot be
     fuzzed stop the batch with a list of them, or become error rows with keep_going."""
-    from lcl.errors import UserError
-    from lcl.fuzz import batch as B
+    from lcl.core.errors import UserError
+    from lcl.engine.fuzz import batch as B
 
     def resolver(row):
         return {"entry": "f", "inputs": [[1], [2], [3]]} if row["id"].startswith("T") else None
@@ -382,7 +382,7 @@ def test_published_rows_duplicates_and_unfuzzable_rows(tmp_path):
     with pytest.raises(UserError, match="2 pair\\(s\\) cannot be fuzzed"):
         B.run_batch(rows, tmp_path / "out.jsonl", progress=False, resolvers=resolvers)
     assert not (tmp_path / "out.jsonl").exists()
-    from lcl.fuzz.store import ResultStore
+    from lcl.engine.fuzz.store import ResultStore
 
     assert B.batch_status(rows, store=ResultStore(tmp_path / "s2.sqlite"), resolvers=resolvers) == {
         "T1": False, "T1#2": False, "T2": None, "U9": None}
@@ -402,7 +402,7 @@ def test_pool_splits_generated_pairs_into_runs(tmp_path: Path, monkeypatch: pyte
     """With a thread pool, each run of a generated pair is a job of its own (the runs of a pair
     that hangs spread over the threads); results are byte-identical to ``--jobs 1``, also for
     a variant that leaves state in an imported module."""
-    from lcl.fuzz import algorithm
+    from lcl.engine.fuzz import algorithm
 
     leaky = ("import math\ndef f(x, y):\n    math.lcl_n = getattr(math, 'lcl_n', 0) + 1\n"
              "    return x + y if math.lcl_n <= 25 else 0\n")
@@ -462,7 +462,7 @@ def test_results_of_engine_4_carry_over_unless_a_run_was_excluded_for_time(tmp_p
     """Version 5 charges T in CPU time: a version-4 result without a run excluded for time is
     what version 5 (and 6) computes (stored under the new key, not fuzzed again); one with such
     a run is fuzzed again."""
-    from lcl.fuzz import semantics as S
+    from lcl.engine.fuzz import semantics as S
 
     rows = [{"id": "a", "reference": REF, "variant": VARIANTS[2], "entry": "f", "inputs": [[1, 2], [3, 0]]},
             {"id": "b", "reference": REF, "variant": VARIANTS[1], "entry": "f", "inputs": [[1, 2], [3, 0]]}]
@@ -484,7 +484,7 @@ def test_results_of_engine_4_carry_over_unless_a_run_was_excluded_for_time(tmp_p
 def test_results_of_engine_5_carry_over_unless_the_variant_crashed_or_timed_out(tmp_path: Path) -> None:
     """Version 6 changes what a crash or a timeout can be (the disk limit, a replaced worker's
     files, timeouts applied by the harness): only results without either carry over."""
-    from lcl.fuzz import semantics as S
+    from lcl.engine.fuzz import semantics as S
 
     rows = [{"id": k, "reference": REF, "variant": VARIANTS[2], "entry": "f", "inputs": [[1, 2], [3, i]]}
             for i, k in enumerate(("clean", "crashed", "timed", "load"))]
@@ -509,7 +509,7 @@ def test_results_of_engine_5_carry_over_unless_the_variant_crashed_or_timed_out(
 
 def test_results_of_engine_6_carry_over_even_with_crashes_and_timeouts(tmp_path: Path) -> None:
     """Version 7 (pid namespace, seccomp allowlist) changes nothing a version-6 result records."""
-    from lcl.fuzz import semantics as S
+    from lcl.engine.fuzz import semantics as S
 
     rows = [{"id": "t", "reference": REF, "variant": VARIANTS[2], "entry": "f", "inputs": [[1, 2], [3, 0]]}]
     s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
@@ -524,7 +524,7 @@ def test_results_of_engine_6_carry_over_even_with_crashes_and_timeouts(tmp_path:
 
 
 def test_every_vocabulary_of_the_codes_gives_the_same_job(tmp_path: Path) -> None:
-    """A row's codes are read under any name lcl.records knows (``reference`` | ``golden_code``;
+    """A row's codes are read under any name lcl.core.records knows (``reference`` | ``golden_code``;
     ``candidate`` | ``variant`` | ``generated_code``; or ``*_file``), and a row without inputs is
     resolved like a published one: the same codes and task give the same job and result key, so
     a study's rows need no conversion to the published format."""
@@ -563,7 +563,7 @@ def test_settings_dict_names_every_setting() -> None:
     """``SettingsDict`` (how results record the settings) has exactly the fields of Settings."""
     from dataclasses import fields
 
-    from lcl.fuzz.semantics import SettingsDict
+    from lcl.engine.fuzz.semantics import SettingsDict
 
     assert list(SettingsDict.__annotations__) == [f.name for f in fields(Settings)]
     assert list(Settings().to_dict()) == [f.name for f in fields(Settings)]

@@ -12,10 +12,10 @@ from pathlib import Path
 
 import pytest
 
-from lcl.errors import UserError
-from lcl.fuzz import Settings, fuzz_pair
-from lcl.fuzz import sandbox as SB
-from lcl.fuzz import semantics as S
+from lcl.core.errors import UserError
+from lcl.engine.fuzz import Settings, fuzz_pair
+from lcl.engine.fuzz import sandbox as SB
+from lcl.engine.fuzz import semantics as S
 
 FAST = Settings(runs=1, run_budget=5, timeout_floor=0.2, timeout_cap=1.0, watchdog_factor=2.0,
                 watchdog_grace=0.3, reference_timeout=2.0)
@@ -127,8 +127,8 @@ def test_deeply_nested_source_is_a_user_error() -> None:
 
 
 def test_deeply_nested_source_is_an_error_row_with_keep_going(tmp_path: Path) -> None:
-    from lcl.fuzz.batch import run_batch
-    from lcl.fuzz.store import ResultStore
+    from lcl.engine.fuzz.batch import run_batch
+    from lcl.engine.fuzz.store import ResultStore
 
     deep = "def f(x):\n    return " + "+".join(["1"] * 200_000) + "\n"
     rows = [{"id": "deep", "reference": REF, "variant": deep, "entry": "f", "inputs": INPUTS},
@@ -153,7 +153,7 @@ def test_deeply_nested_directories_are_removed(sandbox_tmp: Path) -> None:
 
 
 def test_remove_tree_without_recursion(tmp_path: Path) -> None:
-    from lcl.fuzz.sandbox.containment import remove_tree
+    from lcl.engine.fuzz.sandbox.containment import remove_tree
 
     root = tmp_path / "lcl-fuzz-deep"
     root.mkdir()
@@ -220,7 +220,7 @@ def test_digest_tags_only_real_types_by_name() -> None:
 
 
 def test_batch_jobs_retry_a_failed_sandbox_and_never_score_it() -> None:
-    from lcl.fuzz.batch import fuzz_jobs as FJ
+    from lcl.engine.fuzz.batch import fuzz_jobs as FJ
 
     calls = []
 
@@ -300,7 +300,7 @@ def test_kernel_objects_and_limits(name: str, sandbox_tmp: Path) -> None:
 def test_seccomp_lists_are_disjoint_and_fit_the_filter() -> None:
     """A call is allowed, refused or conditional, never two of these; the program stays within
     the kernel's 4096 instructions."""
-    from lcl.fuzz import isolation as ISO
+    from lcl.engine.fuzz import isolation as ISO
 
     allowed, refused = set(ISO.ALLOW_X86_64.values()), set(ISO.DENY_X86_64.values())
     conditional = set(ISO._pid_args_x86_64(1234)) | {ISO.SYS_CLONE, ISO.SYS_CLONE3, ISO.SYS_IOCTL, ISO.SYS_PRCTL}

@@ -10,9 +10,9 @@ from pathlib import Path
 import pytest
 
 from lcl.cli import main
-from lcl.fuzz import batch
-from lcl.fuzz import sandbox as SB
-from lcl.fuzz.isolation import MECHANISMS
+from lcl.engine.fuzz import batch
+from lcl.engine.fuzz import sandbox as SB
+from lcl.engine.fuzz.isolation import MECHANISMS
 
 REF = "def f(x):\n    return x * 2\n"
 FAST = ["--runs", "1", "--budget", "5", "--timeout-floor", "0.2"]
@@ -184,7 +184,7 @@ def test_strict_refuses_without_every_mechanism(files: Path, capsys: pytest.Capt
 
 def test_python_fallback_still_contains_writes(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """On a kernel without Landlock and seccomp the audit hook still refuses the writes it sees."""
-    from lcl.fuzz import Settings, fuzz_pair
+    from lcl.engine.fuzz import Settings, fuzz_pair
 
     monkeypatch.setenv("LCL_FUZZ_NO_KERNEL_ISOLATION", "1")
     target = tmp_path / "pwned"
@@ -220,7 +220,7 @@ class _FakeAsCompleted:
 
 
 def test_dask_without_workers_times_out_with_a_message() -> None:
-    from lcl.errors import UserError
+    from lcl.core.errors import UserError
 
     with pytest.raises(UserError, match="no worker connected"):
         list(batch.dask_completed(_FakeAsCompleted(None), lambda: 0, limit=0.05, poll=0.01, check_every=0.01))

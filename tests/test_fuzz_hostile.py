@@ -11,8 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from lcl.fuzz import Settings, fuzz_pair
-from lcl.fuzz import sandbox as SB
+from lcl.engine.fuzz import Settings, fuzz_pair
+from lcl.engine.fuzz import sandbox as SB
 
 FAST = Settings(runs=1, run_budget=5, timeout_floor=0.2, timeout_cap=1.0, watchdog_factor=2.0,
                 watchdog_grace=0.3, reference_timeout=2.0)
@@ -399,8 +399,8 @@ def test_sqlite_update_of_a_result_store(sandbox_tmp: Path, outside: Path, tmp_p
 # contained probe scores 0.0
 PROBES = {
     "read_file_outside": "open({secret!r}).read()",
-    "read_checkout": "open(__import__('sys').modules['lcl.fuzz.sandbox'].__file__).read()",
-    "read_checkout_worker_module": "open(__import__('sys').modules['lcl.fuzz.sandbox.worker'].__file__).read()",
+    "read_checkout": "open(__import__('sys').modules['lcl.engine.fuzz.sandbox'].__file__).read()",
+    "read_checkout_worker_module": "open(__import__('sys').modules['lcl.engine.fuzz.sandbox.worker'].__file__).read()",
     "list_home": "import pwd\n    os.listdir(pwd.getpwuid(os.getuid()).pw_dir)",
     "proc_self_environ": "open('/proc/self/environ', 'rb').read()",
     "proc_parent_environ": "open(f'/proc/{{os.getppid()}}/environ', 'rb').read()",
@@ -502,20 +502,20 @@ def _imported_modules(path: Path, package: str) -> list[str]:
 
 def test_sandbox_imports_only_the_standard_library() -> None:
     """The fork-server imports the whole sandbox package before it forks workers, and a
-    confined worker cannot read the library's files: every module of ``lcl.fuzz.sandbox``
+    confined worker cannot read the library's files: every module of ``lcl.engine.fuzz.sandbox``
     imports only the standard library, its own package and the two sibling modules it has
     always used (``isolation``, ``semantics``), which in turn import only the standard library."""
     pkg_dir = Path(SB.__file__).parent
-    siblings = {"lcl.fuzz.isolation", "lcl.fuzz.semantics"}
-    files = [(p, "lcl.fuzz.sandbox") for p in sorted(pkg_dir.glob("*.py"))]
-    files += [(pkg_dir.parent / f"{m.rsplit('.', 1)[1]}.py", "lcl.fuzz") for m in sorted(siblings)]
+    siblings = {"lcl.engine.fuzz.isolation", "lcl.engine.fuzz.semantics"}
+    files = [(p, "lcl.engine.fuzz.sandbox") for p in sorted(pkg_dir.glob("*.py"))]
+    files += [(pkg_dir.parent / f"{m.rsplit('.', 1)[1]}.py", "lcl.engine.fuzz") for m in sorted(siblings)]
     assert len(files) > 3
     bad = []
     for path, package in files:
         for name in _imported_modules(path, package):
-            inside = name == "lcl.fuzz.sandbox" or name.startswith("lcl.fuzz.sandbox.")
+            inside = name == "lcl.engine.fuzz.sandbox" or name.startswith("lcl.engine.fuzz.sandbox.")
             allowed = name.split(".")[0] in sys.stdlib_module_names or (
-                package == "lcl.fuzz.sandbox" and (inside or name in siblings))
+                package == "lcl.engine.fuzz.sandbox" and (inside or name in siblings))
             if not allowed:
                 bad.append(f"{path.relative_to(pkg_dir.parent)}: {name}")
     assert bad == [], f"imports outside the standard library: {bad}"

@@ -7,11 +7,11 @@ import math
 
 import pytest
 
-from lcl.errors import UserError
-from lcl.fuzz import LoadError, Settings, run_seed, fuzz_pair
-from lcl.fuzz import semantics as S
-from lcl.fuzz.algorithm import compute_reference, reference_key
-from lcl.fuzz.sandbox import CodeSpec
+from lcl.core.errors import UserError
+from lcl.engine.fuzz import LoadError, Settings, run_seed, fuzz_pair
+from lcl.engine.fuzz import semantics as S
+from lcl.engine.fuzz.algorithm import compute_reference, reference_key
+from lcl.engine.fuzz.sandbox import CodeSpec
 
 S3 = Settings(runs=3, run_budget=10, timeout_floor=0.5, reference_timeout=2.0)
 pytestmark = pytest.mark.timeout(120)
@@ -250,7 +250,7 @@ MAIN = "def main():\n    print(int(input()) * 2)\n"
 def test_a_reference_program_that_never_runs_is_refused(top: str, runs: bool) -> None:
     import ast
 
-    from lcl.fuzz.algorithm import check_code, never_runs
+    from lcl.engine.fuzz.algorithm import check_code, never_runs
 
     code = MAIN + top
     assert never_runs(ast.parse(code)) is not runs
@@ -294,7 +294,7 @@ def _gen40(seed: int, n: int) -> list:
 
 
 def test_generated_runs_are_independent_and_mergeable() -> None:
-    from lcl.fuzz.algorithm import merge_runs
+    from lcl.engine.fuzz.algorithm import merge_runs
 
     ref = "def f(x):\n    return x % 7\n"
     whole = fuzz_pair(ref, LEAKY, entry="f", generator=_gen40, n=40, seed=5, settings=S3)
@@ -318,7 +318,7 @@ def test_generated_runs_are_independent_and_mergeable() -> None:
 
 
 def test_unseeded_random_is_deterministic_across_fork_servers() -> None:
-    from lcl.fuzz.sandbox import shutdown_forkservers
+    from lcl.engine.fuzz.sandbox import shutdown_forkservers
 
     spec = CodeSpec("function", "import random\ndef f(x):\n    return random.random() + x\n", "f")
     a = compute_reference(spec, [[1], [2], [3]], S3)
@@ -328,7 +328,7 @@ def test_unseeded_random_is_deterministic_across_fork_servers() -> None:
 
 
 def test_stdlib_code_runs_in_the_lean_fork_server() -> None:
-    from lcl.fuzz.sandbox import needs_heavy
+    from lcl.engine.fuzz.sandbox import needs_heavy
 
     assert not needs_heavy("import math, os.path\nfrom collections import deque\nfrom . import x\n")
     for code in ("import numpy as np\n", "from scipy.sparse import csgraph\n", "import pandas\n",

@@ -1,4 +1,4 @@
-"""The decisions of lcl.fuzz.semantics, tested without processes."""
+"""The decisions of lcl.engine.fuzz.semantics, tested without processes."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from lcl.fuzz import semantics as S
+from lcl.engine.fuzz import semantics as S
 
 
 def same(a, b) -> bool:
@@ -125,7 +125,7 @@ def test_timeouts_and_seeds() -> None:
 
 
 def test_inputs_digest_accepts_dicts_with_unsortable_keys():
-    from lcl.fuzz.algorithm import inputs_digest
+    from lcl.engine.fuzz.algorithm import inputs_digest
 
     a = inputs_digest([[{1: "x", "a": 2}]])
     assert a == inputs_digest([[{"a": 2, 1: "x"}]])  # key order does not matter
@@ -137,7 +137,7 @@ def test_inputs_digest_accepts_dicts_with_unsortable_keys():
 def test_run_verdicts_agree_with_the_per_input_rule(n: int) -> None:
     import random
 
-    from lcl.fuzz.algorithm import ReferenceOutcomes, run_verdicts
+    from lcl.engine.fuzz.algorithm import ReferenceOutcomes, run_verdicts
 
     rnd = random.Random(n)
     ds = S.DIGEST_SIZE
@@ -159,7 +159,7 @@ def test_inlined_marshal_digests_are_marshal_digests() -> None:
     import marshal
     import random
 
-    from lcl.fuzz import semantics as S
+    from lcl.engine.fuzz import semantics as S
 
     rnd = random.Random(7)
 

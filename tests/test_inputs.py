@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from lcl.errors import UserError
-from lcl.inputs import Spec, decode_bytes, generate, infer_function, infer_program, strategies
+from lcl.core.errors import UserError
+from lcl.engine.inputs import Spec, decode_bytes, generate, infer_function, infer_program, strategies
 
 SORTED_SEARCH = Spec.from_dict({
     "task": "MBPP/34", "level": "function",
@@ -121,8 +121,8 @@ def test_hypothesis_backend_produces_valid_inputs_deterministically():
 
 
 def test_quality_probe_counts_validity_and_branch_coverage():
-    from lcl.inputs.quality import measure
-    from lcl.records import Task
+    from lcl.engine.inputs.quality import measure
+    from lcl.core.records import Task
 
     ref = "def f(xs, n):\n    if n == 0:\n        return 0\n    if n > 100:\n        raise ValueError\n    return xs[0]\n"
     task = Task("MBPP", "t", "function", ref, "f", seed_inputs=([[1], 1],))
@@ -137,8 +137,8 @@ def test_quality_probe_counts_validity_and_branch_coverage():
 
 
 def test_quality_probe_programs_and_timeouts():
-    from lcl.inputs.quality import measure
-    from lcl.records import Task
+    from lcl.engine.inputs.quality import measure
+    from lcl.core.records import Task
 
     prog = "import sys\nn, k = map(int, input().split())\nrow = sys.stdin.buffer.readline().split()\nprint(sum(map(int, row)))\n"
     task = Task("PIE", "p", "program", prog, None)
@@ -150,7 +150,7 @@ def test_quality_probe_programs_and_timeouts():
 
 
 def test_atheris_coverage_guided_runs_in_a_subprocess_and_is_reproducible():
-    from lcl.inputs.atheris_driver import coverage_guided
+    from lcl.engine.inputs.atheris_driver import coverage_guided
 
     code = "def f(xs, n):\n    if n > 3:\n        return sum(xs)\n    return 0\n"
     a = coverage_guided(code, "f", SORTED_SEARCH.to_dict(), runs=300, seed=5)
@@ -161,7 +161,7 @@ def test_atheris_coverage_guided_runs_in_a_subprocess_and_is_reproducible():
 
 
 def test_published_ids_resolve_to_spec_generators(project_data):
-    from lcl.task_specs import resolve_published, task_uid_of
+    from lcl.study.task_specs import resolve_published, task_uid_of
 
     assert task_uid_of("LOCAL_HE_0_MUT_17") == "HumanEval/0"
     assert task_uid_of("PIE_p02599_s870922238#3") == "PIE/p02599"
@@ -175,9 +175,9 @@ def test_published_ids_resolve_to_spec_generators(project_data):
 
 
 def test_et_seeds_false_keeps_only_the_benchmarks_own_seed_inputs(project_data):
-    from lcl.inputs import dumps
-    from lcl.inputs.generate import task_seeds
-    from lcl.records import Task
+    from lcl.engine.inputs import dumps
+    from lcl.engine.inputs.generate import task_seeds
+    from lcl.core.records import Task
 
     base = {"task": "MBPP/1", "level": "function", "args": [{"type": "int", "min": 0, "max": 9}]}
     on, off = Spec.from_dict(base), Spec.from_dict({**base, "et_seeds": False})
@@ -194,9 +194,9 @@ def test_et_seeds_false_keeps_only_the_benchmarks_own_seed_inputs(project_data):
 def test_reviewed_et_seeds_false_spec_opens_runs_with_the_tasks_own_asserts(project_data):
     """MBPP/123 (reviewed et_seeds: false): its three asserts open every run, none of the 53 ET
     inputs. MBPP's full task list comes from the data mirror."""
-    from lcl.inputs.generate import task_seeds
-    from lcl.task_specs import resolve_published
-    from lcl.task_specs import spec_for, tasks_for
+    from lcl.engine.inputs.generate import task_seeds
+    from lcl.study.task_specs import resolve_published
+    from lcl.study.task_specs import spec_for, tasks_for
 
     task, spec = tasks_for("MBPP/123")[0], spec_for("MBPP/123")
     if task.extra.get("n_et_tests"):
@@ -225,7 +225,7 @@ def test_lets_bind_a_shared_width_and_join_renders_words():
 
 
 def test_infer_grammar_from_program_reads():
-    from lcl.inputs.infer_code import infer_from_code
+    from lcl.engine.inputs.infer_code import infer_from_code
 
     prog = ("import sys\ninput = sys.stdin.readline\nN, K = map(int, input().split())\n"
             "A = list(map(int, input().split()))\nfor _ in range(K):\n    l, r = map(int, input().split())\n"
@@ -247,8 +247,8 @@ def test_long_inputs_do_not_run_out_of_bytes():
 
 
 def test_probe_survives_a_program_that_closes_stdin():
-    from lcl.inputs.quality import measure
-    from lcl.records import Task
+    from lcl.engine.inputs.quality import measure
+    from lcl.core.records import Task
 
     prog = "import os\nprint(open(0).read().count('x'))\n"
     q = measure(Task("PIE", "p", "program", prog, None), PROGRAM, n=20, seed=0)
@@ -260,8 +260,8 @@ def test_probe_still_frees_each_programs_cyclic_garbage():
     it holds for its whole life are frozen out of the collector, not the inputs' garbage). Each
     input here leaves a 200 MB cycle that only a collection frees: 30 of them kept alive would
     pass the probe's 4 GiB address-space limit and raise MemoryError."""
-    from lcl.inputs.quality import measure
-    from lcl.records import Task
+    from lcl.engine.inputs.quality import measure
+    from lcl.core.records import Task
 
     prog = "class Node:\n    pass\nnode = Node()\nnode.me = node\nnode.blob = bytearray(200_000_000)\nprint(len(input()))\n"
     q = measure(Task("PIE", "p", "program", prog, None), PROGRAM, n=30, seed=0, timeout=5.0)
@@ -269,7 +269,7 @@ def test_probe_still_frees_each_programs_cyclic_garbage():
 
 
 def test_sorted_sequence_of_unorderable_values_does_not_raise():
-    from lcl.inputs.generate import _sort
+    from lcl.engine.inputs.generate import _sort
 
     items = ["B", 2, "A", 1]
     _sort(items, reverse=False)
@@ -282,10 +282,10 @@ def test_sorted_sequence_of_unorderable_values_does_not_raise():
 def test_quality_of_an_inferred_spec_with_complex_values(tmp_path, monkeypatch):
     """MBPP/124 (the angle of a complex number): its inferred spec holds complex seeds, which JSON
     cannot; the quality report's cache key must still be computed (it once stopped the full 01)."""
-    from lcl import paths
-    from lcl.inputs.quality import cached_measure
-    from lcl.inputs.spec import dumps
-    from lcl.records import Task
+    from lcl.core import paths
+    from lcl.engine.inputs.quality import cached_measure
+    from lcl.engine.inputs.spec import dumps
+    from lcl.core.records import Task
 
     monkeypatch.setattr(paths, "cache", lambda: tmp_path)
     seeds = [[0, 1j], [2, 1j], [0, 2j]]

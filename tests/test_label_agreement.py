@@ -6,11 +6,11 @@ from __future__ import annotations
 import pandas as pd
 import pytest
 
-from lcl import label_agreement as L
-from lcl import loaders
-from lcl.errors import UserError
-from lcl.profiles import get
-from lcl.records import Pair
+from lcl.study import label_agreement as L
+from lcl.study import loaders
+from lcl.core.errors import UserError
+from lcl.core.profiles import get
+from lcl.core.records import Pair
 
 
 def _pairs(ds: str, k: int) -> list[Pair]:
@@ -19,7 +19,7 @@ def _pairs(ds: str, k: int) -> list[Pair]:
 
 
 def test_bucket() -> None:
-    from lcl.records import df_band
+    from lcl.core.records import df_band
 
     assert [df_band(v) for v in (0.0, 0.3, 1.0, -1.0, None, float("nan"))] == ["0", "between", "1", "n/a", "n/a", "n/a"]
 

@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lcl import label_sensitivity as LS
-from lcl import label_agreement as L
-from lcl import regions
-from lcl.profiles import get
-from lcl.records import Pair
+from lcl.rq import label_sensitivity as LS
+from lcl.study import label_agreement as L
+from lcl.engine import regions
+from lcl.core.profiles import get
+from lcl.core.records import Pair
 
 TH = regions.Thresholds(0.65, 0.90, 0.10, 0.90, objective=float("nan"), step=0.05, error="paper")
 
@@ -146,22 +146,22 @@ def test_without_the_mirror_there_is_nothing_to_label(monkeypatch: pytest.Monkey
 
 
 def test_rederive_stored_only_fuzzes_nothing_new(monkeypatch: pytest.MonkeyPatch) -> None:
-    import lcl.fuzz.algorithm
-    import lcl.labelling
-    import lcl.task_specs
+    import lcl.engine.fuzz.algorithm
+    import lcl.study.labelling
+    import lcl.study.task_specs
 
     ran: list[list[str]] = []
-    monkeypatch.setattr(lcl.labelling, "stored_labels", lambda rows, settings, **kw: {r["id"]: r["id"] == "a" for r in rows})
+    monkeypatch.setattr(lcl.study.labelling, "stored_labels", lambda rows, settings, **kw: {r["id"]: r["id"] == "a" for r in rows})
 
     def fake_fuzz_labels(rows: list[dict[str, Any]], settings: Any, **kw: Any) -> list[dict[str, Any]]:
         ran.append([r["id"] for r in rows])
         return [{"id": r["id"], "df_score": 0.25} for r in rows]
 
-    monkeypatch.setattr(lcl.labelling, "fuzz_labels", fake_fuzz_labels)
-    monkeypatch.setattr(lcl.task_specs, "task_uid_for_row", lambda row: "MBPP/1")
-    monkeypatch.setattr(lcl.task_specs, "resolve_published", lambda row: {"stdin": False, "entry": "f"})
+    monkeypatch.setattr(lcl.study.labelling, "fuzz_labels", fake_fuzz_labels)
+    monkeypatch.setattr(lcl.study.task_specs, "task_uid_for_row", lambda row: "MBPP/1")
+    monkeypatch.setattr(lcl.study.task_specs, "resolve_published", lambda row: {"stdin": False, "entry": "f"})
     monkeypatch.setattr(L, "check_code", lambda *a, **k: None)  # label_agreement imports it by name
-    monkeypatch.setattr(lcl.task_specs, "spec_for", lambda uid: None)
+    monkeypatch.setattr(lcl.study.task_specs, "spec_for", lambda uid: None)
     pairs = [_pair("a", "LoCaL_published", "MUT", 0.2), _pair("b", "LoCaL_published", "MUT", 0.2)]
     got = L.rederive(pairs, n_function=10, n_program=5, runs=1, seed=0, stored_only=True, progress=False)
     assert ran == [["a"]] and got.ours.iloc[0] == 0.25 and pd.isna(got.ours.iloc[1])

@@ -1,7 +1,7 @@
 """The library's layers import only downward; the imports that still run upward are listed and may
 only shrink.
 
-Layers, lowest first: core (locations, files, caches, provenance, profiles, errors, records, the
+Layers, lowest first, each a folder of ``lib/lcl/``: core (locations, files, caches, provenance, profiles, errors, records, the
 paper's numbers and where each lives in our tables) <-
 engine (fuzzing, inputs, variants, metrics, similarity, statistics, regions: no benchmark or paper)
 <- study (sources, loaders, labelling, LoCaL assembly, clones, CodeScore_base, scoring) <- rq (one
@@ -23,34 +23,17 @@ from .conftest import ROOT
 
 LIB = ROOT / "lib"
 ORDER = ["core", "engine", "study", "rq", "report", "cli"]
-LAYER_OF = {
-    "lcl": "core", "lcl.paths": "core", "lcl.io": "core", "lcl.cache": "core", "lcl.provenance": "core",
-    "lcl.profiles": "core", "lcl.seeds": "core", "lcl.errors": "core", "lcl.records": "core", "lcl.claim_links": "core",
-    "lcl.fuzz": "engine", "lcl.inputs": "engine", "lcl.variants": "engine", "lcl.metrics": "engine",
-    "lcl.similarity": "engine", "lcl.stats": "engine", "lcl.regions": "engine", "lcl.process_pools": "engine",
-    "lcl.sources": "study", "lcl.loaders": "study", "lcl.label_agreement": "study", "lcl.candidate_generation": "study", "lcl.local_build": "study",
-    "lcl.pair_files": "study", "lcl.makeup": "study",
-    "lcl.curation": "study", "lcl.clones": "study", "lcl.codescore_base": "study", "lcl.scoring": "study",
-    "lcl.overview": "study", "lcl.label_archive": "study", "lcl.task_specs": "study", "lcl.input_quality": "study",
-    "lcl.labelling": "study", "lcl.surface_budget": "study", "lcl.rq2_pool": "study",
-    "lcl.correlation": "rq", "lcl.distinguish": "rq", "lcl.coverage": "rq", "lcl.effectiveness": "rq",
-    "lcl.label_sensitivity": "rq", "lcl.sparse_tests": "rq", "lcl.robustness": "rq", "lcl.red_herrings": "rq",
-    "lcl.calibration": "rq", "lcl.rq5": "rq", "lcl.trained_metric": "rq", "lcl.region_checks": "rq", "lcl.rq5_capacity": "rq",
-    "lcl.claims": "report", "lcl.conclusions": "report", "lcl.reasons": "report",
-    "lcl.findings": "report", "lcl.outputs": "report", "lcl.runner": "report", "lcl.report": "report",
-    "lcl.verify": "report", "lcl.pipeline": "report", "lcl.display": "report",
-    "lcl.report_card": "report", "lcl.card_pages": "report",
-    "lcl.cli": "cli",
-}
 
 
 def layer(module: str) -> str:
-    """The layer of ``module``: its own entry, else its package's (``lcl.fuzz.sandbox`` -> engine)."""
+    """The layer of ``module``: the folder it sits in (``lcl.engine.fuzz.sandbox`` -> engine);
+    the package itself (``lcl``) is core."""
     parts = module.split(".")
-    for i in range(len(parts), 0, -1):
-        if ".".join(parts[:i]) in LAYER_OF:
-            return LAYER_OF[".".join(parts[:i])]
-    raise KeyError(module)
+    if parts == ["lcl"]:
+        return "core"
+    if len(parts) < 2 or parts[1] not in ORDER:
+        raise KeyError(module)
+    return parts[1]
 
 
 def module_name(path: Path) -> str:
@@ -105,9 +88,9 @@ def upward_imports() -> set[tuple[str, str]]:
 UPWARD: set[tuple[str, str]] = set()
 
 
-def test_every_module_has_a_layer() -> None:
+def test_every_module_sits_in_a_layer_folder() -> None:
     missing = [module_name(p) for p in (LIB / "lcl").rglob("*.py") if _unplaced(module_name(p))]
-    assert not missing, f"place these modules in LAYER_OF: {missing}"
+    assert not missing, f"move these modules into one of lib/lcl/{{{','.join(ORDER)}}}/: {missing}"
 
 
 def _unplaced(module: str) -> bool:
@@ -127,13 +110,15 @@ def test_no_new_upward_imports_and_the_list_only_shrinks() -> None:
 
 def test_the_check_sees_an_upward_import_inside_a_function(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     pkg = tmp_path / "lcl"
-    pkg.mkdir()
+    for sub in ("core", "report"):
+        (pkg / sub).mkdir(parents=True)
+        (pkg / sub / "__init__.py").write_text("")
     (pkg / "__init__.py").write_text("")
-    (pkg / "paths.py").write_text("def f():\n    from . import claims\n    return claims\n")
-    (pkg / "claims.py").write_text("from .paths import f\n")
+    (pkg / "core" / "paths.py").write_text("def f():\n    from ..report import claims\n    return claims\n")
+    (pkg / "report" / "claims.py").write_text("from ..core.paths import f\n")
     monkeypatch.setattr(sys.modules[__name__], "LIB", tmp_path)
-    assert imports(pkg / "paths.py") == {"lcl.claims"}
-    assert upward_imports() == {("lcl.paths", "lcl.claims")}
+    assert imports(pkg / "core" / "paths.py") == {"lcl.report.claims"}
+    assert upward_imports() == {("lcl.core.paths", "lcl.report.claims")}
 
 
 # ----------------------------------------------------------------------------- private names
@@ -200,13 +185,13 @@ FILL = {"cli": "#f2e6ff", "report": "#ffe9d6", "rq": "#fff7cc", "study": "#e3f4e
 
 
 def layer_members() -> dict[str, list[str]]:
-    """Each layer's modules and packages (``fuzz/``), as they stand in ``lib/lcl``."""
+    """Each layer's modules and packages (``fuzz/``), as they stand in its folder ``lib/lcl/<layer>/``."""
     out: dict[str, list[str]] = {name: [] for name in ORDER}
-    for path in sorted((LIB / "lcl").iterdir()):
-        if path.name.startswith(("_", ".")) or not (path.suffix == ".py" or (path / "__init__.py").exists()):
-            continue
-        name = path.stem + ("/" if path.is_dir() else "")
-        out[layer("lcl." + path.stem)].append(name)
+    for name in ORDER:
+        for path in sorted((LIB / "lcl" / name).iterdir()):
+            if path.name.startswith(("_", ".")) or not (path.suffix == ".py" or (path / "__init__.py").exists()):
+                continue
+            out[name].append(path.stem + ("/" if path.is_dir() else ""))
     return out
 
 

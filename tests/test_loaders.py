@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from lcl import loaders
-from lcl.records import Pair, Task
+from lcl.study import loaders
+from lcl.core.records import Pair, Task
 
 
 def test_calls_to_extracts_literal_arguments_only():
@@ -46,7 +46,7 @@ def test_select_takes_the_longest():
 
 
 def test_dependency_kinds():
-    from lcl.overview import cyclomatic, dependency_kind
+    from lcl.study.overview import cyclomatic, dependency_kind
 
     assert dependency_kind("x = 1") == "self-contained"
     assert dependency_kind("import math\nfrom collections import Counter") == "stdlib"

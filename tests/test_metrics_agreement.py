@@ -10,9 +10,9 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lcl import paths
-from lcl.metrics.codebleu_metric import CodeBLEU
-from lcl.metrics.crystalbleu_metric import CrystalBLEU
+from lcl.core import paths
+from lcl.engine.metrics.codebleu_metric import CodeBLEU
+from lcl.engine.metrics.crystalbleu_metric import CrystalBLEU
 
 pytestmark = pytest.mark.mirror
 

@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from lcl.metrics.base import MetricWarning
-from lcl.metrics.codebleu_metric import CodeBLEU
-from lcl.metrics.crystalbleu_metric import CrystalBLEU, ignore_set, tokenize
+from lcl.engine.metrics.base import MetricWarning
+from lcl.engine.metrics.codebleu_metric import CodeBLEU
+from lcl.engine.metrics.crystalbleu_metric import CrystalBLEU, ignore_set, tokenize
 
 PY = (
     "def fib(n):\n    a, b = 0, 1\n    for _ in range(n):\n        a, b = b, a + b\n    return a\n"
@@ -78,7 +78,7 @@ def test_crystalbleu_corpus_ignore_set_changes_scores() -> None:
 
 
 def test_crystalbleu_defaults_to_the_authors_per_pair_mode() -> None:
-    from lcl import metrics
+    from lcl.engine import metrics
 
     assert CrystalBLEU().mode == "paper" and CrystalBLEU().label == "CrystalBLEU"
     assert metrics.get_metric("crystalbleu").mode == "paper"

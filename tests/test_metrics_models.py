@@ -8,10 +8,10 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lcl import metrics
-from lcl.errors import UserError
-from lcl.metrics.base import MetricWarning
-from lcl.metrics.codescore_style import CodeScoreModel, CodeScoreStyle, TrainConfig, TrainPair, train
+from lcl.engine import metrics
+from lcl.core.errors import UserError
+from lcl.engine.metrics.base import MetricWarning
+from lcl.engine.metrics.codescore_style import CodeScoreModel, CodeScoreStyle, TrainConfig, TrainPair, train
 
 REF = "def area(w, h):\n    return w * h\n"
 CAND = "def area(width, height):\n    return width * height\n"
@@ -130,7 +130,7 @@ def test_codebertscore_bf16_matches_fp32():
     """bf16 autocast (the default where the CPU has native bf16) stays within 1e-3 of fp32."""
     import numpy as np
 
-    from lcl.metrics.codebertscore_metric import CodeBERTScore
+    from lcl.engine.metrics.codebertscore_metric import CodeBERTScore
 
     refs = ["def f(x):\n    return x + 1\n", "n = int(input())\nprint(n * 2)\n", "def g(a, b):\n    return max(a, b)\n"]
     cands = ["def f(y):\n    return 1 + y\n", "print(int(input()) * 2)\n", "def g(a, b):\n    return a if a > b else b\n"]
@@ -147,7 +147,7 @@ def test_codebertscore_worker_processes_give_the_same_bits_in_order() -> None:
     on its own (a chunk's batches decide the bf16 rounding)."""
     import torch
 
-    from lcl.metrics.codebertscore_metric import CodeBERTScore
+    from lcl.engine.metrics.codebertscore_metric import CodeBERTScore
 
     refs = [f"def f{i}(x):\n    return x + {i}\n" for i in range(7)] + [REF, OTHER]
     cands = [f"def f{i}(y):\n    return {i} + y * {i % 3}\n" for i in range(7)] + [CAND, REF]
@@ -168,7 +168,7 @@ def test_codebertscore_worker_processes_give_the_same_bits_in_order() -> None:
 
 # ------------------------------------------------- validation, early stopping, partial fine-tuning
 def test_trim_common_prefix_keeps_the_differing_lines() -> None:
-    from lcl.metrics.codescore_style import model_inputs, trim_common_prefix
+    from lcl.engine.metrics.codescore_style import model_inputs, trim_common_prefix
 
     ref = "import os\ndef f(x):\n    y = x\n    return y\n"
     cand = "import os\ndef f(x):\n    y = x\n    return -y\n"
@@ -181,7 +181,7 @@ def test_trim_common_prefix_keeps_the_differing_lines() -> None:
 
 
 def test_early_stopping_keeps_best_and_stops_after_patience() -> None:
-    from lcl.metrics.codescore_style import EarlyStopping
+    from lcl.engine.metrics.codescore_style import EarlyStopping
 
     es = EarlyStopping(patience=2)
     assert not es.update(1, 0.5, lambda: "w1")
@@ -226,7 +226,7 @@ def test_full_mode_top_layer_only_saves_and_reloads(tmp_path: Path) -> None:
 def test_cached_frozen_layers_match_the_full_forward() -> None:
     import torch
 
-    from lcl.metrics.codescore_style import Encoder
+    from lcl.engine.metrics.codescore_style import Encoder
 
     enc = Encoder(max_length=48)
     enc.model.eval()

@@ -11,11 +11,11 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from lcl import metrics
+from lcl.engine import metrics
 from lcl.cli import metrics as metrics_cli
-from lcl.errors import UserError
-from lcl.metrics.base import MetricWarning
-from lcl.metrics.cache import ScoreCache
+from lcl.core.errors import UserError
+from lcl.engine.metrics.base import MetricWarning
+from lcl.engine.metrics.cache import ScoreCache
 
 REF = "def area(w, h):\n    result = w * h\n    return result\n"
 CAND = "def area(width, height):\n    return width * height\n"

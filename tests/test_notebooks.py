@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from lcl import report, runner, sources
+from lcl.report import html_report as report, runner
+from lcl.study import sources
 
 from .conftest import ROOT, copy_raw_from_project
 
@@ -78,7 +79,7 @@ def test_notebooks_quick_without_mirror(tmp_root: Path, monkeypatch):
     # the report says what was skipped and what it costs; claims that need those sources are "not run"
     import pandas as pd
 
-    from lcl import claims
+    from lcl.report import claims
     table = pd.read_csv(tmp_root / "tables" / "claims.csv")
     assert (table.status == claims.NOT_RUN).sum() > 0
     page = report.build_index("smoke").read_text()
@@ -93,7 +94,7 @@ def test_notebooks_quick_with_mirror_and_report_in_browser(tmp_root: Path, tmp_p
     _run_all(tmp_root)
     _check_outputs(tmp_root)
     # the studies' parts join into one findings table, shown on the front page
-    from lcl import findings
+    from lcl.report import findings
     joined = findings.collect(tmp_root / "tables")
     assert {"X1", "X2", "X3", "X4", "X5"} <= set(joined.study.str[:2]), sorted(set(joined.study))
     index = report.build_index("smoke")
@@ -147,7 +148,7 @@ def _summary_expected(claims_csv: Path) -> dict[str, int]:
 
     import pandas as pd
 
-    from lcl import claims
+    from lcl.report import claims
 
     return {html.escape(k): v for k, v in claims.summary(pd.read_csv(claims_csv)).items()}
 
@@ -156,7 +157,8 @@ def test_front_page_verdict_matches_the_claims_table(tmp_path: Path, monkeypatch
     """The verdict box shows the counts of tables/claims.csv (no notebooks run)."""
     import html
 
-    from lcl import claims, paths
+    from lcl.report import claims
+    from lcl.core import paths
 
     monkeypatch.setattr(paths, "tables", lambda: tmp_path)
     table = claims.compare({"T1.HumanEval.orig": 164, "T1.APPS.orig": 298,
@@ -166,7 +168,7 @@ def test_front_page_verdict_matches_the_claims_table(tmp_path: Path, monkeypatch
     shown = _summary_in(page)
     assert shown == _summary_expected(tmp_path / "claims.csv")
     assert shown["within tolerance"] == 1 and shown["by construction"] == 1
-    # each status is shown with its meaning, from the one vocabulary in lcl.claims
+    # each status is shown with its meaning, from the one vocabulary in lcl.report.claims
     for status, (meaning, _) in claims.STATUS_MEANINGS.items():
         assert html.escape(meaning) in page, status
     # the recorded full run's counts sit beside this run's
@@ -197,8 +199,8 @@ def _render_in_chromium(index: Path, tmp_path: Path, check_index: bool = True) -
 def test_a_failing_notebook_is_kept_with_its_traceback(tmp_path, monkeypatch):
     """A notebook that raises is a UserError naming the cell, and the executed notebook up to
     the error is kept as NAME.failed.ipynb (a long full-profile run must leave something to read)."""
-    from lcl import paths
-    from lcl.errors import UserError
+    from lcl.core import paths
+    from lcl.core.errors import UserError
 
     nbdir = tmp_path / "notebooks"
     nbdir.mkdir()

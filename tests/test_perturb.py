@@ -1,4 +1,4 @@
-"""Semantics-preserving perturbations (study X2, ``lcl.variants.perturb``).
+"""Semantics-preserving perturbations (study X2, ``lcl.engine.variants.perturb``).
 
 Behaviour is compared by running the fixture programs in-process. They are this file's own
 trusted code, so ``exec`` is acceptable here. The perturbations themselves never execute code.
@@ -17,9 +17,9 @@ from typing import Any
 
 import pytest
 
-from lcl.errors import UserError
-from lcl.variants import perturb as P
-from lcl.variants.mutants import normalise
+from lcl.core.errors import UserError
+from lcl.engine.variants import perturb as P
+from lcl.engine.variants.mutants import normalise
 
 # ----------------------------------------------------------------------------- fixtures
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lcl import pipeline
+from lcl.report import pipeline
 
 
 def test_graph_links_sources_notebooks_outputs_and_report():

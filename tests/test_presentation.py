@@ -15,7 +15,8 @@ import nbformat
 import pandas as pd
 import pytest
 
-from lcl import display, outputs, paths, runner
+from lcl.report import display, outputs, runner
+from lcl.core import paths
 
 from .conftest import ROOT
 
@@ -73,7 +74,7 @@ def test_a_notebook_run_by_hand_never_writes_into_the_builds_outputs(tmp_root: P
     # the executed notebook's injected parameters name the build's own folders
     t, f = outputs.output_dirs(str(paths.tables()), str(paths.figures()))
     assert paths.interactive_outputs("quick") in t.parents and paths.interactive_outputs("quick") in f.parents
-    monkeypatch.setenv("LCL_NOTEBOOK", "03_rq1_correlation")  # what lcl.runner sets
+    monkeypatch.setenv("LCL_NOTEBOOK", "03_rq1_correlation")  # what lcl.report.runner sets
     assert outputs.output_dirs(str(paths.tables()), "") == (paths.tables(), paths.figures())
 
 
@@ -155,7 +156,7 @@ def test_make_help_lists_the_variables_and_every_profile():
 
 # ----------------------------------------------------------------------------- README
 def test_the_readme_evaluator_table_is_the_one_the_recorded_run_gives():
-    from lcl import report
+    from lcl.report import html_report as report
 
     text = (ROOT / "README.md").read_text()
     block = text.split("<!-- evaluator-table:start -->\n", 1)[1].split("<!-- evaluator-table:end -->", 1)[0]
@@ -232,7 +233,7 @@ def test_a_no_data_note_stays_inside_its_own_panel(tmp_root: Path, monkeypatch):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from lcl import sources
+    from lcl.study import sources
 
     # the longest note a run without the mirror writes: every mirror source named
     skipped = {name: "no local mirror" for name in ("apps_examples", "apps_mapcoder", "codescore_test",
@@ -261,7 +262,7 @@ def test_a_pair_file_written_by_hand_goes_to_the_scratch_folder(tmp_root: Path, 
 def test_a_claim_whose_whole_table_needs_a_skipped_source_is_not_run():
     """Table 3's rows are metrics, not benchmarks, yet every value comes from PIE: without PIE its
     claims were not run; with PIE present and a value missing, the claim is not reproduced."""
-    from lcl import claims
+    from lcl.report import claims
 
     without = claims.compare({}, available={"table3_correlation"}, skipped={"pie": ("PIE",)}).set_index("claim_id")
     assert without.loc["T3.CodeBLEU.rho", "status"] == claims.NOT_RUN

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from lcl import process_pools
+from lcl.engine import process_pools
 
 
 def _hash_seed(_: int) -> str | None:

@@ -4,7 +4,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lcl import red_herrings as rh
+from lcl.rq import red_herrings as rh
 
 
 def _mutants(n_tasks: int = 30, per_group: int = 10, seed: int = 0, benchmarks: tuple[str, ...] = ("HumanEval",),

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lcl import regions
+from lcl.engine import regions
 
 
 def _data(n=60, seed=0):

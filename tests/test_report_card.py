@@ -14,10 +14,12 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lcl import card_pages, distinguish, paths, profiles, report_card
-from lcl import effectiveness as eff
+from lcl.report import card_pages, report_card
+from lcl.rq import distinguish
+from lcl.core import paths, profiles
+from lcl.rq import effectiveness as eff
 from lcl.cli import main
-from lcl.errors import UserError
+from lcl.core.errors import UserError
 
 from .conftest import ROOT
 
@@ -74,7 +76,7 @@ def test_the_card_reuses_table5_and_the_statistics_use_only_scored_pairs() -> No
 
 
 def test_rq3_badly_wrong_counts_scores_on_the_far_side_of_the_thresholds() -> None:
-    from lcl.regions import Thresholds
+    from lcl.engine.regions import Thresholds
 
     th = Thresholds(0.4, 0.7, 0.3, 0.8, float("nan"), 0.05, "test")
     f = pd.DataFrame({"SurfaceSim": [0.9, 0.9, 0.9, 0.1, 0.1, 0.5], "df_score": [0.0, 0.1, 0.2, 1.0, 0.9, 0.5],
@@ -338,7 +340,7 @@ def _studies_agree(card: dict, profile: str) -> None:
 def test_the_cems_on_a_full_card_reproduce_the_recorded_table5(tmp_path_factory) -> None:
     """The full profile's card against Table 5 as recorded from a full run (data/reference/expected/full),
     within the tolerance ``make verify`` allows that table (the substitutes are not bit-stable across CPUs)."""
-    from lcl import verify
+    from lcl.report import verify
 
     _need("full")
     rec = pd.read_csv(verify.expected_dir("full") / "table5_mae.csv").set_index("Dataset")
@@ -355,7 +357,7 @@ def test_the_cems_on_a_full_card_reproduce_the_recorded_table5(tmp_path_factory)
 
 
 def test_x2_is_notebook_10s_shift_table_on_its_own_sample_sizes() -> None:
-    from lcl import robustness as rb
+    from lcl.rq import robustness as rb
 
     defaults = report_card.notebook_defaults(report_card.X2_NOTEBOOK)
     assert isinstance(defaults["opt_pairs"], int) and isinstance(defaults["mut_pairs"], int)

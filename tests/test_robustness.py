@@ -1,4 +1,4 @@
-"""Study X2 glue (lcl.robustness): pair building, outcome rules, rejected counts, score shifts.
+"""Study X2 glue (lcl.rq.robustness): pair building, outcome rules, rejected counts, score shifts.
 Nothing here fuzzes or loads a model; the perturbations themselves are tested in test_perturb."""
 
 from __future__ import annotations
@@ -9,7 +9,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lcl import robustness as rb
+from lcl.rq import robustness as rb
 
 REF = "def add(a, b):\n    total = a + b\n    return total\n"
 VAR = "def add(a, b):\n    return b + a\n"

@@ -1,4 +1,4 @@
-"""RQ5's capacity check (lcl.rq5_capacity): Table 6's setting kept exactly, larger settings
+"""RQ5's capacity check (lcl.rq.rq5_capacity): Table 6's setting kept exactly, larger settings
 passed to the trainer, validation curves and the mean predictor's validation MAE per model, the
 summary's learned gain, and a setting picked on validation only. Synthetic rows and a fake
 trainer: no fuzzing, no encoder."""
@@ -10,10 +10,10 @@ import dataclasses
 import numpy as np
 import pytest
 
-from lcl import profiles
-from lcl import rq5_capacity as C
-from lcl import seeds
-from lcl import rq5
+from lcl.core import profiles
+from lcl.rq import rq5_capacity as C
+from lcl.core import seeds
+from lcl.rq import rq5
 
 
 def _rows(prefix: str, n: int, benchmark: str, label: float) -> list[dict]:

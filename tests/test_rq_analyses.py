@@ -6,8 +6,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lcl import claims, correlation, coverage, effectiveness as eff, regions, scoring
-from lcl.records import Pair
+from lcl.report import claims
+from lcl.rq import correlation, coverage, effectiveness as eff
+from lcl.engine import regions
+from lcl.study import scoring
+from lcl.core.records import Pair
 
 
 def _pairs(n: int) -> list[Pair]:
@@ -170,7 +173,7 @@ def test_table5_carries_the_constant_score_trivial_model():
 
 
 def test_released_variants_are_counted_in_their_corner_under_each_threshold_set() -> None:
-    from lcl import region_checks
+    from lcl.rq import region_checks
 
     paper = regions.Thresholds(0.65, 0.9, 0.1, 0.9, float("nan"), 0.05, "paper")
     ours = regions.Thresholds(0.85, 0.9, 0.15, 0.8, 0.0, 0.05, "squared")
@@ -185,7 +188,7 @@ def test_released_variants_are_counted_in_their_corner_under_each_threshold_set(
 
 
 def test_the_ablation_refits_without_each_substitute_and_without_the_floor() -> None:
-    from lcl import region_checks
+    from lcl.rq import region_checks
 
     rng = np.random.default_rng(5)
     n = 200

@@ -5,8 +5,8 @@ from __future__ import annotations
 import hashlib
 import random
 
-from lcl import seeds
-from lcl.fuzz import semantics
+from lcl.core import seeds
+from lcl.engine.fuzz import semantics
 
 
 def test_rng_is_the_text_seeded_stream() -> None:

@@ -8,8 +8,8 @@ import warnings
 
 import pytest
 
-from lcl import paths
-from lcl.similarity import (
+from lcl.core import paths
+from lcl.engine.similarity import (
     SimilarityWarning,
     normalise_text,
     py38_node_types,

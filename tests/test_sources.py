@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from lcl import paths, sources
-from lcl.errors import DataError
+from lcl.core import paths
+from lcl.study import sources
+from lcl.core.errors import DataError
 
 MANIFEST = """
 [source.tiny]

@@ -1,4 +1,4 @@
-"""Study X1 (lcl.sparse_tests): scores of verdict-string prefixes and subsets, Wilson intervals,
+"""Study X1 (lcl.rq.sparse_tests): scores of verdict-string prefixes and subsets, Wilson intervals,
 convergence summaries, stratified sampling, paired MAE bootstrap, and a real fuzz of a small pair
 showing that a prefix of run 0's verdicts is the score of a run on those inputs alone."""
 
@@ -10,8 +10,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lcl import sparse_tests as X
-from lcl.fuzz import Settings, fuzz_pair
+from lcl.rq import sparse_tests as X
+from lcl.engine.fuzz import Settings, fuzz_pair
 
 
 def test_prefix_and_positions_scores_exclude_invalid_inputs():
@@ -143,7 +143,7 @@ def test_prefix_of_a_real_run_equals_a_run_on_the_first_100_inputs():
 def test_run0_of_a_humaneval_pair_finds_its_own_check_inputs(project_data, tmp_path, monkeypatch):
     """HumanEval/0 with a mutant that only differs on ties: the run opens with the task's own
     ``check`` inputs (their positions are what (a) scores), and a rerun is read from the cache."""
-    from lcl.task_specs import resolve_published, tasks_for
+    from lcl.study.task_specs import resolve_published, tasks_for
 
     monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache"))
     task = tasks_for("HumanEval/0")[0]
@@ -187,7 +187,7 @@ def test_run0_all_keeps_row_order_and_runs_pairs_concurrently(monkeypatch):
     import threading
     import time
 
-    monkeypatch.setattr("lcl.task_specs.all_spec_uids", list)
+    monkeypatch.setattr("lcl.study.task_specs.all_spec_uids", list)
     lock, in_flight, most = threading.Lock(), [0], [0]
 
     def fake_run0(row, settings, seed):

@@ -54,7 +54,7 @@ def test_bar_seconds_joins_a_bars_updates_across_outputs_and_counts_each_bar_onc
 def test_bar_seconds_reads_the_bars_the_runner_moved_to_the_stderr_log(tmp_path: Path):
     """The runner moves stderr (progress bars) out of executed notebooks into NAME.stderr.log;
     the bars read back from there are the same."""
-    from lcl import runner
+    from lcl.report import runner
 
     nb = _notebook(tmp_path)
     nb.write_text(json.dumps({**json.loads(nb.read_text()), "metadata": {}, "nbformat": 4, "nbformat_minor": 5}))

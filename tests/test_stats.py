@@ -3,7 +3,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from lcl import stats
+from lcl.engine import stats
 
 
 def test_spearman_ci_contains_rho_and_is_deterministic():

@@ -1,4 +1,4 @@
-"""The rewriter's surface target (lcl.surface_budget): recorded from the authors' released GPT-4
+"""The rewriter's surface target (lcl.study.surface_budget): recorded from the authors' released GPT-4
 variants, drawn per task, and never an RQ3 threshold."""
 
 from __future__ import annotations
@@ -7,8 +7,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lcl import candidate_generation, local_build, records, surface_budget
-from lcl.records import Task
+from lcl.study import candidate_generation, local_build, surface_budget
+from lcl.core import records
+from lcl.core.records import Task
 
 
 def test_the_recorded_quantiles_span_the_released_distribution() -> None:
@@ -37,7 +38,7 @@ def test_targets_are_seeded_per_task_and_follow_the_recorded_distribution() -> N
 
 def test_the_candidates_use_the_drawn_target(monkeypatch: pytest.MonkeyPatch) -> None:
     seen: list[float] = []
-    import lcl.variants as variants
+    import lcl.engine.variants as variants
 
     real = variants.optimise
 

@@ -11,12 +11,14 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lcl import cli, metrics, paths
-from lcl import trained_metric as tm
+from lcl import cli
+from lcl.engine import metrics
+from lcl.core import paths
+from lcl.rq import trained_metric as tm
 from lcl.cli.metrics import cmd_local_trained
-from lcl.errors import UserError
-from lcl.metrics.codescore_style import CodeScoreStyle, TrainConfig, TrainPair, train
-from lcl.metrics.local_trained import LABEL, LocalTrained
+from lcl.core.errors import UserError
+from lcl.engine.metrics.codescore_style import CodeScoreStyle, TrainConfig, TrainPair, train
+from lcl.engine.metrics.local_trained import LABEL, LocalTrained
 
 
 def _toy(n: int, offset: int = 0) -> list[TrainPair]:

@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from lcl import seeds
-from lcl import codescore_base, rq5
+from lcl.core import seeds
+from lcl.study import codescore_base
+from lcl.rq import rq5
 
 
 def _rows(prefix: str, n: int, benchmark: str = "HumanEval", label: float = 1.0) -> list[dict]:
@@ -271,7 +272,7 @@ def test_cost_summary_counts_models_once():
 
 
 def test_rq5_config_follows_profile():
-    from lcl import profiles
+    from lcl.core import profiles
 
     q, f = rq5.rq5_config(profiles.get("quick")), rq5.rq5_config(profiles.get("full"))
     assert q["mode"] == f["mode"] == "full" and q["max_steps"] < f["max_steps"]
@@ -300,7 +301,7 @@ def test_calibrate_times_one_step(tmp_path, monkeypatch):
     cal = rq5.calibrate(rows, {"mode": "full", "max_length": 32, "unfreeze_layers": 1, "cache_frozen": True}, batch=2)
     assert set(cal) == {"train_s_per_pair", "predict_s_per_pair", "first_pass_s_per_pair"}
     assert cal["train_s_per_pair"] > 0 and cal["predict_s_per_pair"] > 0
-    from lcl.metrics import codescore_style as cs
+    from lcl.engine.metrics import codescore_style as cs
 
     seen: list[int] = []
     real_train = cs.train

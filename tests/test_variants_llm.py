@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from lcl.errors import UserError
-from lcl.variants import llm
+from lcl.core.errors import UserError
+from lcl.engine.variants import llm
 
 ANSWER = """Strategies: memoization, hot path
 

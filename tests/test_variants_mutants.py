@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from lcl.errors import UserError
-from lcl.variants.mutants import MutationStats, generate_mutants, mutate, normalise, operator_names
+from lcl.core.errors import UserError
+from lcl.engine.variants.mutants import MutationStats, generate_mutants, mutate, normalise, operator_names
 
 HUMANEVAL = Path(__file__).resolve().parents[1] / "data" / "raw" / "humaneval" / "HumanEval.jsonl.gz"
 

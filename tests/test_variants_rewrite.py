@@ -16,9 +16,9 @@ from pathlib import Path
 
 import pytest
 
-from lcl.errors import UserError
-from lcl.variants import rewrite
-from lcl.variants.rewrite import REWRITES, STRATEGIES, optimise, surface_similarity
+from lcl.core.errors import UserError
+from lcl.engine.variants import rewrite
+from lcl.engine.variants.rewrite import REWRITES, STRATEGIES, optimise, surface_similarity
 
 #: the rewrites before the structural ones (tested through whole variants below)
 ORIGINAL_REWRITES = {

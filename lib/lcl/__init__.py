@@ -4,11 +4,17 @@ Rebuilds the LoCaL ("Looks Can Lie") benchmark and reproduces the study *Analyzi
 Mitigating Surface Bias in Code Evaluation Metrics*. Heavy lifting lives here; notebooks
 under ``notebooks/`` only load, call and show.
 
-Modules are named after what they do: ``paths`` (every location), ``sources`` (raw-data
-manifest and fetching), ``loaders`` (Task and Pair records from raw files), ``records``
-(the record types), ``io`` (atomic writes), ``provenance`` (sidecars), ``cache``
-(content-keyed caching), ``profiles`` (quick/full settings), ``tables``/``figures``
-(output writers), ``report`` (HTML index).
+One folder per layer, each importing only the layers below it (``tests/test_layers.py``):
+
+- ``core``: locations (``paths``), files (``io``), caches, provenance, profiles, seeds,
+  errors, the shared records (``records``) and where each paper number lives (``claim_links``);
+- ``engine``: differential fuzzing (``fuzz``, Algorithm 1), inputs, variants, metrics,
+  SurfaceSim (``similarity``), statistics, regions: no benchmark and no paper;
+- ``study``: raw data (``sources``, ``loaders``), labelling, LoCaL's assembly, clones,
+  CodeScore_base, scoring;
+- ``rq``: one module per research question and per study beyond the paper;
+- ``report``: claims, findings, outputs, the notebook runner, the HTML report, verify;
+- ``cli``: the ``lcl`` command.
 """
 
 __version__ = "0.1.0"

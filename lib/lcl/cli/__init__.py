@@ -22,8 +22,8 @@ import importlib
 import sys
 from collections.abc import Sequence
 
-from .. import __version__
-from ..errors import UserError
+from lcl import __version__
+from lcl.core.errors import UserError
 
 #: modules that provide ``register(subparsers)``; order = order in ``lcl --help``
 COMMAND_MODULES: list[str] = [

@@ -13,8 +13,8 @@ import os
 from collections.abc import Sequence
 from typing import TypedDict
 
-from ..errors import UserError
-from ..profiles import DEFAULT_SEED, PROFILES, Profile, get
+from lcl.core.errors import UserError
+from lcl.core.profiles import DEFAULT_SEED, PROFILES, Profile, get
 
 #: ``add_run_options(..., name=STAGE)``: the option as a notebook's stage takes it
 STAGE = True
@@ -68,7 +68,7 @@ def add_run_options(parser: argparse._ActionsContainer, *, profile: OptionSpec =
 
 
 def profile_of(args: argparse.Namespace) -> Profile:
-    """The profile ``args.profile`` names; an unknown name is a :class:`~lcl.errors.UserError`."""
+    """The profile ``args.profile`` names; an unknown name is a :class:`~lcl.core.errors.UserError`."""
     try:
         return get(args.profile)
     except ValueError as exc:

@@ -1,4 +1,4 @@
-"""``lcl data fetch|status|digest``: obtain and verify the raw sources (:mod:`lcl.sources`)."""
+"""``lcl data fetch|status|digest``: obtain and verify the raw sources (:mod:`lcl.study.sources`)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,8 @@ import argparse
 import json
 from pathlib import Path
 
-from .. import sources
-from ..cache import file_digest
+from lcl.core.cache import file_digest
+from lcl.study import sources
 
 
 def cmd_data_fetch(args: argparse.Namespace) -> int:

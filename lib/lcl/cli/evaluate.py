@@ -1,5 +1,5 @@
-"""``lcl evaluate``: a metric's surface-bias report card (:mod:`lcl.report_card`, written by
-:mod:`lcl.card_pages`).
+"""``lcl evaluate``: a metric's surface-bias report card (:mod:`lcl.report.report_card`, written by
+:mod:`lcl.report.card_pages`).
 
     lcl evaluate --metric examples.toy_metric:score --profile quick
 
@@ -44,7 +44,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def cmd_evaluate(args: argparse.Namespace) -> int:
-    from .. import card_pages, report_card
+    from lcl.report import card_pages, report_card
 
     start = time.time()
     card = report_card.build(args.metric, args.profile, args.seed, args.jobs, progress=not args.no_progress)

@@ -1,6 +1,6 @@
 """``lcl fuzz pair``, ``lcl fuzz batch`` and ``lcl fuzz archive``: differential fuzzing
-(Algorithm 1, :mod:`lcl.fuzz`) of one pair or a file of pairs, and the committed label archive
-(:mod:`lcl.label_archive`)."""
+(Algorithm 1, :mod:`lcl.engine.fuzz`) of one pair or a file of pairs, and the committed label archive
+(:mod:`lcl.study.label_archive`)."""
 
 from __future__ import annotations
 
@@ -12,11 +12,12 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, TypedDict
 
-from ..errors import UserError
+from lcl.core.errors import UserError
+
 from .common import add_run_options
 
 if TYPE_CHECKING:
-    from ..fuzz.semantics import FuzzResult, Settings
+    from lcl.engine.fuzz.semantics import FuzzResult, Settings
 
 
 def _settings_args(p: argparse.ArgumentParser) -> None:
@@ -47,7 +48,7 @@ def _settings_args(p: argparse.ArgumentParser) -> None:
 def _check_isolation(args: argparse.Namespace) -> None:
     """Start the fork-server now, so that a refused ``--isolation strict`` (or an unusable
     sandbox) is one line before any work, not a traceback after it."""
-    from ..fuzz.sandbox import SandboxError, get_forkserver
+    from lcl.engine.fuzz.sandbox import SandboxError, get_forkserver
 
     if args.isolation:
         os.environ["LCL_FUZZ_ISOLATION"] = args.isolation  # the batch's local workers inherit it
@@ -58,7 +59,7 @@ def _check_isolation(args: argparse.Namespace) -> None:
 
 
 class _SettingsOptions(TypedDict, total=False):
-    """The :class:`~lcl.fuzz.semantics.Settings` fields the command line can set."""
+    """The :class:`~lcl.engine.fuzz.semantics.Settings` fields the command line can set."""
 
     runs: int
     run_budget: float
@@ -73,7 +74,7 @@ class _SettingsOptions(TypedDict, total=False):
 
 
 def _settings(args: argparse.Namespace) -> Settings:
-    from ..fuzz.semantics import Settings
+    from lcl.engine.fuzz.semantics import Settings
 
     kw: _SettingsOptions = {}
     if args.runs is not None:
@@ -143,7 +144,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     pa = sub.add_parser("archive", help="the committed label archive data/labels/ (status, export)",
                         description="Finished results live in the result store (.cache/fuzz/results.sqlite), which "
                                     "a fresh clone lacks; data/labels/ is its committed, content-keyed counterpart "
-                                    "(see lib/lcl/label_archive.py). Opening the store merges the archive in, so an "
+                                    "(see lib/lcl/study/label_archive.py). Opening the store merges the archive in, so an "
                                     "archived pair is never fuzzed again; LCL_LABEL_ARCHIVE=off ignores it.",
                         epilog="example: lcl variants label --profile full; lcl fuzz archive export --profile full")
     pa.add_argument("action", nargs="?", choices=("status", "export"), default="status",
@@ -166,8 +167,8 @@ def _read_code(path: Path, side: str) -> str:
 
 
 def cmd_fuzz_pair(args: argparse.Namespace) -> int:
-    from ..fuzz.algorithm import check_code, fuzz_pair
-    from ..fuzz.batch import read_inputs_file
+    from lcl.engine.fuzz.algorithm import check_code, fuzz_pair
+    from lcl.engine.fuzz.batch import read_inputs_file
 
     s = _settings(args)
     _check_isolation(args)
@@ -193,9 +194,9 @@ def cmd_fuzz_pair(args: argparse.Namespace) -> int:
 
 
 def cmd_fuzz_batch(args: argparse.Namespace) -> int:
-    from ..fuzz.batch import load_resolver, results_summary, run_batch
-    from ..fuzz.store import ResultStore
-    from ..label_archive import open_store
+    from lcl.engine.fuzz.batch import load_resolver, results_summary, run_batch
+    from lcl.engine.fuzz.store import ResultStore
+    from lcl.study.label_archive import open_store
 
     s = _settings(args)
     if args.out.is_dir():  # found now, not after the fuzzing
@@ -205,7 +206,7 @@ def cmd_fuzz_batch(args: argparse.Namespace) -> int:
     _check_isolation(args)
     # default: the project's own resolver (task from the id, inputs from its constraint spec)
     resolvers = [load_resolver(spec) for spec in
-                 args.resolver or [os.environ.get("LCL_FUZZ_RESOLVER") or "lcl.task_specs:resolve_published"]]
+                 args.resolver or [os.environ.get("LCL_FUZZ_RESOLVER") or "lcl.study.task_specs:resolve_published"]]
     if args.jobs is not None and args.jobs < 1:
         raise UserError("--jobs: must be at least 1")
     # an explicit --store is used as it is; the default one gets the committed labels merged in
@@ -227,7 +228,7 @@ def cmd_fuzz_batch(args: argparse.Namespace) -> int:
 
 
 def cmd_fuzz_archive(args: argparse.Namespace) -> int:
-    from .. import label_archive as archive
+    from lcl.study import label_archive as archive
 
     folder = archive.default_dir()
     if folder is None:
@@ -250,8 +251,8 @@ def cmd_fuzz_archive(args: argparse.Namespace) -> int:
 
 def _profile_filter(name: str) -> Callable[[FuzzResult], bool] | None:
     """Results fuzzed with profile ``name``'s N and R, or N and one run (the RQ2 pool's screen,
-    :func:`lcl.rq2_pool.screen`); ``any``: every result."""
-    from .. import profiles
+    :func:`lcl.study.rq2_pool.screen`); ``any``: every result."""
+    from lcl.core import profiles
 
     if name == "any":
         return None

@@ -15,11 +15,12 @@ import json
 import sys
 from collections import Counter
 
-from .. import task_specs as store
-from ..inputs.generate import generate
-from ..inputs.quality import measure
-from ..inputs.spec import Spec, dumps, load
-from ..io import write_text
+from lcl.core.io import write_text
+from lcl.engine.inputs.generate import generate
+from lcl.engine.inputs.quality import measure
+from lcl.engine.inputs.spec import Spec, dumps, load
+from lcl.study import task_specs as store
+
 from .common import add_run_options, profile_of
 
 
@@ -80,12 +81,12 @@ def cmd_inputs_status(args: argparse.Namespace) -> int:
 
 def cmd_inputs_agreement(args: argparse.Namespace) -> int:
     """The published labels re-derived outside Jupyter by the 01 notebook's stage
-    (:func:`lcl.label_agreement.build_agreement`: same pairs, N, R and seed).
+    (:func:`lcl.study.label_agreement.build_agreement`: same pairs, N, R and seed).
     Without the published labels (registry-only data) it says so and exits 0, as the notebook
     skips them, so ``make labels`` still finishes."""
     import pandas as pd
 
-    from .. import label_agreement
+    from lcl.study import label_agreement
 
     profile = profile_of(args)
     rederived, unavailable = label_agreement.build_agreement(profile, args.seed, args.jobs, progress=not args.no_progress)

@@ -1,6 +1,6 @@
-"""``lcl score`` (score pair files with any metrics, :mod:`lcl.metrics.pair_files`), ``lcl codescore-train``
-(train the CodeScore-style metric), ``lcl codescore-base`` (CodeScore_base, :mod:`lcl.codescore_base`)
-and ``lcl local-trained`` (the LoCaL-trained metric's model, :mod:`lcl.trained_metric`).
+"""``lcl score`` (score pair files with any metrics, :mod:`lcl.engine.metrics.pair_files`), ``lcl codescore-train``
+(train the CodeScore-style metric), ``lcl codescore-base`` (CodeScore_base, :mod:`lcl.study.codescore_base`)
+and ``lcl local-trained`` (the LoCaL-trained metric's model, :mod:`lcl.rq.trained_metric`).
 
     lcl score --metric codebleu,crystalbleu PAIRS.jsonl --out SCORED.jsonl
 
@@ -19,13 +19,14 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..errors import UserError
-from ..io import read_user_jsonl, write_json, write_jsonl
-from ..metrics.pair_files import pair_code, score_rows
+from lcl.core.errors import UserError
+from lcl.core.io import read_user_jsonl, write_json, write_jsonl
+from lcl.engine.metrics.pair_files import pair_code, score_rows
+
 from .common import add_run_options, profile_of
 
 if TYPE_CHECKING:
-    from ..metrics import MetricOptions
+    from lcl.engine.metrics import MetricOptions
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -74,7 +75,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         help="build CodeScore_base: label codegen-2b HumanEval candidates by fuzzing, train, record",
         description=(
             "Build the CodeScore-style base model every research-question notebook scores with "
-            "(lcl.codescore_base.base_model): the profile's number of codegen-2b candidates are labelled by "
+            "(lcl.study.codescore_base.base_model): the profile's number of codegen-2b candidates are labelled by "
             "differential fuzzing (resumable), a model is trained (cached) and a JSON record of it is written."
         ),
     )
@@ -94,7 +95,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _pairs(rows: list[dict[str, object]], path: Path, by_id: bool = False) -> tuple[list[str], list[str], list[str]]:
-    """Code and ids of the rows (:func:`lcl.metrics.pair_files.pair_code`), its notes on the ids
+    """Code and ids of the rows (:func:`lcl.engine.metrics.pair_files.pair_code`), its notes on the ids
     printed to stderr."""
     refs, cands, ids, notes = pair_code(rows, path, by_id)
     for note in notes:
@@ -116,7 +117,7 @@ def _options(args: argparse.Namespace) -> MetricOptions:
 
 
 def cmd_score(args: argparse.Namespace) -> int:
-    from ..metrics import get_metric
+    from lcl.engine.metrics import get_metric
 
     if not args.pairs.is_file():
         raise UserError(f"{args.pairs} does not exist")
@@ -137,7 +138,7 @@ def cmd_score(args: argparse.Namespace) -> int:
 
 
 def cmd_codescore_train(args: argparse.Namespace) -> int:
-    from ..metrics.codescore_style import TrainConfig, pairs_from_rows, train
+    from lcl.engine.metrics.codescore_style import TrainConfig, pairs_from_rows, train
 
     rows = read_user_jsonl(args.pairs)
     pairs = pairs_from_rows(rows)
@@ -159,7 +160,8 @@ def cmd_codescore_train(args: argparse.Namespace) -> int:
 def cmd_codescore_base(args: argparse.Namespace) -> int:
     import os
 
-    from .. import codescore_base, profiles
+    from lcl.core import profiles
+    from lcl.study import codescore_base
 
     prof = profiles.get(args.profile)
     jobs = args.jobs or os.cpu_count() or 1
@@ -170,7 +172,7 @@ def cmd_codescore_base(args: argparse.Namespace) -> int:
 
 
 def cmd_local_trained(args: argparse.Namespace) -> int:
-    from .. import trained_metric as tm
+    from lcl.rq import trained_metric as tm
 
     released = tm.released_for(profile_of(args), args.seed, args.jobs, progress=not args.no_progress)
     if released is None:

@@ -1,11 +1,13 @@
-"""``lcl notebook run|list``: execute the numbered notebooks with papermill (:mod:`lcl.runner`)."""
+"""``lcl notebook run|list``: execute the numbered notebooks with papermill (:mod:`lcl.report.runner`)."""
 
 from __future__ import annotations
 
 import argparse
 import os
 
-from .. import paths, runner
+from lcl.core import paths
+from lcl.report import runner
+
 from .common import add_run_options, profile_from_env
 
 

@@ -1,11 +1,15 @@
 """``lcl report``, ``lcl verify`` and ``lcl findings``: the commands over the regenerated outputs
-(:mod:`lcl.report`, :mod:`lcl.verify`, :mod:`lcl.findings`)."""
+(:mod:`lcl.report.html_report`, :mod:`lcl.report.verify`, :mod:`lcl.report.findings`)."""
 
 from __future__ import annotations
 
 import argparse
 
-from .. import findings, paths, report, sources, verify
+from lcl.core import paths
+from lcl.report import findings, verify
+from lcl.report import html_report as report
+from lcl.study import sources
+
 from .common import add_run_options, profile_from_env
 
 

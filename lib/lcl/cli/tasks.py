@@ -1,13 +1,13 @@
 """``lcl tasks``: the source tasks of each benchmark and the rows rejected while loading them
-(:mod:`lcl.loaders`)."""
+(:mod:`lcl.study.loaders`)."""
 
 from __future__ import annotations
 
 import argparse
 import json
 
-from ..errors import UserError
-from ..loaders import BENCHMARKS, LOADERS, benchmark_available, select
+from lcl.core.errors import UserError
+from lcl.study.loaders import BENCHMARKS, LOADERS, benchmark_available, select
 
 
 def cmd_tasks(args: argparse.Namespace) -> int:

@@ -1,6 +1,6 @@
 """``lcl variants label|pool|clones``: the command group that generates and labels the LoCaL
-candidates (:mod:`lcl.candidate_generation`, :mod:`lcl.local_build`), the RQ2 pool of df = 0 PIE mutants (:mod:`lcl.rq2_pool`)
-and the human-written CLONE pairs (:mod:`lcl.clones`), each exactly as its notebook does, so that
+candidates (:mod:`lcl.study.candidate_generation`, :mod:`lcl.study.local_build`), the RQ2 pool of df = 0 PIE mutants (:mod:`lcl.study.rq2_pool`)
+and the human-written CLONE pairs (:mod:`lcl.study.clones`), each exactly as its notebook does, so that
 the notebook then finds every label in the fuzz result store."""
 
 from __future__ import annotations
@@ -10,10 +10,12 @@ import sys
 from collections import Counter
 from dataclasses import replace
 
-from .. import clones, labelling, loaders, local_build, makeup, records, rq2_pool
-from ..errors import UserError
-from ..labelling import Recheck
-from ..records import Outcome, PairRow, df_band, result_outcome
+from lcl.core import records
+from lcl.core.errors import UserError
+from lcl.core.records import Outcome, PairRow, df_band, result_outcome
+from lcl.study import clones, labelling, loaders, local_build, makeup, rq2_pool
+from lcl.study.labelling import Recheck
+
 from .common import add_run_options, profile_of
 
 
@@ -55,7 +57,7 @@ def cmd_variants_label(args: argparse.Namespace) -> int:
         print(makeup.opt_by_generator(kept).to_string(index=False))
         d = makeup.dfs_target(kept)
         if d["pairs"]:
-            # their SurfaceSim follows the released variants by construction (lcl.surface_budget): no target
+            # their SurfaceSim follows the released variants by construction (lcl.study.surface_budget): no target
             print(f"the rewriter's variants: {d['pairs']} pairs, mean SurfaceSim {d['mean_surface_sim']:.3f} (its "
                   f"targets are drawn from the released GPT-4 variants'), mean df_score {d['mean_df_score']:.3f}")
     return 0
@@ -81,8 +83,8 @@ def _print_status(rows: list[PairRow], status: dict[str, bool | None], profile: 
     """``lcl variants label --status``: labelled / to fuzz / cannot be fuzzed, per benchmark and kind."""
     import pandas as pd
 
-    from .. import label_archive as archive
-    from ..fuzz.store import default_path
+    from lcl.engine.fuzz.store import default_path
+    from lcl.study import label_archive as archive
 
     what = {True: "labelled", False: "to fuzz", None: "cannot be fuzzed"}
     t = pd.DataFrame([{"benchmark": r["benchmark"], "kind": r["variant_type"], "state": what[status[r["id"]]]}
@@ -166,7 +168,7 @@ def cmd_variants_clones(args: argparse.Namespace) -> int:
     pairs are stored one by one."""
     profile = profile_of(args)
     ledger = records.Ledger()
-    # through the package's namespace, so that a replaced ``lcl.clones.build`` (as in the tests) takes effect
+    # through the package's namespace, so that a replaced ``lcl.study.clones.build`` (as in the tests) takes effect
     pairs, clusters = clones.build(profile, args.seed, args.jobs, ledger, progress=not args.no_progress)
     s = clones.summary(clusters, pairs)
 

@@ -1,0 +1,1 @@
+"""The core layer (see the package docstring of :mod:`lcl`)."""

@@ -1,0 +1,1 @@
+"""The engine layer (see the package docstring of :mod:`lcl`)."""

@@ -1,0 +1,1 @@
+"""The report layer (see the package docstring of :mod:`lcl`)."""

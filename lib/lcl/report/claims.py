@@ -1,0 +1,523 @@
+"""Paper vs reproduced: every claim of the paper judged on our numbers (notebook 08).
+
+The paper's numbers themselves are read in :mod:`lcl.core.claim_links` (``paper_claims``), low in the
+library; this module gathers every research-question module's claim declarations and judges them."""
+
+from __future__ import annotations
+
+import math
+import os
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import pandas as pd
+
+from lcl.core import claim_links, paths
+from lcl.core.claim_links import Declaration, Reading
+from lcl.rq import correlation, coverage, distinguish, effectiveness, rq5
+from lcl.study import makeup, overview, sources
+
+from . import conclusions, reasons
+
+
+def load() -> pd.DataFrame:
+    """All claims, indexed by ``claim_id``."""
+    return claim_links.paper_claims()
+
+
+def paper_value(claim_id: str) -> float:
+    """The paper's value for ``claim_id`` (KeyError when the paper has no such claim)."""
+    return claim_links.paper_value(claim_id)
+
+
+@lru_cache(maxsize=1)
+def declarations() -> tuple[Declaration, ...]:
+    """Every research-question module's claim declarations, in the paper's order (Table 1 to Section 4.7)."""
+    return tuple(d for m in (overview, makeup, correlation, distinguish, coverage, effectiveness, rq5)
+                 for d in m.CLAIMS)
+
+
+def by_id() -> dict[str, Declaration]:
+    return {d.claim_id: d for d in declarations()}
+
+
+def links_for(table: str) -> list[claim_links.Link]:
+    return [d for d in declarations() if isinstance(d, claim_links.Link) and d.table == table]
+
+
+# ----------------------------------------------------------------------------- comparison
+COLUMNS = ["claim_id", "kind", "section", "quantity", "paper_value", "paper_std", "reproduced_value", "ci_low",
+           "ci_high", "reproduced_std", "replicates", "paper_replicates", "judged_by", "tolerance", "within_tolerance",
+           "status", "reason"]
+
+WITHIN, OUTSIDE = "within tolerance", "outside tolerance"
+HOLDS, FAILS, BY_CONSTRUCTION, NOT_COMPARABLE, MISSING = (
+    conclusions.HOLDS, conclusions.FAILS, conclusions.BY_CONSTRUCTION, conclusions.NOT_COMPARABLE, conclusions.MISSING)
+#: a number whose table carries no uncertainty and whose declaration gives no fixed tolerance
+NOT_JUDGED = "not judged"
+#: a conclusion that the trivial model (mean predictor, constant score) passes as well
+TRIVIAL = conclusions.TRIVIAL
+#: the tables a claim needs are absent: their notebook did not run or its data sources were skipped
+NOT_RUN = "not run"
+STATUSES = (WITHIN, OUTSIDE, HOLDS, FAILS, TRIVIAL, BY_CONSTRUCTION, NOT_COMPARABLE, NOT_JUDGED, MISSING, NOT_RUN)
+#: qualifies an "outside tolerance" or "fails" verdict whose reason's evidence does not close the gap
+UNEXPLAINED = reasons.UNEXPLAINED
+
+#: between a failing conclusion's numbers and its explanation (the numbers may contain "; ")
+REASON_SEP = " | reason: "
+
+#: the status vocabulary, defined once: for each status a one-line meaning and one example (the
+#: report's front page and notebook 08 render it; examples are illustrations, not results)
+STATUS_MEANINGS: dict[str, tuple[str, str]] = {
+    WITHIN: ("our value agrees with the paper's within our own uncertainty (95% CI, standard errors of "
+             "replicate means, or equality at a grid's resolution)",
+             "Table 3 CodeBLEU rho: the paper's value lies inside our bootstrap 95% CI"),
+    OUTSIDE: ("our value differs from the paper's by more than our uncertainty allows; the reason says why, "
+              "or that it is unexplained",
+              "a Table 4 mean over 10 repetitions whose Welch test against the paper's mean gives p < 0.05"),
+    HOLDS: ("a conclusion of the paper, tested on our numbers, holds, and the trivial model does not pass it",
+            "MAE on LoCaL above MAE on CodeScore_test with the two CIs apart"),
+    FAILS: ("a conclusion of the paper, tested on our numbers, does not hold",
+            "the paper's ranking of the CEMs by drop in d comes out in another order"),
+    TRIVIAL: ("the conclusion's test passes, but it passes for the trivial model too (mean predictor, constant "
+              "score), so it is not evidence for the paper's claim",
+              "Combined MAE falls from p = 0 to p = 100 for the model and for the mean predictor alike"),
+    BY_CONSTRUCTION: ("the conclusion follows from how our data were built (the rule that made each pair), so "
+                      "it is not counted as support",
+                      "optimised variants have df > 0.5 because curation keeps only those"),
+    NOT_COMPARABLE: ("our number measures something else: a substitute whose measured agreement with the "
+                     "authors' scores is too low, or a quantity whose sample the paper defines differently",
+                     "the retrained CodeScore-style model standing in for the CodeScore checkpoint"),
+    NOT_JUDGED: ("our number exists but carries no uncertainty and no stated tolerance, so it is shown "
+                 "without a verdict", "a table read without its CI columns"),
+    MISSING: ("not reproduced: the table the claim is read from exists but lacks the value",
+              "a Table 5 row whose benchmark had no pairs after filtering"),
+    NOT_RUN: ("the tables the claim needs are absent because their notebook did not run or its data sources "
+              "were skipped (no data mirror); the reason names them",
+              "Table 5's ShareCode_java row when the ShareCode source was skipped"),
+}
+#: every term the claims summary counts: the statuses and the "unexplained" qualifier
+VOCABULARY: dict[str, tuple[str, str]] = {
+    **STATUS_MEANINGS,
+    UNEXPLAINED: ("qualifies an outside/fails verdict: no stated reason, or its evidence row (computed, named "
+                  "with its value) does not bring the quantity within tolerance; says how much of the gap it "
+                  "covers", "the evidence on the authors' pairs covers 40% of the gap"),
+}
+
+
+def vocabulary() -> pd.DataFrame:
+    """The status vocabulary as a table (term, meaning, example) for the report's front page."""
+    return pd.DataFrame([(k, m, e) for k, (m, e) in VOCABULARY.items()], columns=["status", "meaning", "example"])
+
+
+@dataclass(frozen=True)
+class Judgement:
+    within: bool | None
+    judged_by: str
+    tolerance: float = math.nan
+
+
+def _finite(x: float) -> bool:
+    return not math.isnan(x)
+
+
+#: a paper std printed as 0.00 is taken as its rounding bound (half the last printed digit)
+PAPER_STD_FLOOR = 0.005
+#: the significance level of the replicate-means test
+ALPHA = 0.05
+
+
+def judge(paper: float, paper_std: float, got: Reading, decl: Declaration) -> Judgement:
+    """Within from evidence, by the first rule that applies:
+
+    1. a value on a grid (Algorithm 2's thresholds): equality at the grid's resolution, the
+       paper's grid point among those our draws chose (a zero-width interval on it passes);
+    2. a 95 % interval (bootstrap over pairs or models, Wilson, a stated propagation): the paper's
+       value strictly inside it (a value on a boundary is not a pass); a zero-width interval, where
+       nothing varied, by equality;
+    3. a mean of replicates with its std (Tables 4 and 6, RQ2 drops): Welch's two-sample t test
+       of the two means from their standard errors (ours over our replicates, the paper's over
+       its stated count), within when p >= 0.05; a one-sample t test where the paper gives no std;
+    4. a fixed tolerance, only where no uncertainty exists (declared next to the claim)."""
+    grid = decl.grid if isinstance(decl, claim_links.Link) else math.nan
+    if _finite(grid):
+        return _on_grid(paper, got, grid)
+    if _finite(got.low) and _finite(got.high):
+        how = f"paper value inside our 95% CI ({got.how})" if got.how else "paper value inside our 95% CI"
+        if got.low == got.high:
+            # nothing varied (e.g. a fixed set's count under thresholds every draw chose alike): the
+            # interval is a point, and a point contains the paper's value only by equality
+            return Judgement(math.isclose(paper, got.low, rel_tol=1e-9, abs_tol=1e-9),
+                             how + "; a zero-width interval: equality")
+        return Judgement(got.low < paper < got.high, how)
+    paper_n = decl.paper_n if isinstance(decl, claim_links.Link) else 0
+    if _finite(got.std) and _finite(got.n) and paper_n:
+        return _welch(paper, paper_std, paper_n, got)
+    if _finite(got.std):
+        return Judgement(None, "a std without its replicate count: no test of the means")
+    if _finite(decl.tolerance):
+        return Judgement(abs(got.value - paper) < decl.tolerance, f"fixed tolerance: {decl.tolerance_reason}",
+                         decl.tolerance)
+    return Judgement(None, decl.tolerance_reason or (f"no uncertainty: {got.how}" if got.how else
+                                                     "no uncertainty computed"))
+
+
+def _on_grid(paper: float, got: Reading, step: float) -> Judgement:
+    def point(x: float) -> int:
+        return round(x / step)
+    if _finite(got.low) and _finite(got.high):
+        return Judgement(point(got.low) <= point(paper) <= point(got.high),
+                         f"equality on Algorithm 2's {step:g} grid: the paper's grid point among those our draws "
+                         f"chose ({got.low:g}-{got.high:g})")
+    return Judgement(point(got.value) == point(paper), f"equality on Algorithm 2's {step:g} grid")
+
+
+def welch(m1: float, s1: float, n1: float, m2: float, s2: float, n2: float) -> tuple[float, float, float]:
+    """Welch's t test of two means from their stds and replicate counts (``s2`` NaN: a one-sample
+    t test of the first mean against ``m2``): (t, degrees of freedom, two-sided p)."""
+    from scipy import stats as st
+
+    v1 = s1 * s1 / n1
+    v2 = 0.0 if math.isnan(s2) else s2 * s2 / n2
+    if v1 + v2 == 0:
+        return (0.0 if m1 == m2 else math.inf), math.inf, (1.0 if m1 == m2 else 0.0)
+    t = (m1 - m2) / math.sqrt(v1 + v2)
+    df = (v1 + v2) ** 2 / ((v1 * v1 / (n1 - 1) if n1 > 1 else 0.0) + (v2 * v2 / (n2 - 1) if v2 else 0.0) or math.inf)
+    df = n1 - 1 if not v2 else df
+    return t, df, float(2 * st.t.sf(abs(t), df))
+
+
+def paper_drop_std(claim_id: str) -> float:
+    """The paper's std of an RQ2 drop in d (100 (1 - d_repl / d_orig)), which it prints without one,
+    propagated from its Table 4 stds of the two d by the delta method (NaN for other claims)."""
+    if not claim_id.startswith("RQ2.drop."):
+        return math.nan
+    cem = claim_id.split(".")[-1]
+    try:
+        ref = load()
+        o, so = float(ref.loc[f"T4.{cem}.d_orig", "paper_value"]), float(ref.loc[f"T4.{cem}.d_orig", "paper_std"])
+        r, sr = float(ref.loc[f"T4.{cem}.d_repl", "paper_value"]), float(ref.loc[f"T4.{cem}.d_repl", "paper_std"])
+    except KeyError:
+        return math.nan
+    return 100 * math.hypot(sr / o, r * so / (o * o))
+
+
+def _welch(paper: float, paper_std: float, paper_n: int, got: Reading) -> Judgement:
+    if got.n < 2:
+        return Judgement(None, "a single replicate: no standard error")
+    floor = f"; the paper's printed std 0 taken as {PAPER_STD_FLOOR}" if paper_std == 0 else ""
+    s2 = max(paper_std, PAPER_STD_FLOOR) if _finite(paper_std) else math.nan
+    t, df, p = welch(got.value, got.std, got.n, paper, s2, paper_n)
+    test = (f"Welch t test of the means (ours n = {got.n:.0f}, paper n = {paper_n}{floor})" if _finite(s2) else
+            f"one-sample t test of our mean (n = {got.n:.0f}) against the paper's value (no paper std)")
+    return Judgement(p >= ALPHA, f"{test}: t = {t:.2f}, df = {df:.1f}, p = {p:.3g}; within when p >= {ALPHA}")
+
+
+def _metric_of(claim_id: str) -> str:
+    """The CEM a Table 3/4/5 or RQ2 number is about ('' for other claims)."""
+    parts = claim_id.split(".")
+    if parts[0] in ("T3", "T4"):
+        return parts[1]
+    if parts[0] == "T5" or claim_id.startswith("RQ2.drop."):
+        return parts[-1]
+    return ""
+
+
+def _broken_cem(claim_id: str, values: dict[str, Reading]) -> str:
+    """Why a number about a substitute CEM is not comparable (the same rule in every RQ)."""
+    cem = _metric_of(claim_id)
+    return conclusions.broken(values, cem) if cem else ""
+
+
+def _number_row(claim_id: str, ref: pd.Series, got: Reading | None, values: dict[str, Reading],
+                available: set[str] | None, absence: Absence) -> dict[str, object]:
+    decl = by_id().get(claim_id)
+    paper, paper_std = float(ref["paper_value"]), float(ref["paper_std"])
+    row: dict[str, object] = {"claim_id": claim_id, "kind": "number", "section": ref["section"],
+                              "quantity": ref["quantity"], "paper_value": paper,
+                              "paper_std": paper_std if _finite(paper_std) else None}
+    if got is None or decl is None:
+        if decl is not None and (why := absence.why((claim_id,))):
+            return {**row, "status": NOT_RUN, "reason": why}
+        where = ", ".join(claim_links.tables_of(claim_id, declarations())) or "no declaration"
+        return {**row, "status": MISSING, "reason": f"not reproduced: no value in {where}"}
+    propagated = paper_drop_std(claim_id) if math.isnan(paper_std) else math.nan
+    j = judge(paper, paper_std if math.isnan(propagated) else propagated, got, decl)
+    if _finite(propagated):
+        j = Judgement(j.within, f"{j.judged_by} (the paper prints no std here: {propagated:.2f}, propagated from its "
+                                "Table 4 stds of d by the delta method)", j.tolerance)
+    paper_n = decl.paper_n if isinstance(decl, claim_links.Link) else 0
+    row.update({"reproduced_value": got.value, "ci_low": _opt(got.low), "ci_high": _opt(got.high),
+                "reproduced_std": _opt(got.std), "replicates": _opt(got.n), "paper_replicates": paper_n or None,
+                "judged_by": j.judged_by, "tolerance": _opt(j.tolerance), "within_tolerance": j.within})
+    if why := _broken_cem(claim_id, values):
+        return {**row, "within_tolerance": None, "status": NOT_COMPARABLE, "reason": why}
+    if j.within is None:
+        return {**row, "status": NOT_COMPARABLE if decl.tolerance_reason else NOT_JUDGED, "reason": j.judged_by}
+    if j.within:
+        return {**row, "status": WITHIN, "reason": ""}
+    return {**row, "status": OUTSIDE, "reason": explain(claim_id, paper, paper_std, got, decl, values, available)}
+
+
+def explain(claim_id: str, paper: float, paper_std: float, got: Reading, decl: Declaration,
+            values: dict[str, Reading], available: set[str] | None) -> str:
+    """The reason for a number outside its tolerance: an explanation only when its evidence row
+    (the same quantity under the stated cause) is computed and brings the value within the paper's
+    by the claim's own rule; otherwise "unexplained", with how much of the gap the evidence covers."""
+    stated = reasons.text(claim_id)
+    if not stated:
+        return f"{UNEXPLAINED}: no reason stated"
+    ev = reasons.EVIDENCE.get(claim_id)
+    if ev is None:
+        return f"{UNEXPLAINED}: {stated} (no evidence row computes this quantity under that cause)"
+    r = values.get(reasons.evidence_id(claim_id))
+    tables = claim_links.tables_of(reasons.evidence_id(claim_id), reasons.evidence_declarations())
+    if r is None:
+        absent = [t for t in tables if available is not None and t not in available]
+        return (f"{UNEXPLAINED}: {stated}; its evidence, {ev.what}, is not computed"
+                + (f" ({', '.join(absent)} absent)" if absent else ""))
+    if not (_finite(r.low) or _finite(r.std)):  # the evidence row has no uncertainty of its own: ours, moved to it
+        shift = r.value - got.value
+        r = Reading(r.value, got.low + shift, got.high + shift, got.std, got.n, got.how)
+    j = judge(paper, paper_std, r, decl)
+    gap = got.value - paper
+    covered = (got.value - r.value) / gap * 100 if gap else math.nan
+    named = f"{ev.what} = {r.value:.4g}"
+    if j.within:
+        return (f"{stated}; evidence: {named}, within the paper's {paper:g} ({j.judged_by}) "
+                f"[evidence: {', '.join(tables)}]")
+    return (f"{UNEXPLAINED}: {stated}; evidence: {named} covers {covered:.0f}% of the gap (ours {got.value:.4g}, "
+            f"paper {paper:g}) and does not close it [evidence: {', '.join(tables)}]")
+
+
+def _opt(x: float) -> float | None:
+    return x if _finite(x) else None
+
+
+def _conclusion_rows(values: dict[str, Reading], available: set[str] | None,
+                     absence: Absence) -> list[dict[str, object]]:
+    rows: list[dict[str, object]] = []
+    for c, v in conclusions.judge_all(values):
+        reason = v.evidence
+        if v.status == MISSING and (why := absence.why(v.missing)):
+            v = conclusions.Verdict(NOT_RUN, why, v.missing)
+            reason = why
+        if v.status == FAILS:  # a conclusion has no gap an evidence row could close
+            stated = reasons.text(c.claim_id)
+            reason = f"{v.evidence}{REASON_SEP}{UNEXPLAINED}: " + (stated or "no reason stated")
+        rows.append({"claim_id": c.claim_id, "kind": "conclusion", "section": c.section, "quantity": c.statement,
+                     "status": v.status, "reason": reason})
+    return rows
+
+
+def compare(values: dict[str, Reading] | dict[str, float], available: set[str] | None = None,
+            skipped: dict[str, tuple[str, ...]] | None = None) -> pd.DataFrame:
+    """Every paper number next to ours, judged from our uncertainty, then every conclusion of the
+    paper tested on our numbers. ``available``: the output tables present (evidence for the
+    reasons, and the tables whose absence makes a claim "not run"; None = assume every table
+    exists). ``skipped``: data sources the last fetch skipped, each with its benchmarks."""
+    values = {k: v if isinstance(v, Reading) else Reading(float(v)) for k, v in values.items()}
+    absence = Absence(available, skipped or {})
+    rows = _mark_cancelling([_number_row(cid, r, values.get(cid), values, available, absence)
+                             for cid, r in load().iterrows()])
+    rows += _conclusion_rows(values, available, absence)
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+#: a number that is the mix of two others (Table 6: Combined = Baseline and LoCaL_test, one evaluation set)
+COMPOSITES = {f"T6.Combined.{p}": (f"T6.Baseline.{p}", f"T6.LoCaL_test.{p}") for p in range(0, 101, 10)}
+CANCELLING = "cancelling errors"
+
+
+def _mark_cancelling(rows: list[dict[str, object]]) -> list[dict[str, object]]:
+    """A composite within tolerance only because its parts miss on opposite sides keeps its status
+    (the number is within) but says so, so that it is not read as support."""
+    by = {str(r["claim_id"]): r for r in rows}
+    for cid, parts in COMPOSITES.items():
+        row = by.get(cid)
+        if row is None or row.get("status") != WITHIN:
+            continue
+        got = [by.get(p) for p in parts]
+        if not all(g is not None and g.get("status") == OUTSIDE for g in got):
+            continue
+        gaps = [float(str(g["reproduced_value"])) - float(str(g["paper_value"])) for g in got if g is not None]
+        if gaps[0] * gaps[1] < 0:
+            row["reason"] = (f"{CANCELLING}: within only because its parts miss on opposite sides, both outside: "
+                             + ", ".join(f"{p} {d:+.3f}" for p, d in zip(parts, gaps, strict=True)))
+    return rows
+
+
+@dataclass(frozen=True)
+class Absence:
+    """Why a claim's value is absent when that is not our analysis' doing: the table it is read
+    from was not written (its notebook did not run), or the row it needs belongs to a data source
+    the last fetch skipped. Anything else absent is "not reproduced"."""
+
+    available: set[str] | None
+    skipped: dict[str, tuple[str, ...]]  # source -> its benchmarks
+
+    def why(self, claim_ids: tuple[str, ...]) -> str:
+        """The "not run" reason for ``claim_ids`` ('' when every table they need exists and no
+        skipped source explains the gap)."""
+        decls = by_id()
+        absent: dict[str, None] = {}
+        sources: dict[str, None] = {}
+        for cid in claim_ids:
+            d = decls.get(cid)
+            if d is None:
+                continue
+            tables = (d.table, ) if isinstance(d, claim_links.Link) else d.tables
+            absent.update((t, None) for t in tables if self.available is not None and t not in self.available)
+            sources.update((s, None) for s in self._skipped_for(d))
+        if not absent and not sources:
+            return ""
+        parts = [f"{t} absent ({notebook_of(t)} did not run)" for t in absent]
+        parts += [f"source {s} skipped (benchmarks {', '.join(self.skipped[s]) or 'none'})" for s in sources]
+        return "not run: " + "; ".join(parts)
+
+    def _skipped_for(self, d: Declaration) -> list[str]:
+        """Skipped sources whose benchmark is the row ``d`` reads (a skipped source takes its rows
+        out of every table), or that the whole table ``d`` reads is built from."""
+        tables = (d.table,) if isinstance(d, claim_links.Link) else d.tables
+        whole = [s for t in tables for s in TABLE_SOURCES.get(t, ()) if s in self.skipped]
+        if not isinstance(d, claim_links.Link):
+            return list(dict.fromkeys(whole))
+        rows = [s for s, benches in self.skipped.items() if d.key in benches or d.claim_id.split(".")[1] in benches]
+        return list(dict.fromkeys(rows + whole))
+
+
+#: tables whose rows are keyed by metric, not benchmark, yet are computed from one mirror-only
+#: source: without it every value is empty, so their claims are "not run", not "not reproduced"
+#: (Table 3 and 4: PIE's equivalent pairs and their mutants, Section 4.3-4.4; the RQ4 increase and
+#: Table 6: the CodeScore_test baseline, Sections 4.6 and 4.7)
+TABLE_SOURCES: dict[str, tuple[str, ...]] = {
+    "table3_correlation": ("pie",), "table3_crystalbleu_sensitivity": ("pie",),
+    "table4_distinguishability": ("pie",), "rq2_repetitions": ("pie",), "rq2_populations": ("pie",),
+    "rq2_against_constant": ("pie",),
+    "rq4_increase": ("codescore_test",), "table6_training": ("codescore_test",), "rq5_runs": ("codescore_test",),
+}
+
+
+@lru_cache(maxsize=1)
+def _outputs_by_table() -> dict[str, str]:
+    """Each declared table's notebook, from the notebooks' declared outputs (notebooks/outputs.mk)."""
+    mk = paths.notebooks() / "outputs.mk"
+    if not mk.exists():
+        return {}
+    out: dict[str, str] = {}
+    text = mk.read_text().replace("\\\n", " ")
+    for m in re.finditer(r"^NB_(\w+?)_OUT\s*:=(.*)$", text, flags=re.M):
+        for t in re.findall(r"tables/(\w+)\.csv", m.group(2)):
+            out.setdefault(t, m.group(1))
+    return out
+
+
+def notebook_of(table: str) -> str:
+    """The notebook that writes ``table`` (as named in notebooks/outputs.mk), or "its notebook"."""
+    nb = _outputs_by_table().get(table)
+    return f"notebook {nb}" if nb else "its notebook"
+
+
+def skipped_sources() -> dict[str, tuple[str, ...]]:
+    """Sources the last ``lcl data`` skipped (lcl.study.sources' fetch record), each with its benchmarks."""
+    skipped = sources.status().get("skipped", {})
+    if not skipped:
+        return {}
+    benches = {s.name: s.benchmarks for s in sources.load_manifest()}
+    return {name: tuple(benches.get(name, ())) for name in skipped}
+
+
+def build(tables_dir: str, skipped: dict[str, tuple[str, ...]] | None = None) -> pd.DataFrame:
+    """The claims table from the regenerated tables in ``tables_dir``; ``skipped``: the data
+    sources the last fetch skipped (default: read from its record)."""
+    available = {f[:-4] for f in os.listdir(tables_dir) if f.endswith(".csv")} if os.path.isdir(tables_dir) else set()
+    decls = [*declarations(), *reasons.evidence_declarations()]
+    return compare(claim_links.read(tables_dir, decls), available=available,
+                   skipped=skipped_sources() if skipped is None else skipped)
+
+
+def reproduced_values(tables_dir: str) -> dict[str, float]:
+    """Our value of every declared claim found in ``tables_dir``."""
+    return {k: r.value for k, r in claim_links.read(tables_dir, declarations()).items()}
+
+
+def _unexplained(g: pd.DataFrame) -> int:
+    r = g.reason.fillna("").map(_explanation)
+    return int((g.status.isin([OUTSIDE, FAILS]) & r.str.startswith(UNEXPLAINED)).sum())
+
+
+def summary(table: pd.DataFrame) -> dict[str, int]:
+    """Counts per status (and of deviations whose reason is unexplained)."""
+    out = {"claims": len(table), "numbers": int((table.kind == "number").sum()),
+           "conclusions": int((table.kind == "conclusion").sum())}
+    out.update({s: int((table.status == s).sum()) for s in STATUSES})
+    out[UNEXPLAINED] = _unexplained(table)
+    return out
+
+
+def by_section(table: pd.DataFrame) -> pd.DataFrame:
+    """Per paper section: counts per status."""
+    rows = []
+    for section, g in table.groupby("section", sort=False):
+        rows.append({"section": section, "claims": len(g), **{s: int((g.status == s).sum()) for s in STATUSES},
+                     UNEXPLAINED: _unexplained(g)})
+    return pd.DataFrame(rows, columns=["section", "claims", *STATUSES, UNEXPLAINED])
+
+
+def deviations(table: pd.DataFrame) -> pd.DataFrame:
+    """Numbers outside their tolerance and failing conclusions, grouped by the stated reason."""
+    out = table[table.status.isin([OUTSIDE, FAILS])]
+    key = out.reason.fillna("").map(_explanation)
+    rows = [{"reason": reason or UNEXPLAINED, "claims": len(g), "claim ids": ", ".join(g.claim_id)}
+            for reason, g in out.groupby(key, sort=False)]
+    return pd.DataFrame(rows, columns=["reason", "claims", "claim ids"])
+
+
+def _explanation(reason: str) -> str:
+    """The explanation part of a reason, in full: a failing conclusion's reason is the numbers it
+    was decided on, then ``REASON_SEP`` and the explanation; a number's reason is all explanation."""
+    return reason.split(REASON_SEP, 1)[-1]
+
+
+def found_text(table: pd.DataFrame) -> str:
+    """The "what we found" paragraph of the claims notebook, from the table's counts."""
+    s = summary(table)
+    nums = table[table.kind == "number"]
+    worst = by_section(table).sort_values(FAILS, ascending=False).head(1)
+    concl = table[table.kind == "conclusion"]
+    lines = [
+        f"- {s['numbers']} numbers: {s[WITHIN]} within our uncertainty, {s[OUTSIDE]} outside, "
+        f"{int((nums.status == NOT_COMPARABLE).sum())} not comparable, {int((nums.status == NOT_JUDGED).sum())} not "
+        f"judged (no uncertainty in their table), {int((nums.status == MISSING).sum())} not reproduced, "
+        f"{int((nums.status == NOT_RUN).sum())} not run.",
+        f"- {s['conclusions']} conclusions of the paper: {s[HOLDS]} hold, {s[FAILS]} fail, {s[TRIVIAL]} pass but "
+        f"are passed by the trivial model too, {s[BY_CONSTRUCTION]} hold by construction, "
+        f"{int((concl.status == NOT_COMPARABLE).sum())} not comparable, "
+        f"{int((concl.status == MISSING).sum())} not reproduced, {int((concl.status == NOT_RUN).sum())} not run.",
+        f"- {s[UNEXPLAINED]} deviations have no reason whose evidence closes the gap (unexplained); "
+        f"{int(table.reason.fillna('').str.startswith(CANCELLING).sum())} numbers within tolerance are so only "
+        "by cancelling errors of their parts.",
+    ]
+    if len(worst) and int(worst.iloc[0][FAILS]):
+        lines.append(f"- Most failing conclusions: {worst.iloc[0]['section']} ({int(worst.iloc[0][FAILS])}).")
+    return "\n".join(lines)
+
+
+def section_text(table: pd.DataFrame, section: str) -> str:
+    """One line per conclusion of ``section``: its status and the numbers it was decided on
+    (for a research-question notebook's "what we found")."""
+    rows = table[(table.kind == "conclusion") & (table.section == section)]
+    return "\n".join(f"- Paper: {r.quantity} — **{r.status}** ({r.reason})" for r in rows.itertuples())
+
+
+def paper_answer(sections: list[str]) -> str:
+    """The paper's numbers for ``sections`` (from the claims data) and the conclusions it states
+    there, as markdown: what a research-question notebook compares against."""
+    ref = load()
+    rows = ref[ref.section.isin(sections)]
+    nums = [f"{r.quantity} ({cid}): {r.paper_value:g}" + (f" ± {r.paper_std:g}" if r.paper_std == r.paper_std else "")
+            for cid, r in rows.iterrows()]
+    said = [c.statement for c in conclusions.CONCLUSIONS if c.section in sections]
+    return ("**The paper's numbers:** " + "; ".join(nums) + ".\n\n" if nums else "") + (
+        "**The paper concludes:** " + "; ".join(said) + "." if said else "")

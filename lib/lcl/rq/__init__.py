@@ -1,0 +1,1 @@
+"""The rq layer (see the package docstring of :mod:`lcl`)."""

@@ -1,0 +1,73 @@
+"""RQ1 (paper Section 4.3, Table 3): do CEMs follow surface similarity when behaviour is fixed?
+
+On PIE's slow/fast pairs (accepted solutions of the same problem: functional similarity 1.0)
+every CEM is compared with SurfaceSim (Eq. 1) by Spearman's rho; Shapiro-Wilk on each
+variable justifies a rank correlation, and a percentile bootstrap gives a 95% CI.
+An ideal CEM would show rho = 0: its score would not depend on how the code looks.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from lcl.core import claim_links
+from lcl.core.claim_links import Link
+from lcl.core.records import Pair
+from lcl.engine import stats
+from lcl.study import scoring
+
+TABLE3 = "table3_correlation"
+#: Table 3's claims (rho with its bootstrap CI) and the values Section 4.3's conclusions need
+#: (p-value, CrystalBLEU's zeros)
+CLAIMS: list[Link] = [
+    *(Link(f"T3.{scoring.paper_name(scoring.label(m))}.rho", TABLE3, "Metric", scoring.label(m), "rho",
+           low="CI low", high="CI high") for m in scoring.CEMS),
+    *(Link(f"aux.T3.{scoring.paper_name(scoring.label(m))}.p", TABLE3, "Metric", scoring.label(m), "p-value",
+           paper=False) for m in scoring.CEMS),
+    Link("aux.T3.CrystalBLEU.zeros", TABLE3, "Metric", scoring.label("crystalbleu"), "zeros", paper=False),
+    Link("aux.T3.CrystalBLEU.n", TABLE3, "Metric", scoring.label("crystalbleu"), "n", paper=False),
+]
+
+
+def with_paper(table: pd.DataFrame) -> pd.DataFrame:
+    """Table 3 with the paper's rho beside ours (from the claim declarations)."""
+    return claim_links.add_paper_columns(table, CLAIMS, TABLE3)
+
+
+def sample_pairs(pairs: list[Pair], n: int | None, seed: int) -> list[Pair]:
+    """``n`` PIE pairs drawn without replacement with ``seed`` (all, in file order, when ``n`` is None)."""
+    if n is None or n >= len(pairs):
+        return list(pairs)
+    rng = np.random.default_rng(seed)
+    idx = sorted(rng.choice(len(pairs), size=n, replace=False).tolist())
+    return [pairs[i] for i in idx]
+
+
+COLUMNS = ["Metric", "n", "rho", "p-value", "CI low", "CI high", "Shapiro p (SurfaceSim)", "Shapiro p (metric)",
+           "zeros"]
+
+
+def table3(scored: pd.DataFrame, *, n_boot: int, seed: int, columns: list[str] | None = None) -> pd.DataFrame:
+    """Table 3: per CEM (or per column of ``columns``), n, Spearman rho with SurfaceSim, its
+    p-value and bootstrap 95% CI, and the Shapiro-Wilk p-values of both variables."""
+    x = scored[scoring.label(scoring.SURFACE)].to_numpy(float)
+    rows = []
+    for col in scoring.cem_columns(scored) if columns is None else columns:
+        y = scored[col].to_numpy(float)
+        ok = np.isfinite(x) & np.isfinite(y)
+        if ok.sum() < 3:  # too few pairs (e.g. PIE not available): reported as not computed
+            rows.append({"Metric": col, "n": int(ok.sum())})
+            continue
+        c = stats.spearman(x[ok], y[ok], n_boot=n_boot, seed=seed)
+        rows.append({"Metric": col, "n": c.n, "rho": round(c.rho, 4), "p-value": c.p_value,
+                     "CI low": round(c.ci_low, 4), "CI high": round(c.ci_high, 4),
+                     "Shapiro p (SurfaceSim)": c.shapiro_p_x, "Shapiro p (metric)": c.shapiro_p_y,
+                     "zeros": int(np.sum(y[ok] == 0))})
+    return pd.DataFrame(rows, columns=COLUMNS)
+
+
+def normal(table: pd.DataFrame, alpha: float = 0.05) -> bool:
+    """True when Shapiro-Wilk does *not* reject normality for some variable (Spearman then
+    needs another justification); the paper found every variable non-normal."""
+    return bool(((table["Shapiro p (SurfaceSim)"] >= alpha) | (table["Shapiro p (metric)"] >= alpha)).any())

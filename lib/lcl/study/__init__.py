@@ -1,0 +1,1 @@
+"""The study layer (see the package docstring of :mod:`lcl`)."""
