@@ -37,7 +37,6 @@ figures_dir = ""
 # %%
 import json
 
-import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown
 
@@ -84,17 +83,7 @@ outputs.save_table(summary, "inputs_quality_summary", profile=profile, seed=seed
 show(summary)
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
-for ax, col, label in ((axes[0], "validity", "validity rate"), (axes[1], "branch_coverage", "branch coverage")):
-    data = [df.loc[df.benchmark == b, col].dropna() for b in sorted(df.benchmark.unique())]
-    ax.boxplot(data, tick_labels=sorted(df.benchmark.unique()), showfliers=True)
-    ax.set_ylabel(label)
-    ax.set_ylim(-0.02, 1.02)
-    if col == "validity":
-        ax.axhline(quality.VALIDITY_TARGET, color="tab:red", lw=0.8, ls="--", label="95% target")
-        ax.legend(frameon=False, fontsize=8)
-fig.suptitle("Input quality per benchmark (one point per reference)")
-fig.tight_layout()
+fig = quality.plot_quality(df)
 outputs.save_figure(fig, "inputs_quality", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]

@@ -47,7 +47,6 @@ figures_dir = ""
 
 # %%
 
-import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown
 
@@ -98,22 +97,7 @@ outputs.save_table(evidence, "curation_evidence", profile=profile, seed=seed, di
 show(evidence)
 
 
-def curation_sentence() -> str:
-    """The rule, stated with this run's evidence (or its absence)."""
-    rule = (f"a mutant is a LoCaL pair when its df_score is below {curation.DF_BOUNDARY}, an optimised variant when "
-            f"its df_score is above {curation.DF_BOUNDARY}")
-    if separates is None:
-        return f"**Rule applied:** {rule}. The release is not available here (no data mirror), so it is not re-checked."
-    ev = evidence[evidence.benchmark == "all"].set_index("kind")
-    return (f"**Rule derived:** {rule}. In the release, the {int(ev.loc['MUT', 'pairs'])} mutants lie between "
-            f"{ev.loc['MUT', 'min df']:g} and {ev.loc['MUT', 'max df']:g} (mean {ev.loc['MUT', 'mean df']:.3f}) and "
-            f"the {int(ev.loc['OPT', 'pairs'])} optimised variants between {ev.loc['OPT', 'min df']:g} and "
-            f"{ev.loc['OPT', 'max df']:g} (mean {ev.loc['OPT', 'mean df']:.3f}); the boundary "
-            + ("separates them in every benchmark." if separates else "does **not** separate them: see the table.")
-            + " The release keeps optimised variants with df_score below 1, so ours are kept too.")
-
-
-show(Markdown(curation_sentence()))
+show(Markdown(curation.rule_sentence(evidence, separates)))
 
 # %% [markdown]
 # ## LoCaL's makeup: Table 2's proportions
@@ -138,12 +122,7 @@ outputs.save_table(mk, "local_makeup", profile=profile, seed=seed, directory=tab
                           "Counts and shares of LoCaL hold by construction (the sample is drawn to them).",
                           "Refactorings: rewriter variants with surface rewrites only; a sensitivity source, never in LoCaL."])
 show(mk)
-short = mk[mk[curation.LOCAL_CURATED] > 0].assign(r=lambda m: m[curation.LOCAL_CURATED] / m["Count (paper)"]).sort_values("r")
-show(Markdown(
-    f"**Sample:** fraction {fraction:.3f} of Table 2's counts, set by the "
-    + (f"{short.iloc[0]['kind']} {short.iloc[0]['level']}-level cell ({int(short.iloc[0][curation.LOCAL_CURATED])} curated "
-       f"pairs for the paper's {int(short.iloc[0]['Count (paper)'])})" if len(short) else "(no cell has pairs)")
-    + f": LoCaL holds {len(pairs)} of the {len(curated)} curated pairs."))
+show(Markdown(curation.sample_sentence(mk, fraction, len(pairs), len(curated))))
 
 # %% [markdown]
 # ## Table 2 · Statistics of LoCaL (ours next to the paper's)
@@ -195,24 +174,7 @@ outputs.save_table(fp, "variants_fingerprint", profile=profile, seed=seed, direc
 show(fp)
 
 # %%
-df = pd.DataFrame(pairs)
-out_of_local = pd.DataFrame([p for p in all_pairs if not p["in_local"]])
-fig, ax = plt.subplots(figsize=(5.5, 4))
-if len(out_of_local):
-    ax.scatter(out_of_local.surface_sim, out_of_local.df_score, s=8, alpha=0.35, color="lightgrey",
-               label=f"not in LoCaL ({len(out_of_local)})")
-for kind, color in (("MUT", "tab:orange"), ("OPT", "tab:green")):
-    g = df[df.variant_type == kind] if len(df) else df
-    if len(g):
-        ax.scatter(g.surface_sim, g.df_score, s=10, alpha=0.6, color=color, label=f"{kind} ({len(g)})")
-ax.axhline(curation.DF_BOUNDARY, color="grey", lw=0.8, ls=":")
-ax.set_xlabel("SurfaceSim (Eq. 1)")
-ax.set_ylabel("df_score (Algorithm 1)")
-ax.set_xlim(0, 1.02)
-ax.set_ylim(-0.02, 1.02)
-ax.legend(frameon=False)
-ax.set_title("LoCaL pairs: surface vs functional similarity")
-fig.tight_layout()
+fig = makeup.plot_variants_scatter(pairs, all_pairs)
 outputs.save_figure(fig, "variants_scatter", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]
@@ -249,31 +211,7 @@ outputs.save_table(ct, "clone_clusters", profile=profile, seed=seed, directory=t
 show(ct.drop(columns=["members"]))
 
 # %%
-cdf = pd.DataFrame(clone_pairs)
-fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
-for kind, color, g in (("MUT", "tab:orange", df[df.variant_type == "MUT"] if len(df) else df),
-                       ("OPT", "tab:green", df[df.variant_type == "OPT"] if len(df) else df),
-                       ("CLONE", "tab:blue", cdf)):
-    if len(g):
-        ax1.scatter(g.surface_sim, g.df_score, s=12, alpha=0.6 if kind == "CLONE" else 0.25, color=color,
-                    label=f"{kind} ({len(g)})")
-ax1.axvline(makeup.DFS_MAX_SURFACE_SIM, color="grey", lw=0.8, ls=":")  # the DFS target
-ax1.set_xlabel("SurfaceSim (Eq. 1)")
-ax1.set_ylabel("df_score (Algorithm 1)")
-ax1.set_xlim(0, 1.02)
-ax1.set_ylim(-0.02, 1.05)
-ax1.legend(frameon=False, loc="center left")
-ax1.set_title("Clones next to our mutants and optimised variants")
-bins = [i / 20 for i in range(21)]
-for kind, color, g in (("OPT (rewriter)", "tab:green", df[df.variant_type == "OPT"] if len(df) else df),
-                       ("CLONE (human)", "tab:blue", cdf)):
-    if len(g):
-        ax2.hist(g.surface_sim, bins=bins, alpha=0.5, color=color, density=True, label=f"{kind}, mean {g.surface_sim.mean():.3f}")
-ax2.set_xlabel("SurfaceSim (Eq. 1)")
-ax2.set_ylabel("density")
-ax2.legend(frameon=False)
-ax2.set_title("SurfaceSim of the DFS candidates")
-fig.tight_layout()
+fig = makeup.plot_clone_scatter(pairs, clone_pairs)
 outputs.save_figure(fig, "clone_scatter", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]
@@ -329,45 +267,15 @@ released_sim = (f"mean {sum(released_opt) / len(released_opt):.3f} ({len(release
                 else f"median {surface_budget.recorded().set_index('q').loc[0.5, 'surface_sim']:g} (recorded)")
 clones_dfs_ok = (bool(cs["pairs"]) and cs["mean_surface_sim"] <= makeup.DFS_MAX_SURFACE_SIM
                  and cs["mean_df_score"] >= makeup.DFS_MIN_DF)
-
-
-def fmt(x):
-    return "—" if x is None else f"{x:.3f}"
-
-
-def mutant_gap_note() -> str:
-    """What the curation does to the Mutated row, with this run's numbers (LoCaL-all's mutants)."""
-    mdf = pd.Series([p["df_score"] for p in all_pairs if p["variant_type"] == "MUT"], dtype=float)
-    kept = pd.Series([p["df_score"] for p in pairs if p["variant_type"] == "MUT"], dtype=float)
-    if mdf.empty:
-        return "- No mutant was labelled in this run."
-    eq, partial = 100 * (mdf >= 1).mean(), 100 * ((mdf > 0) & (mdf < 1)).mean()
-    pub = t2s[(t2s["Source"] == "published release") & (t2s["Variant Type"] == "Mutated")]
-    release = ("" if pub.empty else
-               f" The published release's {int(pub['Total'].iloc[0])} mutants hold "
-               f"{pub['share df = 1 (%)'].iloc[0]:.1f}% at df = 1 (mean {pub['Avg. df_score'].iloc[0]:.3f}), although "
-               "its mutants all lie below df 0.5, which is the curation rule above.")
-    return (f"- **Curation of the mutants:** before it, our {len(mdf)} mutants have mean df_score {mdf.mean():.3f}; "
-            f"{eq:.1f}% are equivalent (df = 1). The {len(kept)} kept (df < {curation.DF_BOUNDARY}) have mean "
-            f"{kept.mean() if len(kept) else float('nan'):.3f} (paper {mut['Avg. df_score (paper)']}, "
-            f"{mut['Total (paper)']:g} mutants).{release} {partial:.1f}% of LoCaL-all's mutants differ on some inputs "
-            "only: a mutant of one "
-            "branch scores the share of inputs that avoid that branch, so its label is a property of the input "
-            "distribution, which is also the main cause of disagreement with the authors' labels on their own "
-            "pairs (docs/LABELS.md, 'distribution: trigger rate'). The count differs by design: this profile keeps "
-            f"{P.mutants_per_function or 'every'} first-order mutant(s) per function task and "
-            f"{P.mutants_per_program or 'every'} per program.")
-
-
 show(Markdown("\n".join([
-    curation_sentence().replace("**Rule derived:**", "- **Curation:**").replace("**Rule applied:**", "- **Curation:**"),
+    curation.rule_sentence(evidence, separates).replace("**Rule derived:**", "- **Curation:**").replace("**Rule applied:**", "- **Curation:**"),
     f"- LoCaL: {len(pairs)} pairs of {len(all_pairs)} labelled candidates: {int(mut['Total'])} mutants (mean SurfaceSim {mut['Avg. SurfaceSim']}, mean df_score "
     f"{mut['Avg. df_score']}; paper {mut['Avg. SurfaceSim (paper)']}, {mut['Avg. df_score (paper)']}) and "
     f"{int(opt['Total'])} optimised variants ({opt['Avg. SurfaceSim']}, {opt['Avg. df_score']}; paper "
     f"{opt['Avg. SurfaceSim (paper)']}, {opt['Avg. df_score (paper)']}).",
-    f"- The rewriter's {dfs['pairs']} variants in LoCaL: mean SurfaceSim {fmt(dfs['mean_surface_sim'])} against "
+    f"- The rewriter's {dfs['pairs']} variants in LoCaL: mean SurfaceSim {makeup.fmt_mean(dfs['mean_surface_sim'])} against "
     f"{released_sim} for the released GPT-4 variants (close **by construction**, not support: each task's target is "
-    f"drawn from that distribution) and mean df_score {fmt(dfs['mean_df_score'])} (measured; paper "
+    f"drawn from that distribution) and mean df_score {makeup.fmt_mean(dfs['mean_df_score'])} (measured; paper "
     f"{opt['Avg. df_score (paper)']} for all optimised variants). Table 2's Optimized row also holds PIE's own fast "
     "programs (`opt_by_generator` shows each source). "
     "The rewriter applies its optimisation rewrites, then surface rewrites until Eq. 1 reaches a target drawn per task "
@@ -378,12 +286,12 @@ show(Markdown("\n".join([
     "further on annotated HumanEval references than on MBPP and APPS, whose untyped parameters block the "
     "type-dependent rewrites (docs/VARIANTS.md). References carry no docstrings, as the authors' do not.",
     f"- Human-written clones: {cs['clusters']} clusters of {cs['functions']} functions, {cs['pairs']} pairs "
-    f"({cs['cross_package_pairs']} across two collections; mean SurfaceSim {fmt(cs['mean_surface_sim'])}, "
-    f"mean df_score {fmt(cs['mean_df_score'])}). Each pair's equivalence was confirmed on fresh inputs (pairs with "
+    f"({cs['cross_package_pairs']} across two collections; mean SurfaceSim {makeup.fmt_mean(cs['mean_surface_sim'])}, "
+    f"mean df_score {makeup.fmt_mean(cs['mean_df_score'])}). Each pair's equivalence was confirmed on fresh inputs (pairs with "
     f"df_score < 1 are discarded); the DFS target (mean SurfaceSim <= {makeup.DFS_MAX_SURFACE_SIM}, mean df_score "
     f">= {makeup.DFS_MIN_DF}) is **{'met' if clones_dfs_ok else 'not met'}** by these "
     "independently written variants.",
     (f"- Published release: {len(published)} pairs read (see `published_table2`)." if published
      else "- Published release: not available here (no data mirror); skipped."),
-    mutant_gap_note(),
+    makeup.mutant_gap_note(all_pairs, pairs, t2, t2s, P),
 ])))

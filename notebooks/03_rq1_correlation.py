@@ -36,11 +36,10 @@ figures_dir = ""
 
 # %%
 
-import matplotlib.pyplot as plt
 import numpy as np
 from IPython.display import Markdown
 
-from lcl.report.display import not_computed, show, with_ci
+from lcl.report.display import not_computed, show
 
 from lcl.report import claims, outputs
 from lcl.study import codescore_base, loaders, scoring
@@ -97,15 +96,7 @@ show(t3s)
 # ## One scatter panel per CEM
 
 # %%
-fig, axes = plt.subplots(1, len(cems), figsize=(3.2 * len(cems), 3.2), sharex=True, squeeze=False)
-x = scored["SurfaceSim"].to_numpy(float)
-for ax, col, (_, r) in zip(axes[0], cems, t3.iterrows(), strict=True):
-    ax.scatter(x, scored[col], s=6, alpha=0.5)
-    ax.set_title(f"{col}\nrho = {with_ci(r['rho'], r['CI low'], r['CI high'])}", fontsize=9)
-    ax.set_xlabel("SurfaceSim (Eq. 1)")
-    ax.set_ylim(-0.02, 1.02)
-axes[0][0].set_ylabel("CEM score (df_score = 1)")
-fig.tight_layout()
+fig = correlation.plot_scatter(scored, t3, cems)
 outputs.save_figure(fig, "rq1_scatter", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]
@@ -138,5 +129,5 @@ lines.append("- Differences from the paper are expected for the two substitutes:
 lines.append("**The paper's conclusions (Section 4.3) on these numbers** (computed by `lcl.report.conclusions`):")
 lines.append(claims.section_text(claims.build(str(tables_out)), "Section 4.3"))
 show(Markdown("\n".join(lines)))
-if len(x):
-    print({"mean SurfaceSim": round(float(np.mean(x)), 3)})
+if len(scored):
+    print({"mean SurfaceSim": round(float(np.mean(scored["SurfaceSim"].to_numpy(float))), 3)})

@@ -56,8 +56,6 @@ sensitivity = None  # ds_replaced also from LoCaL's own PIE mutants; None: at fu
 import json
 from collections import Counter
 
-import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
@@ -216,23 +214,7 @@ outputs.save_table(vs_constant, "rq2_against_constant", profile=profile, seed=se
 show(vs_constant)
 
 # %%
-cem = t4[t4.metric != distinguish.SURFACE_LABEL].reset_index(drop=True)
-x = np.arange(len(cem))
-fig, ax = plt.subplots(figsize=(6.5, 4))
-for off, col, label, color in ((-0.18, "d orig", "ds_orig", "tab:blue"), (0.18, "d repl", "ds_replaced", "tab:red")):
-    ax.bar(x + off, cem[col], width=0.34, yerr=cem[f"{col} std"].fillna(0), capsize=3, color=color, alpha=0.8,
-           label=f"{label} (ours)")
-    ax.scatter(x + off, cem[f"{col} (paper)"], marker="D", facecolors="none", edgecolors="k", zorder=3,
-               label="paper" if col == "d orig" else None)
-ax.axhline(1.0, color="k", lw=1, ls="--")
-ax.set_xticks(x, [scoring.paper_name(m) + ("*" if m != scoring.paper_name(m) else "") for m in cem.metric])
-ax.set_yscale("log")
-ax.set_ylabel("distinguishability d (Eq. 3, log scale)")
-ax.set_title(f"RQ2: d per CEM (mean ± std over {k} repetitions)")
-ax.legend(frameon=False, fontsize=8)
-# as the axis label, not a text in the panel, so a panel without bars still reads as empty
-ax.set_xlabel("* substitute: MiniLM / retrained CodeScore-style", fontsize=7, loc="left")
-fig.tight_layout()
+fig = distinguish.plot_distinguishability(t4, k)
 outputs.save_figure(fig, "rq2_distinguishability", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]
@@ -258,6 +240,7 @@ show(by_population)
 # ## What we found
 
 # %%
+cem = t4[t4.metric != distinguish.SURFACE_LABEL].reset_index(drop=True)
 surf = t4.set_index("metric").loc[distinguish.SURFACE_LABEL] if distinguish.SURFACE_LABEL in set(t4.metric) else None
 above = [scoring.paper_name(m) for m, d in zip(cem.metric, cem["d orig"]) if d > 1]
 below = [scoring.paper_name(m) for m, d in zip(cem.metric, cem["d repl"]) if d < 1]

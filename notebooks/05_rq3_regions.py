@@ -43,9 +43,6 @@ error = "squared"  # Algorithm 2 as printed squares the error; "absolute" is the
 
 # %%
 
-import textwrap
-
-import matplotlib.pyplot as plt
 import pandas as pd
 from IPython.display import Markdown
 
@@ -60,16 +57,9 @@ P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 all_rows = pair_files.load_local(profile, subset="all")  # LoCaL-all: the sensitivity set
 rows = curation.select(all_rows)  # LoCaL: the sample of the curated pairs at Table 2's makeup
-
-
-def with_sim(rs: list[dict]) -> pd.DataFrame:
-    """Pairs as a frame with their sources and the SurfaceSim recorded by 02_variants."""
-    return effectiveness.with_sources(scoring.pairs_frame(rs), rs).assign(SurfaceSim=[r["surface_sim"] for r in rs])
-
-
 local = scoring.pairs_frame(rows)
-local_sim = with_sim(rows)
-all_sim = with_sim(all_rows)
+local_sim = effectiveness.with_sim(rows)
+all_sim = effectiveness.with_sim(all_rows)
 base = effectiveness.labelled(scoring.pairs_frame(loaders.pairs_if_available("CodeScore_test")))
 bal = coverage.balanced(local, P.rq3_balanced, seed)
 base = effectiveness.cap(base, P.eval_pairs_cap, seed)
@@ -224,7 +214,7 @@ show(draw_summary)
 # %%
 clone_rows = pair_files.load_clones(profile)
 opt_all = all_sim[(all_sim.variant_type == "OPT") & (all_sim.df_score > curation.DF_BOUNDARY)]
-by_source = coverage.hit_rates_by_source(pd.concat([opt_all, with_sim(clone_rows)], ignore_index=True), th, paper_th)
+by_source = coverage.hit_rates_by_source(pd.concat([opt_all, effectiveness.with_sim(clone_rows)], ignore_index=True), th, paper_th)
 outputs.save_table(by_source, "rq3_hit_rates_by_source", profile=profile, seed=seed, directory=tables_out,
                    title="Optimised variants inside DFS, per source (curated and refactorings, and the human-written clones)",
                    notes=["Every labelled optimised variant with df_score above the curation boundary, per source "
@@ -243,7 +233,7 @@ frames_all = {"LoCaL_balanced": scoring.score_frame(bal_all, codescore_model=mod
 th_all = coverage.fit(frames_all, cems, step=grid_step, error=error)
 sens = pd.DataFrame([coverage.headline(curation.LOCAL, th, cov, hits),
                      coverage.headline(curation.LOCAL_ALL, th_all, coverage.region_table(frames_all, th_all),
-                                       coverage.hit_rates(with_sim(all_rows), th_all))])
+                                       coverage.hit_rates(effectiveness.with_sim(all_rows), th_all))])
 outputs.save_table(sens, "rq3_sensitivity", profile=profile, seed=seed, directory=tables_out,
                    title="Sensitivity: RQ3's thresholds, corner shares and hit rates on LoCaL and on LoCaL-all",
                    notes=["Each row fits Algorithm 2 again on its own LoCaL_balanced (same seed) with CodeScore_test."])
@@ -253,24 +243,7 @@ show(sens)
 # ## Figure 5 · SurfaceSim vs df_score with the SFD, DFS and Control regions
 
 # %%
-fig, axes = plt.subplots(1, 2, figsize=(10, 4.3), sharey=True)
-for ax, (name, f) in zip(axes, frames.items(), strict=True):
-    if th is not None:
-        ax.axvspan(th.x_hi, 1.02, ymin=0, ymax=(th.y_lo + 0.02) / 1.04, color="tab:red", alpha=0.12, label="SFD")
-        ax.axvspan(-0.02, th.x_lo, ymin=(th.y_hi + 0.02) / 1.04, ymax=1, color="tab:blue", alpha=0.12, label="DFS")
-    groups = [("MUT", "tab:orange"), ("OPT", "tab:green")] if name == "LoCaL_balanced" else [(None, "tab:gray")]
-    for kind, color in groups:
-        g = f if kind is None else f[f.variant_type == kind]
-        ax.scatter(g["SurfaceSim"], g["df_score"], s=8, alpha=0.55, color=color, label=kind or "pairs")
-    ax.set_xlim(-0.02, 1.02)
-    ax.set_ylim(-0.02, 1.02)
-    ax.set_title(f"{name} (n = {len(f)})")
-    ax.set_xlabel("SurfaceSim (Eq. 1)")
-    ax.legend(frameon=False, fontsize=8, loc="center left")
-axes[0].set_ylabel("df_score (Algorithm 1)")
-fig.suptitle(f"Regions from Algorithm 2: x_lo={th.x_lo:.2f}, x_hi={th.x_hi:.2f}, y_lo={th.y_lo:.2f}, y_hi={th.y_hi:.2f}"
-             if th else "Algorithm 2: no thresholds (too few pairs)", fontsize=10)
-fig.tight_layout()
+fig = coverage.plot_regions(frames, th)
 outputs.save_figure(fig, "figure5_regions", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]
@@ -278,22 +251,7 @@ outputs.save_figure(fig, "figure5_regions", profile=profile, seed=seed, director
 
 # %%
 ex = coverage.figure1_examples(local_sim)
-panels = [("Reference", ex["reference"], "")] if ex else []
-for key, title in (("mutant", "Mutant (SFD)"), ("optimised", "Optimised variant (DFS)")):
-    if ex and ex.get(key):
-        r = ex[key]
-        panels.append((title, r["candidate"], f"SurfaceSim = {r['SurfaceSim']:.2f}, df_score = {r['df_score']:.2f}"))
-height = 1.0 + 0.13 * min(22, max([len(code.strip().splitlines()) for _, code, _ in panels] or [4]))
-fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(4.6 * max(1, len(panels)), height), squeeze=False)
-for ax, (title, code, caption) in zip(axes[0], panels, strict=False):
-    text = "\n".join(textwrap.shorten(line, 60, placeholder=" …") if len(line) > 60 else line
-                     for line in code.strip().splitlines()[:22])
-    ax.text(0.01, 0.98, text, family="monospace", fontsize=7, va="top", ha="left", transform=ax.transAxes)
-    ax.set_title(title, fontsize=10)
-    ax.set_xlabel(caption, fontsize=9)
-    ax.set_xticks([])
-    ax.set_yticks([])
-fig.tight_layout()
+fig = coverage.plot_examples(ex)
 outputs.save_figure(fig, "figure1_examples", profile=profile, seed=seed, directory=figures_out)
 if ex:
     print("pair ids:", (ex["mutant"] or {}).get("id"), (ex["optimised"] or {}).get("id"))
@@ -301,44 +259,7 @@ if ex:
 # %% [markdown]
 # ## What we found
 #
-# The sentences are computed from the tables above (helpers first, then the text).
-
-# %%
-def _paper_threshold_sentence(t):
-    p = t[t.Thresholds == "paper's"].set_index("Dataset")
-    if p.empty:
-        return not_computed("the counts under the paper's thresholds")
-    parts = [f"{ds}: SFD {int(r['SFD'])}, DFS {int(r['DFS'])} of {int(r['n'])}" for ds, r in p.iterrows()]
-    return "- Under the paper's thresholds: " + "; ".join(parts) + " (the paper's counts in the table above)."
-
-
-def _released_sentence(t):
-    r = t.set_index("Variants")
-    if "all OPT" not in r.index or not r.loc["all OPT", "n"]:
-        return not_computed("the released variants' check (no released pairs in this run)")
-    o, m = r.loc["all OPT"], r.loc["all MUT"]
-    inside, share = region_checks.inside_column, region_checks.share_column
-    paper, ours = region_checks.PAPERS, region_checks.OURS
-    return (f"- The authors' released variants under the paper's thresholds: {o[inside(paper)]:.0f} of {o['n']:.0f} "
-            f"optimised in DFS ({o[share(paper)]}%, 95% CI {o[share(paper) + ' CI low']}-"
-            f"{o[share(paper) + ' CI high']}); {m[inside(paper)]:.0f} of {m['n']:.0f} mutants in SFD "
-            f"({m[share(paper)]}%). Under ours: {o[share(ours)]}% and {m[share(ours)]}%.")
-
-
-def _ablation_sentence(t):
-    floored = t[region_checks.FLOOR_RULE].fillna("none") != "none"
-    fitted = t[t["x_lo"].notna() & floored]
-    ours = fitted[fitted["Fitted on"] == region_checks.OUR_POINTS]
-    other = fitted[fitted["Fitted on"] != region_checks.OUR_POINTS]
-    if ours.empty:
-        return not_computed("the Algorithm 2 ablation on our points (no metric set could be fitted here)")
-    text = (f"- Algorithm 2 ablation: on our points, x_lo is {', '.join(f'{x:.2f}' for x in sorted(set(ours.x_lo)))} "
-            f"and x_hi {', '.join(f'{x:.2f}' for x in sorted(set(ours.x_hi)))} over {len(ours)} metric sets "
-            f"(first fitted row, {ours.iloc[0]['Metrics']}: {ours.iloc[0].x_lo:.2f} / {ours.iloc[0].x_hi:.2f})")
-    text += "".join(f"; {r['Metrics']} on {r['Fitted on']}: {r['x_lo']:.2f} / {r['x_hi']:.2f} / {r['y_lo']:.2f} / "
-                    f"{r['y_hi']:.2f}" for _, r in other.iterrows())
-    return text + " (x_lo / x_hi / y_lo / y_hi; the paper's in the last row of the table)."
-
+# The sentences are computed from the tables above (those on the three checks by `lcl.rq.region_checks`).
 
 # %%
 # %%
@@ -375,9 +296,9 @@ else:
         f"thresholds: {hp.loc['MUT', '%']}% of the mutants in SFD (95% CI {hp.loc['MUT', 'CI low']}-"
         f"{hp.loc['MUT', 'CI high']}), {hp.loc['OPT', '%']}% of the optimised variants in DFS; by source: " +
         "; ".join(f"{r['Source']} {r[coverage.PAPER_SHARE]}%" for _, r in by_source.iterrows()) + ".")
-    found.append(_paper_threshold_sentence(t_paper_th))
-    found.append(_released_sentence(t_rel))
-    found.append(_ablation_sentence(t_abl))
+    found.append(region_checks.paper_threshold_sentence(t_paper_th))
+    found.append(region_checks.released_sentence(t_rel))
+    found.append(region_checks.ablation_sentence(t_abl))
     if sens["x_lo"].notna().all():
         a, b = sens.iloc[0], sens.iloc[1]
         found.append(f"- Sensitivity: on LoCaL-all the thresholds are {b['x_lo']:.2f} / {b['x_hi']:.2f} / {b['y_lo']:.2f} / "

@@ -37,7 +37,6 @@ worst_k = 100  # pairs per metric in the worst-case analysis (paper: 100)
 
 # %%
 
-import matplotlib.pyplot as plt
 import numpy as np
 import pandas as pd
 from IPython.display import Markdown
@@ -243,17 +242,7 @@ worst_by_kind = pd.DataFrame([{"Metric": c, "worst overall": eff.worst_benchmark
 show(by_bench_kind, worst_by_kind)
 
 # %%
-fig, ax = plt.subplots(figsize=(9.5, 3.8))
-names = [d for d in ordered if d in set(t5.Dataset)]
-w = 0.8 / len(cems)
-for i, col in enumerate(cems):
-    ax.bar(np.arange(len(names)) + i * w, t5.set_index("Dataset").loc[names, col], width=w, label=col)
-ax.set_xticks(np.arange(len(names)) + w * (len(cems) - 1) / 2, names, rotation=15, fontsize=8)
-ax.set_ylabel("MAE vs df_score")
-ax.set_ylim(0, 1)
-ax.legend(frameon=False, fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))  # beside the bars, never over them
-ax.set_title("Table 5 as a picture: lower is better")
-fig.tight_layout()
+fig = eff.plot_mae(t5, list(ordered), cems)
 outputs.save_figure(fig, "rq4_mae", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]

@@ -92,18 +92,7 @@ else:  # nothing to evaluate on: do not spend the fuzzing time
     base_rows, base_dropped = [], Counter()
 base_pool, local_pool, removed = rq5.training_pools(base_rows, local_train, baseline + local_test)
 size = rq5.training_size(base_pool, local_pool)
-label_mean = {name: (sum(r["df_score"] for r in rows) / len(rows) if rows else float("nan"))
-              for name, rows in (("base", base_pool), ("LoCaL", local_pool), ("Baseline", baseline),
-                                 ("LoCaL_test", local_test))}
-setup = pd.DataFrame([
-    {"set": "base training pool (codegen-2b HumanEval, fuzzer-labelled)", "pairs": len(base_pool),
-     "mean df_score": label_mean["base"]},
-    {"set": "LoCaL training pool (non-PIE)", "pairs": len(local_pool), "mean df_score": label_mean["LoCaL"]},
-    {"set": "held-out PIE LoCaL pairs", "pairs": len(pie), "mean df_score": None},
-    {"set": "fixed training size", "pairs": size, "mean df_score": None},
-    {"set": "Baseline (CodeScore_test sample)", "pairs": len(baseline), "mean df_score": label_mean["Baseline"]},
-    {"set": "LoCaL_test (held-out PIE sample)", "pairs": len(local_test), "mean df_score": label_mean["LoCaL_test"]},
-])
+setup, label_mean = rq5.setup_table(base_pool, local_pool, pie, size, baseline, local_test)
 show(setup)
 print("base pairs dropped:", dict(base_dropped) or "none", "| removed from pools:", dict(removed) or "none")
 ok = size >= 2 and bool(baseline or local_test)
@@ -112,38 +101,9 @@ ok = size >= 2 and bool(baseline or local_test)
 # ## Train and evaluate: one fine-tuned model per (p, k)
 
 # %%
-def settings_text(cfg: dict) -> str:
-    return ", ".join(f"{k}={v}" for k, v in cfg.items())
-
-
-notes = [
-    f"Model: {LABEL}, MiniLM cross-encoder fine-tuned on CPU, not CodeScore; settings (fixed across p): "
-    f"{settings_text(CFG)}; device {DEVICE}.",
-    f"Validation: {rq5.VAL_FRACTION:.1%} of each model's training draw (same p mix) held out for early stopping "
-    "(best validation MAE kept); the rest is trained on.",
-    "Mean baseline: predicts the mean df_score of each model's training pairs for every pair (no learning).",
-    f"Base pool: {len(base_pool)} codegen-2b HumanEval completions labelled by our fuzzer "
-    f"(N = {P.fuzz_inputs_function}, R = {P.fuzz_runs}); dropped: "
-    + (", ".join(f"{k} = {v}" for k, v in base_dropped.items()) or "none") + ".",
-    f"Training size fixed at {size} = min(base pool {len(base_pool)}, LoCaL non-PIE pool {len(local_pool)})"
-    + (" (the LoCaL pool is the smaller one, so the size is below the base set's)" if len(local_pool) < len(base_pool)
-       else "") + "; p% of it LoCaL (curated), the rest base pairs.",
-    f"Evaluation: Baseline = {len(baseline)} random CodeScore_test pairs (authors' labels), LoCaL_test = "
-    f"{len(local_test)} random held-out PIE LoCaL pairs (of {len(pie)}), Combined = both; same sets for every model.",
-    f"{P.rq5_models_per_p} independent model(s) per p (seed per (p, k): training sample, validation split and "
-    "initialisation); std is the sample std over models (— with one model).",
-    "Removed from the training pools: " + (", ".join(f"{k} = {v}" for k, v in removed.items()) or "nothing") + ".",
-]
-
-
-def run(rows: list, cfg: dict, percentages) -> pd.DataFrame:
-    if not ok:
-        return pd.DataFrame(columns=rq5.RUN_COLUMNS)
-    return rq5.experiment(base_rows, rows, cst_rows, percentages, P.rq5_models_per_p, P.rq5_eval, seed,
-                               config=cfg, val_fraction=rq5.VAL_FRACTION)
-
-
-runs = run(local_rows, CFG, P.rq5_percentages)
+notes = rq5.table6_notes(LABEL, CFG, DEVICE, P, base_pool=base_pool, base_dropped=base_dropped, local_pool=local_pool,
+                         size=size, pie=pie, baseline=baseline, local_test=local_test, removed=removed)
+runs = rq5.runs_table(base_rows, local_rows, cst_rows, P.rq5_percentages, P, seed, CFG, run=ok)
 if not ok:
     notes.append(f"skipped: no training pool or no evaluation set here (training size {size}, "
                  f"{len(baseline)} Baseline, {len(local_test)} LoCaL_test pairs)")
@@ -158,31 +118,11 @@ show(runs)
 t6 = rq5.table6(runs) if ok else pd.DataFrame(columns=["p (%)", "models"])
 head = rq5.headline(t6) if ok else {}
 if head:
-    paper_head = {k: claims.paper_value(k) for k in head}
-    notes.append("p = 100 vs p = 0: LoCaL_test MAE reduction {:.1f}% (paper ≈{:g}%), Baseline MAE change {:+.1f}% "
-                 "(paper +{:g}%), Combined MAE drop {:.1f}% (paper ≈{:g}%).".format(
-                     head["RQ5.local_test_reduction"], paper_head["RQ5.local_test_reduction"],
-                     head["RQ5.baseline_increase"], paper_head["RQ5.baseline_increase"],
-                     head["RQ5.combined_drop"], paper_head["RQ5.combined_drop"]))
+    notes.append(rq5.headline_note(head, {k: claims.paper_value(k) for k in head}))
 outputs.save_table(t6, "table6_training", profile=profile, seed=seed, directory=tables_out, notes=notes,
                    title=f"Table 6. MAE of fine-tuned {LABEL} trained with p% LoCaL (ours, mean baseline, paper)")
-
-
-def _fmt(m: float, s: float) -> str:
-    return "—" if m != m else f"{m:.2f}" + ("" if s != s else f" (±{s:.2f})")
-
-
-def shown(t: pd.DataFrame) -> pd.DataFrame:
-    rows = {f"{n} (ours)": [_fmt(r[f"{n} MAE"], r[f"{n} std"]) for _, r in t.iterrows()] for n in rq5.RQ5_SETS}
-    rows |= {f"{n} (mean baseline)": [_fmt(r[f"{n} MAE (mean baseline)"], float("nan")) for _, r in t.iterrows()]
-             for n in rq5.RQ5_SETS}
-    rows |= {f"{n} (paper)": [_fmt(r[f"{n} MAE (paper)"], r[f"{n} std (paper)"]) for _, r in t.iterrows()]
-             for n in rq5.RQ5_SETS}
-    return pd.DataFrame(rows, index=[f"{p}%" for p in t["p (%)"]]).T
-
-
 if ok:
-    show(shown(t6))
+    show(rq5.table6_shown(t6))
 show(Markdown("\n".join(f"- {n}" for n in notes)))
 
 # %%
@@ -238,7 +178,7 @@ else:
     cap_curves = pd.DataFrame(columns=rq5_capacity.CURVE_COLUMNS)
     capacity = pd.DataFrame(columns=rq5_capacity.SUMMARY_COLUMNS)
 cap_notes = [f"Settings: {'; '.join(s.name for s in rq5_capacity.settings(P))} (the first is Table 6's); other "
-             f"config as Table 6's ({settings_text(CFG)}), larger settings stop after {P.rq5_capacity_patience} "
+             f"config as Table 6's ({rq5.settings_text(CFG)}), larger settings stop after {P.rq5_capacity_patience} "
              "validations without improvement.",
              f"{P.rq5_capacity_models} model(s) per setting and p (Table 6's seeds and draws); device {DEVICE}; "
              "train s measured on this run (a cached model keeps the seconds of the run that built it)."]
@@ -265,47 +205,29 @@ outputs.save_figure(fig, "rq5_capacity_curves", profile=profile, seed=seed, dire
 # above, at the endpoints of p only (the headline numbers compare p = lowest with p = highest).
 
 # %%
-frozen_runs = run(local_rows, CFG_FROZEN, P.rq5_percentages)
+frozen_runs = rq5.runs_table(base_rows, local_rows, cst_rows, P.rq5_percentages, P, seed, CFG_FROZEN, run=ok)
 t6_frozen = rq5.table6(frozen_runs) if ok else pd.DataFrame(columns=["p (%)", "models"])
 frozen_notes = [f"SENSITIVITY (cheaper variant): frozen MiniLM encoder + MLP head, settings "
-                f"{settings_text(CFG_FROZEN)}; "
+                f"{rq5.settings_text(CFG_FROZEN)}; "
                 "same pools, evaluation sets, validation splits and seeds as Table 6.", f"Device {DEVICE}."]
 outputs.save_table(t6_frozen, "table6_frozen_sensitivity", profile=profile, seed=seed, directory=tables_out,
                    notes=frozen_notes, title=f"Table 6 sensitivity: frozen-encoder {LABEL} (cheaper variant)")
 if ok:
-    show(shown(t6_frozen))
+    show(rq5.table6_shown(t6_frozen))
 
 ends = (min(P.rq5_percentages), max(P.rq5_percentages))
 all_train, all_pie = rq5.split_local(local_all_rows)
 all_ok = ok and bool(all_pie) and rq5.training_size(base_pool, all_train) >= 2
-all_runs = run(local_all_rows, CFG, ends) if all_ok else pd.DataFrame(columns=rq5.RUN_COLUMNS)
-
-
-def summary_row(label: str, t: pd.DataFrame) -> dict:
-    if t.empty:
-        return {"run": label}
-    d, h = rq5.direction(t), rq5.headline(t)
-    out = {"run": label, "models per p": int(t["models"].max())}
-    for name in rq5.RQ5_SETS:
-        for p_ in (d["p_lo"], d["p_hi"]):
-            r = t.set_index("p (%)").loc[p_]
-            out[f"{name} MAE p={p_}"] = r[f"{name} MAE"]
-            out[f"{name} std p={p_}"] = r[f"{name} std"]
-        out[f"{name} mean baseline p={d['p_hi']}"] = t.set_index("p (%)").loc[d["p_hi"], f"{name} MAE (mean baseline)"]
-    out |= {"LoCaL_test reduction %": h["RQ5.local_test_reduction"], "Baseline change %": h["RQ5.baseline_increase"],
-            "Combined drop %": h["RQ5.combined_drop"], "paper direction holds": d["holds"]}
-    return out
-
-
+all_runs = rq5.runs_table(base_rows, local_all_rows, cst_rows, ends, P, seed, CFG, run=all_ok)
 t6_all = rq5.table6(all_runs) if all_ok else pd.DataFrame()
-sens = pd.DataFrame([summary_row("LoCaL (fine-tuned, Table 6)", t6 if ok else pd.DataFrame()),
-                     summary_row("LoCaL (frozen encoder, cheaper variant)", t6_frozen if ok else pd.DataFrame()),
-                     summary_row("LoCaL-all (fine-tuned)", t6_all)])
+sens = rq5.sensitivity_table([("LoCaL (fine-tuned, Table 6)", t6 if ok else pd.DataFrame()),
+                              ("LoCaL (frozen encoder, cheaper variant)", t6_frozen if ok else pd.DataFrame()),
+                              ("LoCaL-all (fine-tuned)", t6_all)])
 sens_notes = [f"LoCaL-all: {len(local_all_rows)} labelled candidates ({len(all_train)} non-PIE for training, "
               f"{len(all_pie)} PIE held out) vs LoCaL's {len(local_rows)}; its LoCaL_test is drawn from its own "
               "PIE pairs.",
               f"LoCaL-all is run at p = {ends[0]} and {ends[1]} only ({P.rq5_models_per_p} model(s) each), to keep the "
-              "fine-tuning cost to two grid columns.", f"Fine-tuning settings: {settings_text(CFG)}; device {DEVICE}."]
+              "fine-tuning cost to two grid columns.", f"Fine-tuning settings: {rq5.settings_text(CFG)}; device {DEVICE}."]
 if not all_ok:
     sens_notes.append("LoCaL-all run skipped: no PIE pairs or no training pool in LoCaL-all here.")
 outputs.save_table(sens, "rq5_sensitivity", profile=profile, seed=seed, directory=tables_out, notes=sens_notes,
@@ -322,34 +244,10 @@ show(sens)
 # states no epoch count, 3 is our assumption).
 
 # %%
-cost_rows = []
-if ok:
-    cost_rows += [rq5.cost_summary(runs, "fine-tuned (Table 6, this run)", CFG, DEVICE),
-                  rq5.cost_summary(frozen_runs, "frozen encoder (sensitivity, this run)", CFG_FROZEN, DEVICE)]
-    if all_ok:
-        cost_rows.append(rq5.cost_summary(all_runs, "LoCaL-all fine-tuned (sensitivity, this run)", CFG, DEVICE))
-    cal_rows = sorted(local_pool, key=lambda r: str(r["id"]))
-    paper_like = {"mode": "full", "max_length": 512, "unfreeze_layers": None, "trim_common_prefix": False}
-    n_models = len(FULL.rq5_percentages) * FULL.rq5_models_per_p
-    val_full = round(rq5.VAL_FRACTION * FULL.rq5_base_pairs)  # upper bound: training size <= base pairs
-    # pairs a full grid visits at least once: both pools (the LoCaL pool's full size is known only at full;
-    # elsewhere it is taken as large as the base set) and the two evaluation sets
-    distinct = FULL.rq5_base_pairs + (len(local_pool) if profile == "full" else FULL.rq5_base_pairs) + 2 * FULL.rq5_eval
-    for label, cfg, pair_steps, evals in (
-            ("estimate: this CPU setting, full profile grid", rq5.rq5_config(FULL), FULL.rq5_max_steps * 16,
-             FULL.rq5_max_steps // FULL.rq5_eval_every),
-            ("estimate: paper-like fine-tuning, full profile grid", paper_like, 3 * FULL.rq5_base_pairs, 3)):
-        cal = rq5.calibrate(cal_rows, cfg, batch=16 if cfg.get("cache_frozen") else 1)
-        total = rq5.grid_seconds(cal, models=n_models, train_pair_steps=pair_steps,
-                                      predicted_pairs=evals * val_full + 2 * FULL.rq5_eval, distinct_pairs=distinct)
-        cost_rows.append({"run": label, "models": n_models, "train s per model (mean)": total / n_models,
-                          "train s per model (max)": float("nan"), "train s (all models)": total,
-                          "settings": settings_text(cfg) + f"; {pair_steps} pair-steps, {evals} validations of "
-                          f"{val_full} pairs per model, {distinct} distinct pairs; calibrated "
-                          f"{cal['train_s_per_pair']:.3f} s "
-                          f"per training pair, {cal['predict_s_per_pair']:.3f} s per predicted pair, "
-                          f"{cal['first_pass_s_per_pair']:.3f} s per pair's first pass", "device": DEVICE})
-cost = pd.DataFrame(cost_rows)
+measured = [(runs, "fine-tuned (Table 6, this run)", CFG), (frozen_runs, "frozen encoder (sensitivity, this run)", CFG_FROZEN)]
+if all_ok:
+    measured.append((all_runs, "LoCaL-all fine-tuned (sensitivity, this run)", CFG))
+cost = rq5.cost_table(measured, local_pool, profile, FULL, DEVICE) if ok else pd.DataFrame()
 outputs.save_table(cost, "rq5_cost", profile=profile, seed=seed, directory=tables_out,
                    notes=["Estimates scale a two-step calibration (batches of 16 LoCaL pairs; of 1 for the "
                           "paper-like setting) by "
@@ -365,27 +263,9 @@ show(cost)
 if not ok:
     show(Markdown(f"- RQ5 was not run here: {notes[-1]}."))
 else:
-    lines = [f"- Fine-tuned ({P.rq5_models_per_p} model(s) per p): "
-             f"{rq5.direction_sentence(rq5.direction(t6))}",
-             f"- Frozen encoder (cheaper variant): {rq5.direction_sentence(rq5.direction(t6_frozen))}"]
-    if all_ok:
-        lines.append(f"- LoCaL-all (fine-tuned, endpoints): {rq5.direction_sentence(rq5.direction(t6_all))}")
-    for p_ in (min(P.rq5_percentages), max(P.rq5_percentages)):
-        r = t6.set_index("p (%)").loc[p_]
-        vs = [f"{n} {r[f'{n} MAE']:.3f} vs {r[f'{n} MAE (mean baseline)']:.3f} "
-              f"({'better' if r[f'{n} MAE'] < r[f'{n} MAE (mean baseline)'] else 'not better'})"
-              for n in rq5.RQ5_SETS if r[f"{n} MAE"] == r[f"{n} MAE"]]
-        lines.append(f"- Fine-tuned vs the mean baseline at p = {p_} (MAE, mean over models): " + "; ".join(vs) + ".")
-    for p_ in (min(P.rq5_percentages), max(P.rq5_percentages)):
-        gp = gain[gain["p (%)"] == p_].set_index("set")
-        parts = [f"{n} {g['learned gain']:+.3f}" + ("" if g["CI low"] != g["CI low"] else
-                                                     f" [{g['CI low']:+.3f}, {g['CI high']:+.3f}]")
-                 + f" ({int(g['models beating the mean predictor'])} of {int(g['models'])} models beat it)"
-                 for n, g in gp.iterrows()]
-        lines.append(f"- Learned gain over the mean predictor at p = {p_}: " + "; ".join(parts) + ".")
-    if len(capacity):
-        lines += [f"- Capacity, {rq5_capacity.finding(capacity, p_)}"
-                  for p_ in (min(P.rq5_percentages), max(P.rq5_percentages))]
+    lines = rq5.result_lines(t6, t6_frozen, t6_all if all_ok else None, gain, P.rq5_percentages,
+                             P.rq5_models_per_p)
+    lines += rq5_capacity.finding_lines(capacity, P.rq5_percentages)
     if head:
         lines.append(f"- Headline, {notes[-1]}")
     lines += [

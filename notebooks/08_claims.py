@@ -39,7 +39,6 @@ figures_dir = ""
 
 # %%
 
-import matplotlib.pyplot as plt
 from IPython.display import Markdown
 
 from lcl.report.display import show
@@ -83,24 +82,7 @@ show(dev)
 # (the bars show spread; the verdict on a mean of replicates comes from the standard errors)
 
 # %%
-fig, ax = plt.subplots(figsize=(5.2, 5))
-shown = table[(table.kind == "number") & table.reproduced_value.notna() & table.paper_value.between(0, 1)
-              & table.reproduced_value.between(0, 1)]
-for status, color in ((claims.WITHIN, "tab:green"), (claims.OUTSIDE, "tab:red"), (claims.NOT_COMPARABLE, "tab:gray"),
-                      (claims.NOT_JUDGED, "tab:olive")):
-    g = shown[shown.status == status]
-    lo = (g.reproduced_value - g.ci_low.fillna(g.reproduced_value - 2 * g.reproduced_std.fillna(0))).clip(lower=0)
-    hi = (g.ci_high.fillna(g.reproduced_value + 2 * g.reproduced_std.fillna(0)) - g.reproduced_value).clip(lower=0)
-    ax.errorbar(g.paper_value, g.reproduced_value, yerr=[lo, hi], fmt="o", ms=3.5, color=color, alpha=0.7,
-                elinewidth=0.8, label=f"{status} ({len(g)})")
-ax.plot([0, 1], [0, 1], color="black", lw=0.8)
-ax.set_xlim(-0.02, 1.02)
-ax.set_ylim(-0.02, 1.02)
-ax.set_xlabel("paper")
-ax.set_ylabel("reproduced")
-ax.legend(frameon=False, fontsize=8)
-ax.set_title("Numbers in [0, 1] (scores, rho, MAE)")
-fig.tight_layout()
+fig = claims.plot_scatter(table)
 outputs.save_figure(fig, "claims_scatter", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]

@@ -82,10 +82,7 @@ min_groups = 10  # X3: fewer matched groups than this and a finding says the int
 
 # %%
 import difflib
-import re
 
-import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
@@ -95,7 +92,6 @@ from lcl.study import candidate_generation, codescore_base, pair_files, scoring
 from lcl.rq import effectiveness, red_herrings as rh, robustness as rb
 from lcl.report import findings, outputs
 from lcl.core import profiles
-from lcl.report.findings import Finding
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
@@ -167,29 +163,7 @@ most = rb.largest_shift(shifts[shifts.metric != scoring.label(scoring.SURFACE)])
 show(most)
 
 # %%
-metrics_shown = list(dict.fromkeys(shifts["metric"]))
-panels = [("variant", "perturbed variant (OPT) / mutant (MUT)"), ("reference", "perturbed reference (OPT)")]
-widths = [max(1, len(shifts.loc[shifts.side == side, ["kind", "perturbation"]].drop_duplicates()))
-          for side, _ in panels]
-fig, axes = plt.subplots(1, 2, figsize=(12, 4.4), sharey=True, gridspec_kw={"width_ratios": widths})
-for ax, (side, title) in zip(axes, panels):
-    t = shifts[shifts.side == side]
-    groups = list(dict.fromkeys(t["kind"] + ": " + t["perturbation"]))
-    sizes = t.assign(g=t["kind"] + ": " + t["perturbation"]).groupby("g")["n"].max()
-    w = 0.8 / max(1, len(metrics_shown))
-    for i, m in enumerate(metrics_shown):
-        tm = t[t.metric == m].assign(g=lambda d: d["kind"] + ": " + d["perturbation"]).set_index("g").reindex(groups)
-        y = tm["shift"].to_numpy(float)
-        err = np.vstack([y - tm["shift_ci_low"].to_numpy(float), tm["shift_ci_high"].to_numpy(float) - y])
-        ax.bar(np.arange(len(groups)) + i * w, y, width=w, yerr=err, capsize=2, label=m)
-    ax.axhline(0, color="black", lw=0.6)
-    ax.set_xticks(np.arange(len(groups)) + w * (len(metrics_shown) - 1) / 2,
-                  [f"{g} (n = {sizes[g]})" for g in groups], rotation=30, ha="right", fontsize=7)
-    ax.set_title(title, fontsize=9)
-axes[0].set_ylabel("mean score shift (95% CI)")
-axes[0].legend(frameon=False, fontsize=7)
-fig.suptitle("X2: score shift under behaviour-preserving edits (0 = robust)", fontsize=10)
-fig.tight_layout()
+fig = rb.plot_shifts(shifts)
 outputs.save_figure(fig, "x2_robustness", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]
@@ -221,67 +195,14 @@ outputs.save_table(gaps, "x3_score_gaps", profile=profile, seed=seed, directory=
 show(counts, auc, gaps)
 
 # %%
-matched = rh.matched_groups(mutants)
-fig, axes = plt.subplots(1, len(x3_metrics), figsize=(2.3 * len(x3_metrics), 3.4), sharey=True)
-for ax, m in zip(np.atleast_1d(axes), x3_metrics):
-    parts = [matched.loc[matched.equivalent, m].dropna().to_numpy(float),
-             matched.loc[~matched.equivalent, m].dropna().to_numpy(float)]
-    if all(len(p) for p in parts):
-        ax.violinplot(parts, showmedians=True)
-    ax.set_xticks([1, 2], [f"equivalent\n(df = 1, n = {len(parts[0])})", f"killed\n(df = 0, n = {len(parts[1])})"],
-                  fontsize=7)
-    row = auc[(auc.benchmark == rh.ALL) & (auc.metric == m)]
-    a = float(row["auroc_within"].iloc[0]) if len(row) else float("nan")
-    ax.set_title(f"{m}\nAUROC within {a:.2f}", fontsize=8)
-np.atleast_1d(axes)[0].set_ylabel("score vs reference")
-fig.suptitle("X3: scores of equivalent and killed mutants (matched task x operator groups)", fontsize=10)
-fig.tight_layout()
+fig = rh.plot_scores(mutants, auc, x3_metrics)
 outputs.save_figure(fig, "x3_red_herrings", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]
 # ## Findings
 
 # %%
-def slug(text: str) -> str:
-    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")
-
-
-items: list[Finding] = []
-for _, r in most.iterrows():
-    items.append(Finding(
-        f"X2.largest_shift.{slug(r['metric'])}", "X2", f"largest mean score shift of {r['metric']}", float(r["shift"]),
-        f"{r['metric']} moves most under {r['perturbation']} of the {r['side']} ({r['kind']} pairs): mean shift "
-        f"{r['shift']:+.3f} (95% CI {r['shift_ci_low']:+.3f} to {r['shift_ci_high']:+.3f}) over {int(r['n'])} "
-        "behaviour-preserving pairs.", float(r["shift_ci_low"]), float(r["shift_ci_high"]), int(r["n"])))
-n_pert, n_ok = int(rejected["perturbed"].sum()), int(rejected["verified"].sum())
-n_second = int(rejected["verified_by_label_verdicts"].sum())
-n_changed = int(rejected["behaviour_changed"].sum())
-share = (n_pert - n_ok) / n_pert if n_pert else float("nan")
-items.append(Finding(
-    "X2.rejected_share", "X2", "share of perturbed programs rejected by the fuzzer", round(share, 4),
-    f"{n_pert - n_ok} of {n_pert} perturbed programs ({share:.1%}) were not verified equivalent to their original "
-    f"({n_changed} changed behaviour, {n_pert - n_ok - n_changed} could not be judged) and were dropped.",
-    n=n_pert))
-c_all = counts.iloc[0]  # the "all" row: every benchmark together
-items.append(Finding(
-    "X3.matched_groups", "X3", "task x operator groups holding both equivalent and killed mutants",
-    int(c_all["groups_matched"]),
-    f"{int(c_all['groups_matched'])} of {int(c_all['groups'])} task x operator groups hold both an equivalent (df = 1) "
-    f"and a killed (df = 0) mutant ({int(c_all['equivalent_matched'])} equivalent, {int(c_all['killed_matched'])} "
-    f"killed), out of {int(c_all['mutants'])} LoCaL-all mutants.", n=int(c_all["mutants"])))
-for _, r in auc[auc.benchmark == rh.ALL].iterrows():
-    if np.isnan(r["auroc_within"]):
-        continue
-    lo, hi = float(r["auroc_within_ci_low"]), float(r["auroc_within_ci_high"])
-    chance = ("includes" if lo <= 0.5 <= hi else "excludes") + " 0.5 (chance)"
-    if int(r["n_groups"]) < min_groups:
-        chance += f", but with fewer than {min_groups} groups the interval says little"
-    items.append(Finding(
-        f"X3.auroc_within.{slug(r['metric'])}", "X3", f"within-group AUROC of {r['metric']}, equivalent vs killed "
-        "mutants", float(r["auroc_within"]),
-        f"{r['metric']} ranks an equivalent mutant above a killed one of the same task and operator with probability "
-        f"{r['auroc_within']:.3f} (95% CI {lo:.3f} to {hi:.3f}, {int(r['n_groups'])} groups); the CI {chance}.",
-        lo, hi, int(r["n_groups"])))
+items = rb.findings(most, rejected) + rh.findings(counts, auc, min_groups)
 notebook_id = "10"  # this notebook's findings part: tables/findings_10.csv
 fnd = findings.save(items, notebook_id, profile=profile, seed=seed, directory=tables_out)
 show(fnd)
@@ -290,36 +211,5 @@ show(fnd)
 # ## What we found
 
 # %%
-cem = [m for m in metrics_shown if m != scoring.label(scoring.SURFACE)]
-ok_shifts = shifts[shifts.metric.isin(cem) & ~shifts.perturbation.str.endswith(rb.STORED)]
-moved = ok_shifts[(ok_shifts.shift_ci_low > 0) | (ok_shifts.shift_ci_high < 0)]
-a_all = auc[auc.benchmark == rh.ALL].set_index("metric")
-surf = a_all.loc[rh.SURFACE] if rh.SURFACE in a_all.index else None
-lines = [
-    f"- {n_pert} perturbed programs were fuzzed; {n_ok} verified equivalent ({n_second} of them by the labelled pair's "
-    f"verdicts), {n_changed} changed behaviour "
-    f"(perturbation bugs), {n_pert - n_ok - n_changed} could not be judged. " + sample_note,
-    f"- Of {len(ok_shifts)} (CEM x perturbation x side) cells, {len(moved)} have a mean shift whose 95% CI "
-    "excludes 0: the CEM's score moved although the behaviour did not (sensitivity rows not counted).",
-    *[f"- {r['metric']}: largest shift {r['shift']:+.3f} [{r['shift_ci_low']:+.3f}, {r['shift_ci_high']:+.3f}] "
-      f"under {r['perturbation']} ({r['kind']}, {r['side']}, n = {int(r['n'])}; mean score {r['mean_before']:.3f} -> "
-      f"{r['mean_after']:.3f})." for _, r in most.iterrows()],
-    "- X3: " + (", ".join(f"{m} {a_all.loc[m, 'auroc_within']:.2f} [{a_all.loc[m, 'auroc_within_ci_low']:.2f}, "
-                          f"{a_all.loc[m, 'auroc_within_ci_high']:.2f}]" for m in a_all.index
-                          if not np.isnan(a_all.loc[m, 'auroc_within']))
-                or "no matched groups at this profile")
-    + f" (within-group AUROC, equivalent vs killed mutants, {int(counts.loc[0, 'groups_matched'])} matched groups"
-    + (f"; SurfaceSim, the form-only reference line, {surf['auroc_within']:.2f})." if surf is not None
-       and not np.isnan(surf["auroc_within"]) else ")."),
-]
-x3_rows = a_all[a_all["auroc_within"].notna()]
-below = [m for m in x3_rows.index if x3_rows.loc[m, "auroc_within_ci_high"] < 0.5]
-above = [m for m in x3_rows.index if x3_rows.loc[m, "auroc_within_ci_low"] > 0.5]
-level = [m for m in x3_rows.index if m not in below + above]
-n_groups = int(counts.loc[0, "groups_matched"])
-lines.append(f"- X3 with {n_groups} matched groups"
-             + (f" (fewer than {min_groups}: too few to judge)" if n_groups < min_groups else "") + ": "
-             f"CI includes 0.5 for {', '.join(level) or 'none'}; above 0.5 for {', '.join(above) or 'none'}; "
-             f"below 0.5 (equivalent mutants scored *lower* than killed ones) for {', '.join(below) or 'none'}. "
-             "The pooled AUROC and the per-benchmark rows of `x3_auroc` are the sensitivity rows.")
+lines = rb.what_we_found(shifts, most, rejected, sample_note) + rh.what_we_found(counts, auc, min_groups)
 show(Markdown("\n".join(lines)))

@@ -67,8 +67,6 @@ timed_pairs = 200  # pairs scored without the cache to time the released metric
 
 import time
 
-import matplotlib.pyplot as plt
-import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
@@ -82,9 +80,7 @@ from lcl.engine import metrics
 from lcl.core import paths
 from lcl.study import codescore_base, scoring
 from lcl.core import profiles
-from lcl.rq import rq5
 from lcl.rq import trained_metric as tm
-from lcl.report.findings import Finding
 from lcl.core.io import write_text
 from lcl.engine.metrics.local_trained import LABEL as RELEASED
 
@@ -96,7 +92,6 @@ local = scoring.score_frame(scoring.pairs_frame(pair_files.load_local(profile)),
 cst = eff.cap(eff.labelled(scoring.pairs_frame(loaders.pairs_if_available("CodeScore_test"))), P.eval_pairs_cap, seed)
 cst = scoring.score_frame(cst, codescore_model=model, progress=False) if len(cst) else cst
 cems = scoring.cem_columns(local)
-benchmarks = sorted(local.benchmark.unique())
 per_bench = ", ".join(f"{b} {n}" for b, n in local.benchmark.value_counts().sort_index().items())
 print(f"LoCaL: {len(local)} pairs ({per_bench}); "
       f"CodeScore_test: {len(cst)} pairs; CEMs: {', '.join(cems)}")
@@ -122,30 +117,14 @@ show(pd.crosstab(local.benchmark, local.region, margins=True))
 # %%
 sets = {"LoCaL": local, **({"CodeScore_test": cst} if len(cst) else {})}
 order = [cal.SURFACE, *cems]
-fig, axes = plt.subplots(1, len(sets), figsize=(5.2 * len(sets), 5.0), squeeze=False)
-for ax, (name, f) in zip(axes[0], sets.items(), strict=True):
-    cal.plot_reliability({m: cal.reliability(f[m], f.df_score, bins) for m in order}, ax=ax)
-    ax.set_title(f"{name} (n = {len(f)})")
-fig.suptitle("Reliability of CEM scores as predictors of df_score "
-             "(CodeBERTScore[MiniLM], CodeScore-style: substitutes)", fontsize=9)
-fig.tight_layout()
+fig = cal.plot_reliability_panels(sets, order, bins)
 outputs.save_figure(fig, "x4_reliability", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]
 # ## X4 · ECE per region and per benchmark
 
 # %%
-def ece_part(frame: pd.DataFrame, name: str, by: str | None) -> pd.DataFrame:
-    t = cal.ece_table(frame, cems, by=by, n_boot=P.bootstrap, seed=seed, bins=bins)
-    t = t.rename(columns={by or "subset": "level"})
-    if by is not None:  # the "all" rows are already in the part without a grouping
-        t = t[t.level != cal.ALL]
-    return t.assign(dataset=name, grouping=by or "all")[["dataset", "grouping", "level", *cal.ECE_COLUMNS]]
-
-
-ece_t = pd.concat([ece_part(f, name, by) for name, f in sets.items()
-                   for by in ((None, "region", "benchmark") if name == "LoCaL" else (None, "region"))],
-                  ignore_index=True)
+ece_t = cal.ece_levels(sets, cems, n_boot=P.bootstrap, seed=seed, bins=bins)
 outputs.save_table(ece_t, "x4_ece", profile=profile, seed=seed, directory=tables_out,
                    title="X4. Expected calibration error (regression form) and MAE of each CEM, per region and "
                          "benchmark",
@@ -169,24 +148,8 @@ show(ece_t[ece_t.grouping != "benchmark"])
 # is not in the CI). The random split of whole tasks is the sensitivity row: no benchmark shift.
 
 # %%
-recal_notes = []
-parts = []
-train_b, test_b = cal.benchmark_split(local, train_benchmarks)
-if len(train_b) and len(test_b):
-    parts.append(cal.recalibration_table(train_b, test_b, cems, n_boot=P.bootstrap, seed=seed)
-                 .merge(cal.constant_baseline(train_b, test_b), on="region", how="left")
-                 .assign(split=f"benchmark: fit {' + '.join(train_benchmarks)}, test "
-                               f"{' + '.join(sorted(test_b.benchmark.unique()))}"))
-else:
-    recal_notes.append(f"Benchmark split skipped: the test benchmarks are not available here "
-                       f"(present: {', '.join(benchmarks)}); without the data mirror only HumanEval exists.")
-train_t, test_t = cal.split_by_task(local, task_split_share, seed)
-if len(train_t) and len(test_t):
-    parts.append(cal.recalibration_table(train_t, test_t, cems, n_boot=P.bootstrap, seed=seed)
-                 .merge(cal.constant_baseline(train_t, test_t), on="region", how="left")
-                 .assign(split=f"tasks: random {task_split_share:.0%} of tasks tested (seed {seed}, sensitivity)"))
-RECAL_COLS = ["split", *cal.RECAL_COLUMNS, "mae_train_mean"]
-recal = pd.concat(parts, ignore_index=True)[RECAL_COLS] if parts else pd.DataFrame(columns=RECAL_COLS)
+recal, recal_notes = cal.recalibration_splits(local, cems, train_benchmarks, task_split_share, n_boot=P.bootstrap,
+                                              seed=seed)
 outputs.save_table(recal, "x4_recalibration", profile=profile, seed=seed, directory=tables_out,
                    title="X4. MAE before and after isotonic recalibration, per region of the test pairs",
                    notes=["difference = MAE after - MAE before (negative: recalibration helps); improves = the "
@@ -203,6 +166,7 @@ show(recal)
 # %%
 released = tm.released_for(P, seed, jobs)  # also `lcl local-trained --profile PROFILE`
 if released is None:
+    metric = None
     print("Too few training pairs for the released model in this profile: X5 is skipped.")
 else:
     where = tm.export(released.model, profile)
@@ -215,29 +179,7 @@ else:
 # ## X5 · Held-out evaluation against every CEM and the mean predictor
 
 # %%
-HELD = "PIE held out (LoCaL)"
-evals, ev_notes, scored_sets = [], [], {}
-if released is not None:
-    candidates = {
-        HELD: (tm.unseen(local[local.benchmark == rq5.HELD_OUT_BENCHMARK], released), "region"),
-        "CodeScore_test (unseen pairs)": (tm.unseen(cst, released) if len(cst) else cst, "benchmark"),
-        "LoCaL training benchmarks, unseen pairs (sensitivity: same tasks as training)":
-            (tm.unseen(local[local.benchmark != rq5.HELD_OUT_BENCHMARK], released), "benchmark"),
-    }
-    for pop, (f, by) in candidates.items():
-        if not len(f):
-            ev_notes.append(f"{pop}: no pairs here.")
-            continue
-        f = f.assign(**{RELEASED: metric.score(f.reference.tolist(), f.candidate.tolist(), "python",
-                                               ids=f.id.astype(str).tolist()),
-                        tm.MEAN: released.label_mean})
-        scored_sets[pop] = f
-        evals.append(tm.mae_table(f, [RELEASED, *cems, tm.MEAN, cal.SURFACE], population=pop, by=by,
-                                  n_boot=P.bootstrap, seed=seed))
-        if pop == HELD:
-            evals.append(tm.mae_table(f, [RELEASED, *cems, tm.MEAN, cal.SURFACE], population=pop, by="variant_type",
-                                      n_boot=P.bootstrap, seed=seed).query("grouping != 'all'"))
-x5 = pd.concat(evals, ignore_index=True) if evals else pd.DataFrame(columns=tm.MAE_COLUMNS)
+x5, ev_notes, scored_sets = tm.held_out_evaluation(local, cst, released, metric, cems, n_boot=P.bootstrap, seed=seed)
 outputs.save_table(x5, "x5_evaluation", profile=profile, seed=seed, directory=tables_out,
                    title=f"X5. MAE of {RELEASED} (released), every CEM and the mean predictor on pairs the "
                          "released model never saw",
@@ -253,16 +195,8 @@ outputs.save_table(x5, "x5_evaluation", profile=profile, seed=seed, directory=ta
 show(x5[x5.grouping.isin(["all", "region"])])
 
 # %%
-cost = {}
-if released is not None:
-    # timed on pairs the model never saw (it refuses its training pairs): the held-out ones when present
-    timing_set = scored_sets.get(HELD, next(iter(scored_sets.values()), local.iloc[:0]))
-    s_per_pair, n_timed = tm.timed_score(metric, timing_set, timed_pairs, seed)
-    cost = {"train_s": float(released.model.train_seconds or np.nan), "training pairs": len(released.train_rows),
-            "train_s_per_pair": float(released.model.train_seconds or np.nan) / len(released.train_rows),
-            "score_s_per_pair": s_per_pair, "timed_pairs": n_timed}
-cost_t = pd.DataFrame([cost]) if cost else pd.DataFrame(columns=["train_s", "training pairs", "train_s_per_pair",
-                                                                  "score_s_per_pair", "timed_pairs"])
+cost = tm.cost(released, metric, scored_sets, timed_pairs, seed)
+cost_t = tm.cost_table(cost)
 outputs.save_table(cost_t, "x5_cost", profile=profile, seed=seed, directory=tables_out,
                    title=f"X5. Cost of {RELEASED}: training and scoring on CPU",
                    notes=["train_s: the training run that built the model (notebook 07's run when it was cached); "
@@ -275,7 +209,7 @@ show(cost_t)
 # ## X5 · Model card (written from the numbers above)
 
 # %%
-card = (tm.model_card(released, profile, x5, cost, HELD) if released is not None else
+card = (tm.model_card(released, profile, x5, cost, tm.HELD_OUT) if released is not None else
         f"# Model card: `local_trained`, profile `{profile}`\n\nNot trained in this profile: too few pairs.\n")
 write_text(tables_out / "x5_model_card.md", card)
 if released is not None:
@@ -292,14 +226,7 @@ show(Markdown(card))
 # where the CEMs are shown too.
 
 # %%
-traits = tm.task_traits(local)
-trait_parts = [tm.trait_table(tm.task_errors(local, [cal.SURFACE, *cems]), traits, [cal.SURFACE, *cems],
-                              population="LoCaL (all tasks)", n_boot=P.bootstrap, seed=seed)]
-if HELD in scored_sets:
-    held = scored_sets[HELD]
-    trait_parts.append(tm.trait_table(tm.task_errors(held, [RELEASED, cal.SURFACE, *cems]), traits,
-                                      [RELEASED, cal.SURFACE, *cems], population=HELD, n_boot=P.bootstrap, seed=seed))
-tt = pd.concat(trait_parts, ignore_index=True)
+tt = tm.trait_tables(local, scored_sets.get(tm.HELD_OUT), cems, n_boot=P.bootstrap, seed=seed)
 outputs.save_table(tt, "x5_task_traits", profile=profile, seed=seed, directory=tables_out,
                    title="X5. Spearman's rho of a task's mean absolute error with its traits, per metric",
                    notes=["Traits on the task's reference (notebook 00's task profile, per task): lines, radon "
@@ -315,142 +242,9 @@ show(strong)
 # ## Findings and what we found
 
 # %%
-def ci_words(lo: float, hi: float) -> str:
-    if pd.isna(lo) or pd.isna(hi):
-        return " (no CI: fewer than 2 pairs)."
-    return " (CI excludes 0)." if lo > 0 or hi < 0 else " (CI includes 0)."
-
-
-def slug(name: str) -> str:
-    return "".join(ch if ch.isalnum() else "_" for ch in name.lower()).strip("_").replace("__", "_")
-
-
-found: list[Finding] = []
-lines: list[str] = []
-e_all = ece_t[(ece_t.dataset == "LoCaL") & (ece_t.grouping == "all")].set_index("metric")
-for m in order:
-    r = e_all.loc[m]
-    found.append(Finding(f"X4.ece.{slug(m)}", "X4", f"ECE of {m} on LoCaL", float(r.ece),
-                         f"{m}'s ECE on LoCaL is {r.ece:.3f} against an MAE of {r.mae:.3f}: in its score bins the "
-                         f"mean score sits {r.ece:.3f} from the mean df_score on average (weighted by bin size).",
-                         ci_low=float(r.ece_ci_low), ci_high=float(r.ece_ci_high), n=int(r.n)))
-lines.append("- ECE on LoCaL (all pairs): " + "; ".join(
-    f"{m} {e_all.loc[m, 'ece']:.3f} [{e_all.loc[m, 'ece_ci_low']:.3f}, {e_all.loc[m, 'ece_ci_high']:.3f}] "
-    f"(MAE {e_all.loc[m, 'mae']:.3f})" for m in order) + ".")
-by_region = ece_t[(ece_t.dataset == "LoCaL") & (ece_t.grouping == "region")]
-if len(by_region):
-    piv = by_region.pivot(index="metric", columns="level", values="ece").reindex(order)
-    lines.append("- ECE by region (LoCaL): " + "; ".join(
-        f"{m}: " + ", ".join(f"{reg} {piv.loc[m, reg]:.3f}" for reg in piv.columns) for m in order) + ".")
-bench_split = recal[recal.split.str.startswith("benchmark")] if len(recal) else recal
-FIT, TEST = " + ".join(train_benchmarks), " + ".join(sorted(test_b.benchmark.unique()))
-if len(bench_split):
-    for m in cems:
-        for reg in (cal.SFD, cal.DFS, cal.CONTROL):
-            r = bench_split[(bench_split.metric == m) & (bench_split.region == reg)]
-            if r.empty or not r.n.iloc[0] or pd.isna(r.difference.iloc[0]):
-                continue
-            r = r.iloc[0]
-            verdict = "falls" if r.improves else ("rises" if r.difference_ci_low > 0 else "does not change reliably")
-            found.append(Finding(f"X4.recal_{reg.lower()}.{slug(m)}", "X4",
-                                 f"MAE change in {reg} after isotonic recalibration of {m} (fit {FIT}, test {TEST})",
-                                 float(r.difference),
-                                 f"Recalibrating {m} on {FIT} moves its MAE on the {reg} pairs of {TEST} "
-                                 f"from {r.mae_before:.3f} to {r.mae_after:.3f}: it {verdict} (a constant "
-                                 f"training-mean prediction: {r.mae_train_mean:.3f}).",
-                                 ci_low=float(r.difference_ci_low), ci_high=float(r.difference_ci_high), n=int(r.n)))
-    pv = bench_split[bench_split.metric.isin(cems)]
-    for reg in (cal.SFD, cal.DFS, cal.CONTROL):
-        g = pv[pv.region == reg]
-        if len(g) and g.n.max():
-            lines.append(f"- Recalibration (fit {' + '.join(train_benchmarks)}, test held-out benchmarks), {reg} "
-                         f"(n = {g.n.iloc[0]}): MAE falls reliably for {int(g.improves.sum())} of {len(g)} CEMs ("
-                         + ", ".join(f"{r.metric} {r.mae_before:.3f} -> {r.mae_after:.3f}" for r in g.itertuples())
-                         + f"; constant training mean {g.mae_train_mean.iloc[0]:.3f}).")
-    gap = (pv.mae_after - pv.mae_train_mean).abs()
-    if gap.notna().any():
-        worst = pv.loc[gap.idxmax()]
-        found.append(Finding("X4.recal_minus_constant_max", "X4",
-                             "largest |MAE after recalibration - MAE of the constant training mean| over CEMs and "
-                             f"regions (fit {FIT}, test {TEST})", round(float(gap.max()), 4),
-                             f"After isotonic recalibration every CEM's MAE in every region is within "
-                             f"{gap.max():.3f} of the constant training-mean prediction (largest gap: {worst.metric}, "
-                             f"{worst.region}), so the map "
-                             + ("flattens the scores: the CEMs carry almost no monotone signal about df_score here."
-                                if gap.max() < 0.05 else "keeps part of the CEMs' ordering."),
-                             n=int(pv.n.max())))
-        lines.append(f"- Recalibrated MAE vs the constant training mean: largest gap {gap.max():.3f} "
-                     f"({worst.metric}, {worst.region}); a gap near 0 means the isotonic map is nearly flat.")
-    from scipy.stats import spearmanr
-
-    rho_fit = {m: spearmanr(train_b[m], train_b.df_score).statistic for m in cems}
-    lines.append("- Why: on the fitting pairs the scores and df_score are ordered "
-                 + ", ".join(f"{m} rho {r:+.2f}" for m, r in rho_fit.items())
-                 + " (Spearman); an increasing map can only follow a positive order, so where it is negative or "
-                 "flat the least-squares increasing fit is close to a constant (see the reliability diagram).")
-else:
-    lines.append("- Recalibration across benchmarks: skipped (only " + ", ".join(benchmarks) + " here).")
-
-held_all = x5[(x5.population == HELD) & (x5.grouping == "all")].set_index("predictor") if len(x5) else None
-if held_all is not None and len(held_all):
-    rel = held_all.loc[RELEASED]
-    best = held_all.loc[cems].mae.idxmin()
-    b, mean_r = held_all.loc[best], held_all.loc[tm.MEAN]
-    found += [
-        Finding("X5.mae_released", "X5", f"MAE of {RELEASED} on held-out PIE pairs", float(rel.mae),
-                f"{RELEASED} errs by {rel.mae:.3f} on average on {int(rel.n)} held-out PIE pairs.",
-                ci_low=float(rel.ci_low), ci_high=float(rel.ci_high), n=int(rel.n)),
-        Finding("X5.mae_best_cem", "X5", f"MAE of the best CEM ({best}) on held-out PIE pairs", float(b.mae),
-                f"The best CEM on the held-out PIE pairs, {best}, errs by {b.mae:.3f}.",
-                ci_low=float(b.ci_low), ci_high=float(b.ci_high), n=int(b.n)),
-        Finding("X5.best_cem_minus_released", "X5", f"MAE({best}) - MAE({RELEASED}) on held-out PIE pairs",
-                float(b.minus_released),
-                f"The released model's MAE is {abs(b.minus_released):.3f} "
-                f"{'lower' if b.minus_released > 0 else 'higher'} than the best CEM's on held-out PIE pairs"
-                + ci_words(b.minus_released_ci_low, b.minus_released_ci_high),
-                ci_low=float(b.minus_released_ci_low), ci_high=float(b.minus_released_ci_high), n=int(b.n)),
-        Finding("X5.mean_minus_released", "X5", f"MAE(mean predictor) - MAE({RELEASED}) on held-out PIE pairs",
-                float(mean_r.minus_released),
-                f"The trivial mean predictor errs by {mean_r.mae:.3f}, "
-                f"{abs(mean_r.minus_released):.3f} {'more' if mean_r.minus_released > 0 else 'less'} than the "
-                "released model"
-                + ci_words(mean_r.minus_released_ci_low, mean_r.minus_released_ci_high),
-                ci_low=float(mean_r.minus_released_ci_low), ci_high=float(mean_r.minus_released_ci_high),
-                n=int(mean_r.n)),
-    ]
-    lines.append(f"- Held-out PIE pairs (n = {int(rel.n)}): {RELEASED} MAE {rel.mae:.3f} [{rel.ci_low:.3f}, "
-                 f"{rel.ci_high:.3f}]; best CEM {best} {b.mae:.3f}; mean predictor {mean_r.mae:.3f}; SurfaceSim "
-                 f"{held_all.loc[cal.SURFACE, 'mae']:.3f}.")
-    reg_rows = x5[(x5.population == HELD) & (x5.grouping == "region") & (x5.predictor.isin([RELEASED, best, tm.MEAN]))]
-    if len(reg_rows):
-        lines.append("- By region (held-out PIE): " + "; ".join(
-            f"{lvl} (n = {g.n.iloc[0]}): " + ", ".join(f"{r.predictor} {r.mae:.3f}" for r in g.itertuples())
-            for lvl, g in reg_rows.groupby("level")) + ".")
-else:
-    lines.append("- Held-out evaluation of the released model: skipped (no PIE pairs here).")
-for pop in [p for p in x5.population.unique() if p != HELD] if len(x5) else []:
-    a = x5[(x5.population == pop) & (x5.grouping == "all")].set_index("predictor")
-    best_o = a.loc[[c for c in cems if c in a.index]].mae.idxmin()
-    lines.append(f"- {pop} (n = {int(a.loc[RELEASED, 'n'])}): {RELEASED} {a.loc[RELEASED, 'mae']:.3f}, mean predictor "
-                 f"{a.loc[tm.MEAN, 'mae']:.3f}, best CEM {best_o} {a.loc[best_o, 'mae']:.3f}.")
-if cost:
-    lines.append(f"- Cost: training {cost['train_s']:.1f} s ({cost['train_s_per_pair'] * 1000:.1f} ms per pair); "
-                 + (f"scoring {cost['score_s_per_pair'] * 1000:.1f} ms per pair on CPU." if cost.get("timed_pairs")
-                    else "scoring not timed (no held-out pairs in this run)."))
-for r in strong.itertuples():
-    if r.population != "LoCaL (all tasks)" and r.predictor != RELEASED:
-        continue
-    within = tt[(tt.population == r.population) & (tt.predictor == r.predictor) & (tt.trait == r.trait)
-                & (tt.scope == "within benchmark")].rho
-    w = float(within.iloc[0]) if len(within) else float("nan")
-    found.append(Finding(f"X5.trait.{slug(r.predictor)}", "X5",
-                         f"Spearman rho of per-task MAE of {r.predictor} with its strongest trait ({r.trait}), "
-                         f"{r.population}", float(r.rho),
-                         f"{r.predictor}'s per-task error goes with '{r.trait}' most strongly (rho {r.rho:+.2f} over "
-                         f"{r.tasks} tasks, {r.population}); within benchmarks the rho is {w:+.2f}.",
-                         ci_low=float(r.ci_low), ci_high=float(r.ci_high), n=int(r.tasks)))
-    lines.append(f"- Strongest trait of {r.predictor} ({r.population}): {r.trait}, rho {r.rho:+.2f} "
-                 f"[{r.ci_low:+.2f}, {r.ci_high:+.2f}], within benchmark {w:+.2f}.")
+found_x4, lines_x4 = cal.findings(ece_t, recal, cems, local, train_benchmarks)
+found_x5, lines_x5 = tm.findings(x5, cems, cost, strong, tt)
+found, lines = found_x4 + found_x5, lines_x4 + lines_x5
 findings.save(found, "11", seed=seed, profile=profile, directory=tables_out)  # part tables/findings_11
 lines.append(f"- Run time of this notebook: {time.time() - T0:.0f} s (profile {profile}).")
 if profile != "full":

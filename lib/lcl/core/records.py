@@ -1,5 +1,5 @@
-"""The records every part of the compendium shares: ``Task``, ``Pair``, ``PairRow`` and a
-fuzzing outcome.
+"""The records every part of the compendium shares: ``Task``, ``Pair``, ``PairRow``, a
+fuzzing outcome and a study's ``Finding``.
 
 A *task* is one problem of a source benchmark with its reference solution (Section 3.3.1
 of the paper reduces each benchmark to: task id, NL description, reference, test cases).
@@ -11,13 +11,16 @@ candidate generation to the pair files (its columns: :data:`lcl.study.pair_files
 One vocabulary throughout: a pair's two codes are ``reference`` and ``candidate``; the other
 names files use (``variant``, the published ``golden_code``/``generated_code``) are read and
 written at the files only (:mod:`lcl.study.pair_files`, :func:`pair_from_row`, the fuzz engine's
-pairs-file reader).
+pairs-file reader). A :class:`Finding` is one headline number of a study beyond the paper (notebooks
+09-11): the research-question modules build them, :mod:`lcl.report.findings` writes them.
 """
 
 from __future__ import annotations
 
 import hashlib
+import math
 import numbers
+import re
 from collections import Counter
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
@@ -285,3 +288,46 @@ class LedgerRow(TypedDict):
     stage: str
     what: str
     count: int
+
+
+# ----------------------------------------------------------------------------- findings
+@dataclass(frozen=True)
+class Finding:
+    """One headline number of a study: ``value`` with its 95% interval (None where the number
+    has no sampling uncertainty, e.g. a count), ``n`` the units it is computed over. The
+    research-question modules build them (the statement is computed from the data);
+    :func:`lcl.report.findings.save` writes a notebook's part."""
+
+    finding_id: str
+    study: str
+    quantity: str
+    value: float
+    statement: str
+    ci_low: float | None = None
+    ci_high: float | None = None
+    n: int | None = None
+
+    def check(self) -> None:
+        """A finding without a statement, or whose interval excludes its own value, is a bug
+        in the code that made it, not a result."""
+        where = f"finding {self.finding_id!r}"
+        if not self.finding_id or not self.study:
+            raise ValueError(f"{where}: id and study are required")
+        if not self.statement.strip():
+            raise ValueError(f"{where}: the statement is empty")
+        if (self.ci_low is None) != (self.ci_high is None):
+            raise ValueError(f"{where}: give both ends of the interval or neither")
+        if self.ci_low is not None and self.ci_high is not None and not _nan(self.value):
+            lo, hi = float(self.ci_low), float(self.ci_high)
+            if not (_nan(lo) or _nan(hi)) and not lo - 1e-9 <= float(self.value) <= hi + 1e-9:
+                raise ValueError(f"{where}: value {self.value} lies outside its interval [{lo}, {hi}]")
+
+
+def _nan(x: float | None) -> bool:
+    return x is None or (isinstance(x, float) and math.isnan(x))
+
+
+def finding_slug(text: str) -> str:
+    """A metric's or trait's name as part of a finding id: every run of other characters than ASCII
+    letters and digits becomes one underscore (``CodeBERTScore[MiniLM]`` -> ``CodeBERTScore_MiniLM``)."""
+    return re.sub(r"[^A-Za-z0-9]+", "_", text).strip("_")

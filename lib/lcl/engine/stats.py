@@ -4,7 +4,9 @@ Table 4) and mean absolute error (Section 4.2, RQ4/RQ5). All resampling is seede
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass
+from typing import Any
 
 import numpy as np
 from scipy import stats as sps
@@ -79,3 +81,22 @@ def wilson(k: int, n: int, z: float = 1.959963984540054) -> tuple[float, float]:
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / den
     # the bounds at k = 0 and k = n are exactly 0 and 1 (rounding would leave 1e-18 there)
     return (0.0 if k == 0 else max(0.0, float(centre - half))), (1.0 if k == n else min(1.0, float(centre + half)))
+
+
+# ----------------------------------------------------------------------------- numbers as text
+def number(x: Any) -> str:
+    """A number for reading: integers as such, else 3 significant digits; NaN/None as an em dash."""
+    if x is None or (isinstance(x, float) and math.isnan(x)):
+        return "—"
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return str(x)
+    if float(x).is_integer() and abs(x) < 1e15:
+        return f"{int(x):,}" if abs(x) >= 10_000 else str(int(x))
+    return f"{x:.3g}"
+
+
+def with_ci(value: Any, low: Any, high: Any) -> str:
+    """``0.77 [0.76, 0.78]``; the value alone when the CI is missing."""
+    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in (low, high)):
+        return number(value)
+    return f"{number(value)} [{number(low)}, {number(high)}]"

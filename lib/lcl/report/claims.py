@@ -10,6 +10,7 @@ import os
 import re
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import pandas as pd
 
@@ -19,6 +20,9 @@ from lcl.rq import correlation, coverage, distinguish, effectiveness, rq5
 from lcl.study import makeup, overview, sources
 
 from . import conclusions, reasons
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 
 def load() -> pd.DataFrame:
@@ -521,3 +525,30 @@ def paper_answer(sections: list[str]) -> str:
     said = [c.statement for c in conclusions.CONCLUSIONS if c.section in sections]
     return ("**The paper's numbers:** " + "; ".join(nums) + ".\n\n" if nums else "") + (
         "**The paper concludes:** " + "; ".join(said) + "." if said else "")
+
+
+def plot_scatter(table: pd.DataFrame) -> Figure:
+    """Figure: paper against reproduced value of every number claim of ``table`` (:func:`build`) whose
+    two values lie in [0, 1] (scores, rho, MAE), coloured by status, with our 95% CI or ±2 std as
+    error bars (they show spread; the verdict on a mean of replicates comes from the standard errors)."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(5.2, 5))
+    shown = table[(table.kind == "number") & table.reproduced_value.notna() & table.paper_value.between(0, 1)
+                  & table.reproduced_value.between(0, 1)]
+    for status, color in ((WITHIN, "tab:green"), (OUTSIDE, "tab:red"), (NOT_COMPARABLE, "tab:gray"),
+                          (NOT_JUDGED, "tab:olive")):
+        g = shown[shown.status == status]
+        lo = (g.reproduced_value - g.ci_low.fillna(g.reproduced_value - 2 * g.reproduced_std.fillna(0))).clip(lower=0)
+        hi = (g.ci_high.fillna(g.reproduced_value + 2 * g.reproduced_std.fillna(0)) - g.reproduced_value).clip(lower=0)
+        ax.errorbar(g.paper_value, g.reproduced_value, yerr=[lo, hi], fmt="o", ms=3.5, color=color, alpha=0.7,
+                    elinewidth=0.8, label=f"{status} ({len(g)})")
+    ax.plot([0, 1], [0, 1], color="black", lw=0.8)
+    ax.set_xlim(-0.02, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.set_xlabel("paper")
+    ax.set_ylabel("reproduced")
+    ax.legend(frameon=False, fontsize=8)
+    ax.set_title("Numbers in [0, 1] (scores, rho, MAE)")
+    fig.tight_layout()
+    return fig

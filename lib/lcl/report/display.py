@@ -7,13 +7,14 @@ Display only: the saved tables (:func:`lcl.report.outputs.save_table`) keep ever
 
 from __future__ import annotations
 
-import math
 import re
 from typing import Any
 
 import pandas as pd
 
-from lcl.study import sources
+from lcl.engine.stats import number as number  # re-exported: the library's figures format with them too
+from lcl.engine.stats import with_ci as with_ci
+from lcl.study.sources import not_computed as not_computed  # re-exported: rq modules' sentences use it
 
 #: pairs of columns holding a 95% CI: (low, high) name patterns, ``{v}`` the value column's name
 CI_PATTERNS = (("{v} CI low", "{v} CI high"), ("{v} ci_low", "{v} ci_high"), ("{v}_ci_low", "{v}_ci_high"),
@@ -25,24 +26,6 @@ LEADING = ("status", "Status")
 #: substitute labels -> the metric the paper ran (for "(paper)" columns only)
 _SUBSTITUTE = re.compile(r"\[[^\]]*\]|-style(?: \(retrained\))?|_base")
 PAPER_SUFFIX = " (paper)"
-
-
-def number(x: Any) -> str:
-    """A number for reading: integers as such, else 3 significant digits; NaN/None as an em dash."""
-    if x is None or (isinstance(x, float) and math.isnan(x)):
-        return "—"
-    if isinstance(x, bool) or not isinstance(x, (int, float)):
-        return str(x)
-    if float(x).is_integer() and abs(x) < 1e15:
-        return f"{int(x):,}" if abs(x) >= 10_000 else str(int(x))
-    return f"{x:.3g}"
-
-
-def with_ci(value: Any, low: Any, high: Any) -> str:
-    """``0.77 [0.76, 0.78]``; the value alone when the CI is missing."""
-    if any(v is None or (isinstance(v, float) and math.isnan(v)) for v in (low, high)):
-        return number(value)
-    return f"{number(value)} [{number(low)}, {number(high)}]"
 
 
 def paper_name(column: str) -> str:
@@ -113,12 +96,3 @@ def show(*objects: Any) -> None:
             display(styled)
         else:
             display(obj)
-
-
-def not_computed(what: str) -> str:
-    """A "what we found" line for a quantity with no data, naming the data sources this run skipped
-    (a generated sentence never asserts a conclusion on empty data)."""
-    skipped = sorted(sources.status().get("skipped", {}))
-    why = (f"the data sources {', '.join(skipped)} were skipped (they come from the local data mirror)"
-           if skipped else "it has no pairs in this profile")
-    return f"- **Not computed:** {what}; {why}."

@@ -3,8 +3,9 @@
 The claims table (:mod:`lcl.report.claims`) judges our numbers against the paper's; the studies of
 notebooks 09-11 ask questions the paper does not, so they have no paper value to meet. Each
 headline number of a study is a :class:`Finding`: an id, the number, its 95% interval where
-uncertainty exists, the sample it rests on, and a one-sentence statement that the notebook
-computes from the data (so the sentence changes when the data do).
+uncertainty exists, the sample it rests on, and a one-sentence statement computed from the data
+(so the sentence changes when the data do). The record itself is :class:`lcl.core.records.Finding`,
+so the research-question modules (:mod:`lcl.rq`) can build a study's findings; it is re-exported here.
 
 Each notebook writes its own part, ``tables/findings_<notebook>.csv`` (:func:`save`); ``lcl
 findings`` joins the parts into ``tables/findings.csv`` (:func:`collect`), a declared output of
@@ -13,55 +14,21 @@ the Makefile that ``make verify`` compares like any table.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
 from pathlib import Path
 
 import pandas as pd
 
 from lcl.core import paths
 from lcl.core.errors import UserError
+from lcl.core.records import Finding as Finding  # re-exported: built in lcl.rq, written here
 
 from . import outputs
 
 COLUMNS = ["finding_id", "study", "quantity", "value", "ci_low", "ci_high", "n", "statement"]
 #: the parts ``collect`` joins, in this order (one per study notebook)
 PART_PREFIX = "findings_"
-
-
-@dataclass(frozen=True)
-class Finding:
-    """One headline number of a study: ``value`` with its 95% interval (None where the number
-    has no sampling uncertainty, e.g. a count), ``n`` the units it is computed over."""
-
-    finding_id: str
-    study: str
-    quantity: str
-    value: float
-    statement: str
-    ci_low: float | None = None
-    ci_high: float | None = None
-    n: int | None = None
-
-    def check(self) -> None:
-        """A finding without a statement, or whose interval excludes its own value, is a bug
-        in the notebook that made it, not a result."""
-        where = f"finding {self.finding_id!r}"
-        if not self.finding_id or not self.study:
-            raise ValueError(f"{where}: id and study are required")
-        if not self.statement.strip():
-            raise ValueError(f"{where}: the statement is empty")
-        if (self.ci_low is None) != (self.ci_high is None):
-            raise ValueError(f"{where}: give both ends of the interval or neither")
-        if self.ci_low is not None and self.ci_high is not None and not _nan(self.value):
-            lo, hi = float(self.ci_low), float(self.ci_high)
-            if not (_nan(lo) or _nan(hi)) and not lo - 1e-9 <= float(self.value) <= hi + 1e-9:
-                raise ValueError(f"{where}: value {self.value} lies outside its interval [{lo}, {hi}]")
-
-
-def _nan(x: float | None) -> bool:
-    return x is None or (isinstance(x, float) and math.isnan(x))
 
 
 def frame(findings: Iterable[Finding]) -> pd.DataFrame:

@@ -53,15 +53,15 @@ def build_path(path: Path) -> Path:
     return paths.interactive_outputs(os.environ.get("LCL_PROFILE", "by-hand")) / Path(path).parent.name / Path(path).name
 
 
-def save_table(df: pd.DataFrame, name: str, *, profile: str, seed: int | None, title: str = "",
+def save_table(frame: pd.DataFrame, name: str, *, profile: str, seed: int | None, title: str = "",
                notes: list[str] | None = None, inputs: dict[str, str] | None = None,
                directory: Path | None = None) -> list[Path]:
     """Write ``tables/<name>.csv`` and ``tables/<name>.md`` (title, table, notes) + sidecars."""
     directory = directory or paths.tables()
     csv_path, md_path = directory / f"{name}.csv", directory / f"{name}.md"
     with atomic_path(csv_path) as tmp:
-        df.to_csv(tmp, index=False)
-    shown = df.astype(object).where(df.notna(), None)
+        frame.to_csv(tmp, index=False)
+    shown = frame.astype(object).where(frame.notna(), None)
     md = [f"# {title or name}", "", shown.to_markdown(index=False, floatfmt=".4g", missingval="—"), ""]
     if notes:
         md += ["Notes:", ""] + [f"- {n}" for n in notes] + [""]

@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 from scipy.optimize import isotonic_regression
 
+from lcl.core.records import Finding
 from lcl.engine import regions, stats
 from lcl.engine.regions import Thresholds
 from lcl.study import scoring
@@ -39,6 +40,7 @@ from . import coverage
 if TYPE_CHECKING:
     import numpy.typing as npt
     from matplotlib.axes import Axes
+    from matplotlib.figure import Figure
 
 SURFACE = "SurfaceSim"
 TRUTH = "df_score"
@@ -293,3 +295,153 @@ def constant_baseline(train: pd.DataFrame, test: pd.DataFrame, region_column: st
         sel &= np.isfinite(d)
         rows.append({"region": name, "mae_train_mean": _r(np.abs(d[sel] - value).mean()) if sel.any() else np.nan})
     return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------- notebook 11's tables
+ECE_LEVEL_COLUMNS = ["dataset", "grouping", "level", *ECE_COLUMNS]
+RECAL_SPLIT_COLUMNS = ["split", *RECAL_COLUMNS, "mae_train_mean"]
+
+
+def plot_reliability_panels(sets: Mapping[str, pd.DataFrame], metrics: Sequence[str], bins: int = 10) -> Figure:
+    """Figure: one reliability diagram (:func:`plot_reliability`) per scored pair set of ``sets``, each
+    metric of ``metrics`` a line of its :func:`reliability` table against df_score."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(sets), figsize=(5.2 * len(sets), 5.0), squeeze=False)
+    for ax, (name, f) in zip(axes[0], sets.items(), strict=True):
+        plot_reliability({m: reliability(f[m], f[TRUTH], bins) for m in metrics}, ax=ax)
+        ax.set_title(f"{name} (n = {len(f)})")
+    fig.suptitle("Reliability of CEM scores as predictors of df_score "
+                 "(CodeBERTScore[MiniLM], CodeScore-style: substitutes)", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+def ece_levels(sets: Mapping[str, pd.DataFrame], metrics: Sequence[str], *, n_boot: int, seed: int, bins: int = 10,
+               by_benchmark: Sequence[str] = ("LoCaL",)) -> pd.DataFrame:
+    """:func:`ece_table` of every pair set of ``sets`` over all its pairs, per region and, for the sets
+    named in ``by_benchmark``, per benchmark; one table (:data:`ECE_LEVEL_COLUMNS`), ``grouping``
+    naming the split (``all``, ``region``, ``benchmark``) and ``level`` its part."""
+    def part(frame: pd.DataFrame, name: str, by: str | None) -> pd.DataFrame:
+        t = ece_table(frame, metrics, by=by, n_boot=n_boot, seed=seed, bins=bins)
+        t = t.rename(columns={by or "subset": "level"})
+        if by is not None:  # the "all" rows are already in the part without a grouping
+            t = t[t.level != ALL]
+        return t.assign(dataset=name, grouping=by or "all")[ECE_LEVEL_COLUMNS]
+
+    return pd.concat([part(f, name, by) for name, f in sets.items()
+                      for by in ((None, "region", "benchmark") if name in by_benchmark else (None, "region"))],
+                     ignore_index=True)
+
+
+def recalibration_splits(frame: pd.DataFrame, metrics: Sequence[str], train_benchmarks: Sequence[str],
+                         test_share: float, *, n_boot: int, seed: int) -> tuple[pd.DataFrame, list[str]]:
+    """:func:`recalibration_table` beside :func:`constant_baseline` on two splits of ``frame``: by
+    benchmark (fitted on ``train_benchmarks``, tested on the others: :func:`benchmark_split`) and, as
+    the sensitivity row, a seeded random ``test_share`` of whole tasks (:func:`split_by_task`). Also
+    the notes saying which split could not be made here."""
+    notes: list[str] = []
+    parts = []
+    train_b, test_b = benchmark_split(frame, train_benchmarks)
+    if len(train_b) and len(test_b):
+        parts.append(recalibration_table(train_b, test_b, metrics, n_boot=n_boot, seed=seed)
+                     .merge(constant_baseline(train_b, test_b), on="region", how="left")
+                     .assign(split=f"benchmark: fit {' + '.join(train_benchmarks)}, test "
+                                   f"{' + '.join(sorted(test_b.benchmark.unique()))}"))
+    else:
+        notes.append(f"Benchmark split skipped: the test benchmarks are not available here "
+                     f"(present: {', '.join(sorted(frame.benchmark.unique()))}); without the data mirror only "
+                     "HumanEval exists.")
+    train_t, test_t = split_by_task(frame, test_share, seed)
+    if len(train_t) and len(test_t):
+        parts.append(recalibration_table(train_t, test_t, metrics, n_boot=n_boot, seed=seed)
+                     .merge(constant_baseline(train_t, test_t), on="region", how="left")
+                     .assign(split=f"tasks: random {test_share:.0%} of tasks tested (seed {seed}, sensitivity)"))
+    table = (pd.concat(parts, ignore_index=True)[RECAL_SPLIT_COLUMNS] if parts
+             else pd.DataFrame(columns=RECAL_SPLIT_COLUMNS))
+    return table, notes
+
+
+# ----------------------------------------------------------------------------- notebook 11's findings
+def slug(name: str) -> str:
+    """A metric's name as part of an X4 / X5 finding id: lower case, every other character than a
+    letter or digit an underscore (``CodeBERTScore[MiniLM]`` -> ``codebertscore_minilm``)."""
+    return "".join(ch if ch.isalnum() else "_" for ch in name.lower()).strip("_").replace("__", "_")
+
+
+def findings(ece: pd.DataFrame, recal: pd.DataFrame, cems: Sequence[str], frame: pd.DataFrame,
+             train_benchmarks: Sequence[str]) -> tuple[list[Finding], list[str]]:
+    """Study X4's findings and "what we found" lines: each metric's ECE on LoCaL (SurfaceSim first)
+    and per region (``ece``: :func:`ece_levels`), the MAE change in SFD, DFS and Control (paper Eq. 4)
+    after isotonic recalibration fitted on ``train_benchmarks`` and tested on the other benchmarks
+    of ``frame`` (``recal``: :func:`recalibration_splits`), how close the recalibrated MAE comes to
+    the constant training mean, and the Spearman order of the scores on the fitting pairs."""
+    from scipy.stats import spearmanr
+
+    order = [SURFACE, *cems]
+    found: list[Finding] = []
+    lines: list[str] = []
+    e_all = ece[(ece.dataset == "LoCaL") & (ece.grouping == "all")].set_index("metric")
+    for m in order:
+        r = e_all.loc[m]
+        found.append(Finding(f"X4.ece.{slug(m)}", "X4", f"ECE of {m} on LoCaL", float(r.ece),
+                             f"{m}'s ECE on LoCaL is {r.ece:.3f} against an MAE of {r.mae:.3f}: in its score bins "
+                             f"the mean score sits {r.ece:.3f} from the mean df_score on average (weighted by bin "
+                             "size).", ci_low=float(r.ece_ci_low), ci_high=float(r.ece_ci_high), n=int(r.n)))
+    lines.append("- ECE on LoCaL (all pairs): " + "; ".join(
+        f"{m} {e_all.loc[m, 'ece']:.3f} [{e_all.loc[m, 'ece_ci_low']:.3f}, {e_all.loc[m, 'ece_ci_high']:.3f}] "
+        f"(MAE {e_all.loc[m, 'mae']:.3f})" for m in order) + ".")
+    by_region = ece[(ece.dataset == "LoCaL") & (ece.grouping == "region")]
+    if len(by_region):
+        piv = by_region.pivot(index="metric", columns="level", values="ece").reindex(order)
+        lines.append("- ECE by region (LoCaL): " + "; ".join(
+            f"{m}: " + ", ".join(f"{reg} {piv.loc[m, reg]:.3f}" for reg in piv.columns) for m in order) + ".")
+    bench_split = recal[recal.split.str.startswith("benchmark")] if len(recal) else recal
+    train_b, test_b = benchmark_split(frame, train_benchmarks)
+    fit, test = " + ".join(train_benchmarks), " + ".join(sorted(test_b.benchmark.unique()))
+    if not len(bench_split):
+        lines.append("- Recalibration across benchmarks: skipped (only "
+                     + ", ".join(sorted(frame.benchmark.unique())) + " here).")
+        return found, lines
+    for m in cems:
+        for reg in (SFD, DFS, CONTROL):
+            rows = bench_split[(bench_split.metric == m) & (bench_split.region == reg)]
+            if rows.empty or not rows.n.iloc[0] or pd.isna(rows.difference.iloc[0]):
+                continue
+            r = rows.iloc[0]
+            verdict = "falls" if r.improves else ("rises" if r.difference_ci_low > 0 else "does not change reliably")
+            found.append(Finding(f"X4.recal_{reg.lower()}.{slug(m)}", "X4",
+                                 f"MAE change in {reg} after isotonic recalibration of {m} (fit {fit}, test {test})",
+                                 float(r.difference),
+                                 f"Recalibrating {m} on {fit} moves its MAE on the {reg} pairs of {test} "
+                                 f"from {r.mae_before:.3f} to {r.mae_after:.3f}: it {verdict} (a constant "
+                                 f"training-mean prediction: {r.mae_train_mean:.3f}).",
+                                 ci_low=float(r.difference_ci_low), ci_high=float(r.difference_ci_high), n=int(r.n)))
+    pv = bench_split[bench_split.metric.isin(cems)]
+    for reg in (SFD, DFS, CONTROL):
+        g = pv[pv.region == reg]
+        if len(g) and g.n.max():
+            lines.append(f"- Recalibration (fit {fit}, test held-out benchmarks), {reg} "
+                         f"(n = {g.n.iloc[0]}): MAE falls reliably for {int(g.improves.sum())} of {len(g)} CEMs ("
+                         + ", ".join(f"{r.metric} {r.mae_before:.3f} -> {r.mae_after:.3f}" for r in g.itertuples())
+                         + f"; constant training mean {g.mae_train_mean.iloc[0]:.3f}).")
+    gap = (pv.mae_after - pv.mae_train_mean).abs()
+    if gap.notna().any():
+        worst = pv.loc[gap.idxmax()]
+        found.append(Finding("X4.recal_minus_constant_max", "X4",
+                             "largest |MAE after recalibration - MAE of the constant training mean| over CEMs and "
+                             f"regions (fit {fit}, test {test})", round(float(gap.max()), 4),
+                             f"After isotonic recalibration every CEM's MAE in every region is within "
+                             f"{gap.max():.3f} of the constant training-mean prediction (largest gap: {worst.metric}, "
+                             f"{worst.region}), so the map "
+                             + ("flattens the scores: the CEMs carry almost no monotone signal about df_score here."
+                                if gap.max() < 0.05 else "keeps part of the CEMs' ordering."),
+                             n=int(pv.n.max())))
+        lines.append(f"- Recalibrated MAE vs the constant training mean: largest gap {gap.max():.3f} "
+                     f"({worst.metric}, {worst.region}); a gap near 0 means the isotonic map is nearly flat.")
+    rho_fit = {m: spearmanr(train_b[m], train_b[TRUTH]).statistic for m in cems}
+    lines.append("- Why: on the fitting pairs the scores and df_score are ordered "
+                 + ", ".join(f"{m} rho {r:+.2f}" for m, r in rho_fit.items())
+                 + " (Spearman); an increasing map can only follow a positive order, so where it is negative or "
+                 "flat the least-squares increasing fit is close to a constant (see the reliability diagram).")
+    return found, lines

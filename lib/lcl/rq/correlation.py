@@ -8,6 +8,8 @@ An ideal CEM would show rho = 0: its score would not depend on how the code look
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -16,6 +18,9 @@ from lcl.core.claim_links import Link
 from lcl.core.records import Pair
 from lcl.engine import stats
 from lcl.study import scoring
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 TABLE3 = "table3_correlation"
 #: Table 3's claims (rho with its bootstrap CI) and the values Section 4.3's conclusions need
@@ -71,3 +76,21 @@ def normal(table: pd.DataFrame, alpha: float = 0.05) -> bool:
     """True when Shapiro-Wilk does *not* reject normality for some variable (Spearman then
     needs another justification); the paper found every variable non-normal."""
     return bool(((table["Shapiro p (SurfaceSim)"] >= alpha) | (table["Shapiro p (metric)"] >= alpha)).any())
+
+
+def plot_scatter(scored: pd.DataFrame, table: pd.DataFrame, cems: list[str]) -> Figure:
+    """Figure: one panel per CEM, its score against SurfaceSim on the equivalent PIE pairs of
+    ``scored``, titled with its rho and 95% CI from Table 3 (``table``, one row per CEM in
+    ``cems``' order)."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, len(cems), figsize=(3.2 * len(cems), 3.2), sharex=True, squeeze=False)
+    x = scored["SurfaceSim"].to_numpy(float)
+    for ax, col, (_, r) in zip(axes[0], cems, table.iterrows(), strict=True):
+        ax.scatter(x, scored[col], s=6, alpha=0.5)
+        ax.set_title(f"{col}\nrho = {stats.with_ci(r['rho'], r['CI low'], r['CI high'])}", fontsize=9)
+        ax.set_xlabel("SurfaceSim (Eq. 1)")
+        ax.set_ylim(-0.02, 1.02)
+    axes[0][0].set_ylabel("CEM score (df_score = 1)")
+    fig.tight_layout()
+    return fig

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 import pandas as pd
@@ -21,6 +21,9 @@ from lcl.core import claim_links
 from lcl.core.claim_links import Derived, Link
 from lcl.engine import regions, stats
 from lcl.study.makeup import OPT_SOURCES
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 X, Y = "SurfaceSim", "df_score"
 
@@ -314,3 +317,56 @@ def draws_summary(table: pd.DataFrame) -> pd.DataFrame:
         rows.append({"claim_id": cid, "draws": len(v), "mean": float(v.mean()) if len(v) else np.nan,
                      "std": float(v.std(ddof=1)) if len(v) > 1 else np.nan, "CI low": float(lo), "CI high": float(hi)})
     return pd.DataFrame(rows)
+
+
+def plot_regions(frames: dict[str, pd.DataFrame], th: regions.Thresholds | None) -> Figure:
+    """Figure 5: SurfaceSim against df_score of each dataset in ``frames`` (LoCaL_balanced by kind,
+    the other in grey), with the SFD and DFS corners of the thresholds ``th`` (Eq. 4) shaded."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(10, 4.3), sharey=True)
+    for ax, (name, f) in zip(axes, frames.items(), strict=True):
+        if th is not None:
+            ax.axvspan(th.x_hi, 1.02, ymin=0, ymax=(th.y_lo + 0.02) / 1.04, color="tab:red", alpha=0.12, label="SFD")
+            ax.axvspan(-0.02, th.x_lo, ymin=(th.y_hi + 0.02) / 1.04, ymax=1, color="tab:blue", alpha=0.12, label="DFS")
+        groups = [("MUT", "tab:orange"), ("OPT", "tab:green")] if name == "LoCaL_balanced" else [(None, "tab:gray")]
+        for kind, color in groups:
+            g = f if kind is None else f[f.variant_type == kind]
+            ax.scatter(g["SurfaceSim"], g["df_score"], s=8, alpha=0.55, color=color, label=kind or "pairs")
+        ax.set_xlim(-0.02, 1.02)
+        ax.set_ylim(-0.02, 1.02)
+        ax.set_title(f"{name} (n = {len(f)})")
+        ax.set_xlabel("SurfaceSim (Eq. 1)")
+        ax.legend(frameon=False, fontsize=8, loc="center left")
+    axes[0].set_ylabel("df_score (Algorithm 1)")
+    fig.suptitle(f"Regions from Algorithm 2: x_lo={th.x_lo:.2f}, x_hi={th.x_hi:.2f}, y_lo={th.y_lo:.2f}, y_hi={th.y_hi:.2f}"
+                 if th else "Algorithm 2: no thresholds (too few pairs)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def plot_examples(ex: Figure1Examples | None) -> Figure:
+    """Figure 1: the reference of :func:`figure1_examples`, its look-alike mutant (SFD) and its
+    different-looking optimised variant (DFS), one code panel each (at most 22 lines of 60
+    characters), captioned with the pair's SurfaceSim and df_score."""
+    import textwrap
+
+    import matplotlib.pyplot as plt
+
+    panels = [("Reference", ex["reference"], "")] if ex else []
+    for title, r in ((("Mutant (SFD)", ex["mutant"]), ("Optimised variant (DFS)", ex["optimised"])) if ex else ()):
+        if r:
+            panels.append((title, str(r["candidate"]),
+                           f"SurfaceSim = {r['SurfaceSim']:.2f}, df_score = {r['df_score']:.2f}"))
+    height = 1.0 + 0.13 * min(22, max([len(code.strip().splitlines()) for _, code, _ in panels] or [4]))
+    fig, axes = plt.subplots(1, max(1, len(panels)), figsize=(4.6 * max(1, len(panels)), height), squeeze=False)
+    for ax, (title, code, caption) in zip(axes[0], panels, strict=False):
+        text = "\n".join(textwrap.shorten(line, 60, placeholder=" …") if len(line) > 60 else line
+                         for line in code.strip().splitlines()[:22])
+        ax.text(0.01, 0.98, text, family="monospace", fontsize=7, va="top", ha="left", transform=ax.transAxes)
+        ax.set_title(title, fontsize=10)
+        ax.set_xlabel(caption, fontsize=9)
+        ax.set_xticks([])
+        ax.set_yticks([])
+    fig.tight_layout()
+    return fig

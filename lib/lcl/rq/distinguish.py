@@ -36,7 +36,7 @@ import warnings
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -49,6 +49,9 @@ from lcl.study import scoring
 from lcl.study.candidate_generation import strip_docstrings
 from lcl.study.rq2_pool import repetition_seed
 from lcl.study.scoring import cem_columns
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: dataset names used in every table
 ORIG, REPL = "ds_orig", "ds_replaced"
@@ -376,3 +379,29 @@ def population_rows(tables: dict[str, pd.DataFrame]) -> pd.DataFrame:
         parts.append(shown)
     out = pd.concat(parts, ignore_index=True) if parts else pd.DataFrame(columns=["metric", "population", *cols])
     return out.sort_values(["metric", "population"], kind="stable").reset_index(drop=True)
+
+
+def plot_distinguishability(table: pd.DataFrame, repetitions: int) -> Figure:
+    """Figure: Table 4's distinguishability d (Eq. 3) per CEM on ds_orig and ds_replaced, mean ± std
+    over the ``repetitions`` (bars, log scale), the paper's values as open diamonds and d = 1 dashed;
+    ``table`` is :func:`with_paper` of :func:`table4` (the SurfaceSim row is left out)."""
+    import matplotlib.pyplot as plt
+
+    cem = table[table.metric != SURFACE_LABEL].reset_index(drop=True)
+    x = np.arange(len(cem))
+    fig, ax = plt.subplots(figsize=(6.5, 4))
+    for off, col, label, color in ((-0.18, "d orig", "ds_orig", "tab:blue"), (0.18, "d repl", "ds_replaced", "tab:red")):
+        ax.bar(x + off, cem[col], width=0.34, yerr=cem[f"{col} std"].fillna(0), capsize=3, color=color, alpha=0.8,
+               label=f"{label} (ours)")
+        ax.scatter(x + off, cem[f"{col} (paper)"], marker="D", facecolors="none", edgecolors="k", zorder=3,
+                   label="paper" if col == "d orig" else None)
+    ax.axhline(1.0, color="k", lw=1, ls="--")
+    ax.set_xticks(x, [scoring.paper_name(m) + ("*" if m != scoring.paper_name(m) else "") for m in cem.metric])
+    ax.set_yscale("log")
+    ax.set_ylabel("distinguishability d (Eq. 3, log scale)")
+    ax.set_title(f"RQ2: d per CEM (mean ± std over {repetitions} repetitions)")
+    ax.legend(frameon=False, fontsize=8)
+    # as the axis label, not a text in the panel, so a panel without bars still reads as empty
+    ax.set_xlabel("* substitute: MiniLM / retrained CodeScore-style", fontsize=7, loc="left")
+    fig.tight_layout()
+    return fig

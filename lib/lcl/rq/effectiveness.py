@@ -8,6 +8,8 @@ largest error: their mean |SurfaceSim - df_score| and where they come from.
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pandas as pd
 
@@ -17,6 +19,9 @@ from lcl.core.records import PairRow, has_score
 from lcl.engine import stats
 from lcl.study import scoring
 from lcl.study.makeup import OPT_SOURCES, opt_source
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 SURFACE = "SurfaceSim"
 TABLE5, INCREASE, WORST, BY_BENCH = "table5_mae", "rq4_increase", "rq4_worst_cases", "rq4_mae_by_benchmark"
@@ -114,6 +119,13 @@ def with_sources(frame: pd.DataFrame, rows: list[PairRow]) -> pd.DataFrame:
                         curated=[bool(r.get("curated", r.get("in_local", True))) for r in rows],
                         opt_source=[opt_source(r) for r in rows])
 
+
+
+
+def with_sim(rows: list[PairRow]) -> pd.DataFrame:
+    """``rows`` as a frame (:func:`lcl.study.scoring.pairs_frame`) with their sources (:func:`with_sources`)
+    and the SurfaceSim that notebook 02 recorded in the pair files."""
+    return with_sources(scoring.pairs_frame(rows), rows).assign(SurfaceSim=[r["surface_sim"] for r in rows])
 
 def in_local(frame: pd.DataFrame) -> pd.DataFrame:
     """The LoCaL rows (the sample at Table 2's makeup) of a LoCaL-all frame (see :func:`with_sources`)."""
@@ -333,3 +345,22 @@ def author_scores(pairs: list) -> pd.DataFrame:
         rows.append({"id": p.id, "benchmark": p.benchmark, "variant_type": p.variant_type, "df_score": p.df_score,
                      **{label: float(s[k]) for k, label in AUTHOR_KEYS.items() if s.get(k) is not None}})
     return pd.DataFrame(rows, columns=["id", "benchmark", "variant_type", "df_score", *AUTHOR_KEYS.values()])
+
+
+def plot_mae(table: pd.DataFrame, datasets: list[str], cems: list[str]) -> Figure:
+    """Figure: Table 5 as bars, each CEM's MAE against df_score on each dataset of ``datasets`` that
+    ``table`` (:func:`table5`, one row per dataset) holds, in that order; lower is better."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(9.5, 3.8))
+    names = [d for d in datasets if d in set(table.Dataset)]
+    w = 0.8 / len(cems)
+    for i, col in enumerate(cems):
+        ax.bar(np.arange(len(names)) + i * w, table.set_index("Dataset").loc[names, col], width=w, label=col)
+    ax.set_xticks(np.arange(len(names)) + w * (len(cems) - 1) / 2, names, rotation=15, fontsize=8)
+    ax.set_ylabel("MAE vs df_score")
+    ax.set_ylim(0, 1)
+    ax.legend(frameon=False, fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5))  # beside the bars, never over them
+    ax.set_title("Table 5 as a picture: lower is better")
+    fig.tight_layout()
+    return fig

@@ -31,13 +31,18 @@ mutants of one group share their reference and are not independent. Every resamp
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
+from lcl.core.records import Finding, finding_slug
 from lcl.engine import stats
 from lcl.study import scoring
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 SURFACE = "SurfaceSim"
 #: ``variant_type`` of a first-order mutant
@@ -222,3 +227,82 @@ def score_gaps(frame: pd.DataFrame, metrics: Sequence[str] | None = None, n_boot
                      "n_groups": len(g), "mean_equivalent": _r(s[lab].mean()), "mean_killed": _r(s[~lab].mean()),
                      "gap": _r(g.gap(np.arange(len(g)))), "gap_ci_low": _r(lo), "gap_ci_high": _r(hi)})
     return pd.DataFrame(rows, columns=GAP_COLUMNS)
+
+
+def plot_scores(mutants: pd.DataFrame, auroc: pd.DataFrame, metrics: Sequence[str]) -> Figure:
+    """Figure X3: one panel per metric, the scores of the equivalent (df = 1) and the killed (df = 0)
+    mutants of the matched task x operator groups (:func:`matched_groups` of ``mutants``) as violins,
+    titled with the metric's within-group AUROC over every benchmark (``auroc``: :func:`auroc_table`)."""
+    import matplotlib.pyplot as plt
+
+    matched = matched_groups(mutants)
+    fig, axes = plt.subplots(1, len(metrics), figsize=(2.3 * len(metrics), 3.4), sharey=True)
+    for ax, m in zip(np.atleast_1d(axes), metrics):
+        parts = [matched.loc[matched.equivalent, m].dropna().to_numpy(float),
+                 matched.loc[~matched.equivalent, m].dropna().to_numpy(float)]
+        if all(len(p) for p in parts):
+            ax.violinplot(parts, showmedians=True)
+        ax.set_xticks([1, 2], [f"equivalent\n(df = 1, n = {len(parts[0])})", f"killed\n(df = 0, n = {len(parts[1])})"],
+                      fontsize=7)
+        row = auroc[(auroc.benchmark == ALL) & (auroc.metric == m)]
+        a = float(row["auroc_within"].iloc[0]) if len(row) else float("nan")
+        ax.set_title(f"{m}\nAUROC within {a:.2f}", fontsize=8)
+    np.atleast_1d(axes)[0].set_ylabel("score vs reference")
+    fig.suptitle("X3: scores of equivalent and killed mutants (matched task x operator groups)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def findings(counts: pd.DataFrame, auroc: pd.DataFrame, min_groups: int) -> list[Finding]:
+    """X3's findings: how many matched groups there are (:func:`group_counts`, its "all" row first)
+    and each metric's within-group AUROC over every benchmark (:func:`auroc_table`), whether its CI
+    includes 0.5, and a warning when fewer than ``min_groups`` groups make the interval say little."""
+    c_all = counts.iloc[0]  # the "all" row: every benchmark together
+    items = [Finding(
+        "X3.matched_groups", "X3", "task x operator groups holding both equivalent and killed mutants",
+        int(c_all["groups_matched"]),
+        f"{int(c_all['groups_matched'])} of {int(c_all['groups'])} task x operator groups hold both an equivalent "
+        f"(df = 1) and a killed (df = 0) mutant ({int(c_all['equivalent_matched'])} equivalent, "
+        f"{int(c_all['killed_matched'])} killed), out of {int(c_all['mutants'])} LoCaL-all mutants.",
+        n=int(c_all["mutants"]))]
+    for _, r in auroc[auroc.benchmark == ALL].iterrows():
+        if np.isnan(r["auroc_within"]):
+            continue
+        lo, hi = float(r["auroc_within_ci_low"]), float(r["auroc_within_ci_high"])
+        chance = ("includes" if lo <= 0.5 <= hi else "excludes") + " 0.5 (chance)"
+        if int(r["n_groups"]) < min_groups:
+            chance += f", but with fewer than {min_groups} groups the interval says little"
+        items.append(Finding(
+            f"X3.auroc_within.{finding_slug(r['metric'])}", "X3", f"within-group AUROC of {r['metric']}, equivalent "
+            "vs killed mutants", float(r["auroc_within"]),
+            f"{r['metric']} ranks an equivalent mutant above a killed one of the same task and operator with "
+            f"probability {r['auroc_within']:.3f} (95% CI {lo:.3f} to {hi:.3f}, {int(r['n_groups'])} groups); the CI "
+            f"{chance}.", lo, hi, int(r["n_groups"])))
+    return items
+
+
+def what_we_found(counts: pd.DataFrame, auroc: pd.DataFrame, min_groups: int) -> list[str]:
+    """Notebook 10's X3 lines: each metric's within-group AUROC over every benchmark with its CI
+    (:func:`auroc_table`; SurfaceSim as the form-only reference line) and which metrics' CIs lie
+    above, below or around 0.5, with the number of matched groups (:func:`group_counts`) and a
+    warning below ``min_groups``."""
+    a_all = auroc[auroc.benchmark == ALL].set_index("metric")
+    surf = a_all.loc[SURFACE] if SURFACE in a_all.index else None
+    n_groups = int(counts.loc[0, "groups_matched"])
+    first = ("- X3: " + (", ".join(f"{m} {a_all.loc[m, 'auroc_within']:.2f} [{a_all.loc[m, 'auroc_within_ci_low']:.2f}, "
+                                   f"{a_all.loc[m, 'auroc_within_ci_high']:.2f}]" for m in a_all.index
+                                   if not np.isnan(a_all.loc[m, "auroc_within"]))
+                         or "no matched groups at this profile")
+             + f" (within-group AUROC, equivalent vs killed mutants, {n_groups} matched groups"
+             + (f"; SurfaceSim, the form-only reference line, {surf['auroc_within']:.2f})." if surf is not None
+                and not np.isnan(surf["auroc_within"]) else ")."))
+    rows = a_all[a_all["auroc_within"].notna()]
+    below = [m for m in rows.index if rows.loc[m, "auroc_within_ci_high"] < 0.5]
+    above = [m for m in rows.index if rows.loc[m, "auroc_within_ci_low"] > 0.5]
+    level = [m for m in rows.index if m not in below + above]
+    return [first,
+            f"- X3 with {n_groups} matched groups"
+            + (f" (fewer than {min_groups}: too few to judge)" if n_groups < min_groups else "") + ": "
+            f"CI includes 0.5 for {', '.join(level) or 'none'}; above 0.5 for {', '.join(above) or 'none'}; "
+            f"below 0.5 (equivalent mutants scored *lower* than killed ones) for {', '.join(below) or 'none'}. "
+            "The pooled AUROC and the per-benchmark rows of `x3_auroc` are the sensitivity rows."]

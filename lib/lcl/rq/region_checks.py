@@ -25,6 +25,7 @@ import pandas as pd
 
 from lcl.core.claim_links import PAPER_CEMS
 from lcl.engine import regions
+from lcl.study.sources import not_computed
 
 from . import coverage
 
@@ -181,3 +182,45 @@ def _row(fitted_on: str, metrics: str, floor: int | None, n: int | None, th: reg
         for region in ("SFD", "DFS"):
             row[f"{ds} {region}"] = int(cov.loc[ds, region]) if ds in cov.index else None
     return row
+
+
+# ----------------------------------------------------------------------------- sentences of notebook 05
+def paper_threshold_sentence(table: pd.DataFrame) -> str:
+    """The "what we found" line on :func:`paper_threshold_table`: each dataset's SFD and DFS counts
+    under the paper's thresholds (Section 4.5.2)."""
+    p = table[table.Thresholds == "paper's"].set_index("Dataset")
+    if p.empty:
+        return not_computed("the counts under the paper's thresholds")
+    parts = [f"{ds}: SFD {int(r['SFD'])}, DFS {int(r['DFS'])} of {int(r['n'])}" for ds, r in p.iterrows()]
+    return "- Under the paper's thresholds: " + "; ".join(parts) + " (the paper's counts in the table above)."
+
+
+def released_sentence(table: pd.DataFrame) -> str:
+    """The "what we found" line on :func:`released_hits`: the authors' released optimised variants in
+    DFS and mutants in SFD, under the paper's thresholds and under ours."""
+    r = table.set_index("Variants")
+    if "all OPT" not in r.index or not r.loc["all OPT", "n"]:
+        return not_computed("the released variants' check (no released pairs in this run)")
+    o, m = r.loc["all OPT"], r.loc["all MUT"]
+    inside, share = inside_column, share_column
+    return (f"- The authors' released variants under the paper's thresholds: {o[inside(PAPERS)]:.0f} of {o['n']:.0f} "
+            f"optimised in DFS ({o[share(PAPERS)]}%, 95% CI {o[share(PAPERS) + ' CI low']}-"
+            f"{o[share(PAPERS) + ' CI high']}); {m[inside(PAPERS)]:.0f} of {m['n']:.0f} mutants in SFD "
+            f"({m[share(PAPERS)]}%). Under ours: {o[share(OURS)]}% and {m[share(OURS)]}%.")
+
+
+def ablation_sentence(table: pd.DataFrame) -> str:
+    """The "what we found" line on :func:`ablation`: the thresholds Algorithm 2 gives on our points
+    over the metric sets with a region floor, and on the other fitted points."""
+    floored = table[FLOOR_RULE].fillna("none") != "none"
+    fitted = table[table["x_lo"].notna() & floored]
+    ours = fitted[fitted["Fitted on"] == OUR_POINTS]
+    other = fitted[fitted["Fitted on"] != OUR_POINTS]
+    if ours.empty:
+        return not_computed("the Algorithm 2 ablation on our points (no metric set could be fitted here)")
+    text = (f"- Algorithm 2 ablation: on our points, x_lo is {', '.join(f'{x:.2f}' for x in sorted(set(ours.x_lo)))} "
+            f"and x_hi {', '.join(f'{x:.2f}' for x in sorted(set(ours.x_hi)))} over {len(ours)} metric sets "
+            f"(first fitted row, {ours.iloc[0]['Metrics']}: {ours.iloc[0].x_lo:.2f} / {ours.iloc[0].x_hi:.2f})")
+    text += "".join(f"; {r['Metrics']} on {r['Fitted on']}: {r['x_lo']:.2f} / {r['x_hi']:.2f} / {r['y_lo']:.2f} / "
+                    f"{r['y_hi']:.2f}" for _, r in other.iterrows())
+    return text + " (x_lo / x_hi / y_lo / y_hi; the paper's in the last row of the table)."

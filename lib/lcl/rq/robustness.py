@@ -38,19 +38,22 @@ perturbation bug (``behaviour changed``) or a pair the fuzzer cannot judge
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import pandas as pd
 
 from lcl.core import seeds
 from lcl.core.profiles import Profile
-from lcl.core.records import Outcome, PairRow, result_outcome
+from lcl.core.records import Finding, Outcome, PairRow, finding_slug, result_outcome
 from lcl.engine import stats
 from lcl.engine.variants.perturb import PERTURBATIONS, mutant_with_reference_comments, perturb_pairs
 from lcl.study import scoring
 from lcl.study.labelling import label_candidates, profile_settings
 from lcl.study.task_specs import spec_uid
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: the sides of an OPT pair a perturbation is applied to (the variant, or the reference)
 SIDES: tuple[str, ...] = ("variant", "reference")
@@ -332,3 +335,80 @@ def largest_shift(table: pd.DataFrame) -> pd.DataFrame:
 
 def _r(x: float) -> float:
     return round(float(x), 4) + 0.0  # + 0.0 turns a rounded -0.0 into 0.0
+
+
+def plot_shifts(shifts: pd.DataFrame) -> Figure:
+    """Figure X2: each metric's mean score shift with its 95% CI (:func:`shift_table`), per kind and
+    perturbation, one panel for the perturbed variant or mutant and one for the perturbed reference;
+    0 is a metric that does not move under behaviour-preserving edits."""
+    import matplotlib.pyplot as plt
+
+    metrics_shown = list(dict.fromkeys(shifts["metric"]))
+    panels = [("variant", "perturbed variant (OPT) / mutant (MUT)"), ("reference", "perturbed reference (OPT)")]
+    widths = [max(1, len(shifts.loc[shifts.side == side, ["kind", "perturbation"]].drop_duplicates()))
+              for side, _ in panels]
+    fig, axes = plt.subplots(1, 2, figsize=(12, 4.4), sharey=True, gridspec_kw={"width_ratios": widths})
+    for ax, (side, title) in zip(axes, panels):
+        t = shifts[shifts.side == side]
+        groups = list(dict.fromkeys(t["kind"] + ": " + t["perturbation"]))
+        sizes = t.assign(g=t["kind"] + ": " + t["perturbation"]).groupby("g")["n"].max()
+        w = 0.8 / max(1, len(metrics_shown))
+        for i, m in enumerate(metrics_shown):
+            tm = t[t.metric == m].assign(g=lambda d: d["kind"] + ": " + d["perturbation"]).set_index("g").reindex(groups)
+            y = tm["shift"].to_numpy(float)
+            err = np.vstack([y - tm["shift_ci_low"].to_numpy(float), tm["shift_ci_high"].to_numpy(float) - y])
+            ax.bar(np.arange(len(groups)) + i * w, y, width=w, yerr=err, capsize=2, label=m)
+        ax.axhline(0, color="black", lw=0.6)
+        ax.set_xticks(np.arange(len(groups)) + w * (len(metrics_shown) - 1) / 2,
+                      [f"{g} (n = {sizes[g]})" for g in groups], rotation=30, ha="right", fontsize=7)
+        ax.set_title(title, fontsize=9)
+    axes[0].set_ylabel("mean score shift (95% CI)")
+    axes[0].legend(frameon=False, fontsize=7)
+    fig.suptitle("X2: score shift under behaviour-preserving edits (0 = robust)", fontsize=10)
+    fig.tight_layout()
+    return fig
+
+
+def findings(most: pd.DataFrame, rejected: pd.DataFrame) -> list[Finding]:
+    """X2's findings: each metric's largest mean shift (:func:`largest_shift`) and the share of
+    perturbed programs the fuzzer rejected (:func:`rejected_counts`)."""
+    items: list[Finding] = []
+    for _, r in most.iterrows():
+        items.append(Finding(
+            f"X2.largest_shift.{finding_slug(r['metric'])}", "X2", f"largest mean score shift of {r['metric']}",
+            float(r["shift"]),
+            f"{r['metric']} moves most under {r['perturbation']} of the {r['side']} ({r['kind']} pairs): mean shift "
+            f"{r['shift']:+.3f} (95% CI {r['shift_ci_low']:+.3f} to {r['shift_ci_high']:+.3f}) over {int(r['n'])} "
+            "behaviour-preserving pairs.", float(r["shift_ci_low"]), float(r["shift_ci_high"]), int(r["n"])))
+    n_pert, n_ok = int(rejected["perturbed"].sum()), int(rejected["verified"].sum())
+    n_changed = int(rejected["behaviour_changed"].sum())
+    share = (n_pert - n_ok) / n_pert if n_pert else float("nan")
+    items.append(Finding(
+        "X2.rejected_share", "X2", "share of perturbed programs rejected by the fuzzer", round(share, 4),
+        f"{n_pert - n_ok} of {n_pert} perturbed programs ({share:.1%}) were not verified equivalent to their original "
+        f"({n_changed} changed behaviour, {n_pert - n_ok - n_changed} could not be judged) and were dropped.",
+        n=n_pert))
+    return items
+
+
+def what_we_found(shifts: pd.DataFrame, most: pd.DataFrame, rejected: pd.DataFrame, sample_note: str) -> list[str]:
+    """Notebook 10's X2 lines: what the fuzzer made of the perturbed programs (:func:`rejected_counts`;
+    ``sample_note`` says which pairs were perturbed), how many CEM x perturbation x side cells of
+    :func:`shift_table` moved beyond their 95% CI (the sensitivity rows left out) and each CEM's
+    largest shift (:func:`largest_shift`)."""
+    n_pert, n_ok = int(rejected["perturbed"].sum()), int(rejected["verified"].sum())
+    n_second = int(rejected["verified_by_label_verdicts"].sum())
+    n_changed = int(rejected["behaviour_changed"].sum())
+    cem = [m for m in dict.fromkeys(shifts["metric"]) if m != scoring.label(scoring.SURFACE)]
+    ok_shifts = shifts[shifts.metric.isin(cem) & ~shifts.perturbation.str.endswith(STORED)]
+    moved = ok_shifts[(ok_shifts.shift_ci_low > 0) | (ok_shifts.shift_ci_high < 0)]
+    return [
+        f"- {n_pert} perturbed programs were fuzzed; {n_ok} verified equivalent ({n_second} of them by the labelled "
+        f"pair's verdicts), {n_changed} changed behaviour "
+        f"(perturbation bugs), {n_pert - n_ok - n_changed} could not be judged. " + sample_note,
+        f"- Of {len(ok_shifts)} (CEM x perturbation x side) cells, {len(moved)} have a mean shift whose 95% CI "
+        "excludes 0: the CEM's score moved although the behaviour did not (sensitivity rows not counted).",
+        *[f"- {r['metric']}: largest shift {r['shift']:+.3f} [{r['shift_ci_low']:+.3f}, {r['shift_ci_high']:+.3f}] "
+          f"under {r['perturbation']} ({r['kind']}, {r['side']}, n = {int(r['n'])}; mean score {r['mean_before']:.3f} "
+          f"-> {r['mean_after']:.3f})." for _, r in most.iterrows()],
+    ]

@@ -13,7 +13,7 @@ import math
 import random
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
 
 import numpy as np
@@ -496,7 +496,7 @@ def cost_summary(runs: pd.DataFrame, label: str, settings: TrainSettings, device
     per = runs.drop_duplicates(["p", "model"])["train_s"].astype(float)
     return {"run": label, "models": len(per), "train s per model (mean)": float(per.mean()),
             "train s per model (max)": float(per.max()), "train s (all models)": float(per.sum()),
-            "settings": ", ".join(f"{k}={v}" for k, v in settings.items()), "device": device}
+            "settings": settings_text(settings), "device": device}
 
 
 def calibrate(rows: list[PairRow], config: TrainSettings, batch: int = 16) -> dict[str, float]:
@@ -612,3 +612,188 @@ def plot_learned_gain(gain: pd.DataFrame, label: str = "CodeScore-style (retrain
     ax.legend(frameon=False, fontsize=8)
     fig.tight_layout()
     return fig
+
+
+# ------------------------------------------------------------------- notebook 07's tables and sentences
+def settings_text(cfg: Mapping[str, object]) -> str:
+    """Training settings as ``key=value, ...`` (the tables' notes and the cost table)."""
+    return ", ".join(f"{k}={v}" for k, v in cfg.items())
+
+
+def label_means(sets: Mapping[str, list[PairRow]]) -> dict[str, float]:
+    """The mean df_score of each named set of pairs (NaN for an empty one)."""
+    return {name: (sum(df_of(r) for r in rows) / len(rows) if rows else float("nan")) for name, rows in sets.items()}
+
+
+def setup_table(base_pool: list[PairRow], local_pool: list[PairRow], pie: list[PairRow], size: int,
+                baseline: list[PairRow], local_test: list[PairRow]) -> tuple[pd.DataFrame, dict[str, float]]:
+    """Section 4.7.1's sets as notebook 07 builds them: the two training pools (:func:`training_pools`),
+    the held-out PIE pairs, the fixed training size (:func:`training_size`) and the evaluation sets
+    (:func:`evaluation_sets`), with their sizes and mean labels; also the mean labels by set
+    (``base``, ``LoCaL``, ``Baseline``, ``LoCaL_test``)."""
+    mean = label_means({"base": base_pool, "LoCaL": local_pool, "Baseline": baseline, "LoCaL_test": local_test})
+    table = pd.DataFrame([
+        {"set": "base training pool (codegen-2b HumanEval, fuzzer-labelled)", "pairs": len(base_pool),
+         "mean df_score": mean["base"]},
+        {"set": "LoCaL training pool (non-PIE)", "pairs": len(local_pool), "mean df_score": mean["LoCaL"]},
+        {"set": "held-out PIE LoCaL pairs", "pairs": len(pie), "mean df_score": None},
+        {"set": "fixed training size", "pairs": size, "mean df_score": None},
+        {"set": "Baseline (CodeScore_test sample)", "pairs": len(baseline), "mean df_score": mean["Baseline"]},
+        {"set": "LoCaL_test (held-out PIE sample)", "pairs": len(local_test), "mean df_score": mean["LoCaL_test"]},
+    ])
+    return table, mean
+
+
+def table6_notes(label: str, config: TrainSettings, device: str, profile: Profile, *, base_pool: list[PairRow],
+                 base_dropped: Mapping[str, int], local_pool: list[PairRow], size: int, pie: list[PairRow],
+                 baseline: list[PairRow], local_test: list[PairRow], removed: Mapping[str, int]) -> list[str]:
+    """The notes of Table 6 and its runs table: the model and its settings, the validation split, the
+    mean baseline, the pools and what was dropped or removed from them, the fixed training size, the
+    evaluation sets and the models per p (Section 4.7.1)."""
+    return [
+        f"Model: {label}, MiniLM cross-encoder fine-tuned on CPU, not CodeScore; settings (fixed across p): "
+        f"{settings_text(config)}; device {device}.",
+        f"Validation: {VAL_FRACTION:.1%} of each model's training draw (same p mix) held out for early stopping "
+        "(best validation MAE kept); the rest is trained on.",
+        "Mean baseline: predicts the mean df_score of each model's training pairs for every pair (no learning).",
+        f"Base pool: {len(base_pool)} codegen-2b HumanEval completions labelled by our fuzzer "
+        f"(N = {profile.fuzz_inputs_function}, R = {profile.fuzz_runs}); dropped: "
+        + (", ".join(f"{k} = {v}" for k, v in base_dropped.items()) or "none") + ".",
+        f"Training size fixed at {size} = min(base pool {len(base_pool)}, LoCaL non-PIE pool {len(local_pool)})"
+        + (" (the LoCaL pool is the smaller one, so the size is below the base set's)"
+           if len(local_pool) < len(base_pool) else "") + "; p% of it LoCaL (curated), the rest base pairs.",
+        f"Evaluation: Baseline = {len(baseline)} random CodeScore_test pairs (authors' labels), LoCaL_test = "
+        f"{len(local_test)} random held-out PIE LoCaL pairs (of {len(pie)}), Combined = both; same sets for every "
+        "model.",
+        f"{profile.rq5_models_per_p} independent model(s) per p (seed per (p, k): training sample, validation split "
+        "and initialisation); std is the sample std over models (— with one model).",
+        "Removed from the training pools: " + (", ".join(f"{k} = {v}" for k, v in removed.items()) or "nothing") + ".",
+    ]
+
+
+def runs_table(base_rows: list[PairRow], local_rows: list[PairRow], codescore_test_rows: list[PairRow],
+               percentages: Sequence[int], profile: Profile, seed: int, config: TrainSettings, *,
+               run: bool = True) -> pd.DataFrame:
+    """:func:`experiment` with the profile's models per p and evaluation size and the validation split
+    of Section 4.7.1 (:data:`VAL_FRACTION`); an empty runs table when ``run`` is false (no training
+    pool or no evaluation set here)."""
+    if not run:
+        return pd.DataFrame(columns=RUN_COLUMNS)
+    return experiment(base_rows, local_rows, codescore_test_rows, list(percentages), profile.rq5_models_per_p,
+                      profile.rq5_eval, seed, config=config, val_fraction=VAL_FRACTION)
+
+
+def headline_note(head: Mapping[str, float], paper: Mapping[str, float]) -> str:
+    """Section 4.7.2's three percentages (:func:`headline`), ours beside the paper's."""
+    return ("p = 100 vs p = 0: LoCaL_test MAE reduction {:.1f}% (paper ≈{:g}%), Baseline MAE change {:+.1f}% "
+            "(paper +{:g}%), Combined MAE drop {:.1f}% (paper ≈{:g}%).".format(
+                head["RQ5.local_test_reduction"], paper["RQ5.local_test_reduction"],
+                head["RQ5.baseline_increase"], paper["RQ5.baseline_increase"],
+                head["RQ5.combined_drop"], paper["RQ5.combined_drop"]))
+
+
+def _mean_std(m: float, s: float) -> str:
+    return "—" if m != m else f"{m:.2f}" + ("" if s != s else f" (±{s:.2f})")
+
+
+def table6_shown(table: pd.DataFrame) -> pd.DataFrame:
+    """Table 6 (:func:`table6`) as the paper prints it: one row per set and source (ours, the mean
+    baseline, the paper's), one column per p, each cell ``mean (±std)``."""
+    rows = {f"{n} (ours)": [_mean_std(r[f"{n} MAE"], r[f"{n} std"]) for _, r in table.iterrows()] for n in RQ5_SETS}
+    rows |= {f"{n} (mean baseline)": [_mean_std(r[f"{n} MAE (mean baseline)"], float("nan"))
+                                      for _, r in table.iterrows()] for n in RQ5_SETS}
+    rows |= {f"{n} (paper)": [_mean_std(r[f"{n} MAE (paper)"], r[f"{n} std (paper)"]) for _, r in table.iterrows()]
+             for n in RQ5_SETS}
+    return pd.DataFrame(rows, index=[f"{p}%" for p in table["p (%)"]]).T
+
+
+def summary_row(label: str, table: pd.DataFrame) -> dict[str, object]:
+    """One row of the sensitivity table: a :func:`table6` table's MAE and std per set at the lowest
+    and highest p, the mean baseline at the highest, Section 4.7.2's three percentages
+    (:func:`headline`) and whether the paper's direction holds (:func:`direction`)."""
+    if table.empty:
+        return {"run": label}
+    d, h = direction(table), headline(table)
+    out: dict[str, object] = {"run": label, "models per p": int(table["models"].max())}
+    t = table.set_index("p (%)")
+    for name in RQ5_SETS:
+        for p in (d["p_lo"], d["p_hi"]):
+            r = t.loc[p]
+            out[f"{name} MAE p={p}"] = r[f"{name} MAE"]
+            out[f"{name} std p={p}"] = r[f"{name} std"]
+        out[f"{name} mean baseline p={d['p_hi']}"] = t.loc[d["p_hi"], f"{name} MAE (mean baseline)"]
+    out |= {"LoCaL_test reduction %": h["RQ5.local_test_reduction"], "Baseline change %": h["RQ5.baseline_increase"],
+            "Combined drop %": h["RQ5.combined_drop"], "paper direction holds": d["holds"]}
+    return out
+
+
+def sensitivity_table(tables: Sequence[tuple[str, pd.DataFrame]]) -> pd.DataFrame:
+    """:func:`summary_row` of each (label, :func:`table6` table), one row each."""
+    return pd.DataFrame([summary_row(label, t) for label, t in tables])
+
+
+#: the paper-like fine-tuning the cost table estimates: every layer, 512 tokens, no trimming
+PAPER_LIKE: TrainSettings = {"mode": "full", "max_length": 512, "unfreeze_layers": None, "trim_common_prefix": False}
+
+
+def cost_estimates(local_pool: list[PairRow], profile: str, full: Profile, device: str) -> list[dict[str, object]]:
+    """Two rows of the cost table, estimated from a :func:`calibrate` run on ``local_pool``: this CPU
+    setting and paper-like fine-tuning (:data:`PAPER_LIKE`, 3 passes over the base set: the paper
+    states no epoch count) over the ``full`` profile's grid (:func:`grid_seconds`)."""
+    cal_rows = sorted(local_pool, key=lambda r: str(r["id"]))
+    n_models = len(full.rq5_percentages) * full.rq5_models_per_p
+    val_full = round(VAL_FRACTION * full.rq5_base_pairs)  # upper bound: training size <= base pairs
+    # pairs a full grid visits at least once: both pools (the LoCaL pool's full size is known only at full;
+    # elsewhere it is taken as large as the base set) and the two evaluation sets
+    distinct = full.rq5_base_pairs + (len(local_pool) if profile == "full" else full.rq5_base_pairs) + 2 * full.rq5_eval
+    rows: list[dict[str, object]] = []
+    for label, cfg, pair_steps, evals in (
+            ("estimate: this CPU setting, full profile grid", rq5_config(full), full.rq5_max_steps * 16,
+             full.rq5_max_steps // full.rq5_eval_every),
+            ("estimate: paper-like fine-tuning, full profile grid", PAPER_LIKE, 3 * full.rq5_base_pairs, 3)):
+        cal = calibrate(cal_rows, cfg, batch=16 if cfg.get("cache_frozen") else 1)
+        total = grid_seconds(cal, models=n_models, train_pair_steps=pair_steps,
+                             predicted_pairs=evals * val_full + 2 * full.rq5_eval, distinct_pairs=distinct)
+        rows.append({"run": label, "models": n_models, "train s per model (mean)": total / n_models,
+                     "train s per model (max)": float("nan"), "train s (all models)": total,
+                     "settings": settings_text(cfg) + f"; {pair_steps} pair-steps, {evals} validations of "
+                     f"{val_full} pairs per model, {distinct} distinct pairs; calibrated "
+                     f"{cal['train_s_per_pair']:.3f} s "
+                     f"per training pair, {cal['predict_s_per_pair']:.3f} s per predicted pair, "
+                     f"{cal['first_pass_s_per_pair']:.3f} s per pair's first pass", "device": device})
+    return rows
+
+
+def cost_table(measured: Sequence[tuple[pd.DataFrame, str, TrainSettings]], local_pool: list[PairRow], profile: str,
+               full: Profile, device: str) -> pd.DataFrame:
+    """The cost table: one measured row per (runs table, label, settings) of ``measured``
+    (:func:`cost_summary`), then the two estimates for the full grid (:func:`cost_estimates`)."""
+    rows: list[Mapping[str, object]] = [cost_summary(runs, label, cfg, device) for runs, label, cfg in measured]
+    return pd.DataFrame(rows + cost_estimates(local_pool, profile, full, device))
+
+
+def result_lines(t6: pd.DataFrame, frozen: pd.DataFrame, local_all: pd.DataFrame | None, gain: pd.DataFrame,
+                 percentages: Sequence[int], models_per_p: int) -> list[str]:
+    """Notebook 07's "what we found" lines on the numbers: whether Section 4.7.2's direction holds for
+    the fine-tuned models (Table 6), the frozen encoder and LoCaL-all (``local_all``, when run), and
+    at the lowest and highest p each set's MAE against the mean baseline and the learned gain over
+    the mean predictor (:func:`learned_gain`) with its interval."""
+    ends = (min(percentages), max(percentages))
+    lines = [f"- Fine-tuned ({models_per_p} model(s) per p): {direction_sentence(direction(t6))}",
+             f"- Frozen encoder (cheaper variant): {direction_sentence(direction(frozen))}"]
+    if local_all is not None:
+        lines.append(f"- LoCaL-all (fine-tuned, endpoints): {direction_sentence(direction(local_all))}")
+    for p in ends:
+        r = t6.set_index("p (%)").loc[p]
+        vs = [f"{n} {r[f'{n} MAE']:.3f} vs {r[f'{n} MAE (mean baseline)']:.3f} "
+              f"({'better' if r[f'{n} MAE'] < r[f'{n} MAE (mean baseline)'] else 'not better'})"
+              for n in RQ5_SETS if r[f"{n} MAE"] == r[f"{n} MAE"]]
+        lines.append(f"- Fine-tuned vs the mean baseline at p = {p} (MAE, mean over models): " + "; ".join(vs) + ".")
+    for p in ends:
+        gp = gain[gain["p (%)"] == p].set_index("set")
+        parts = [f"{n} {g['learned gain']:+.3f}" + ("" if g["CI low"] != g["CI low"] else
+                                                     f" [{g['CI low']:+.3f}, {g['CI high']:+.3f}]")
+                 + f" ({int(g['models beating the mean predictor'])} of {int(g['models'])} models beat it)"
+                 for n, g in gp.iterrows()]
+        lines.append(f"- Learned gain over the mean predictor at p = {p}: " + "; ".join(parts) + ".")
+    return lines

@@ -15,6 +15,7 @@ so that the evaluation sets never choose the setting they then judge.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -218,3 +219,10 @@ def finding(table: pd.DataFrame, p: int, set_name: str = "Combined") -> str:
     if best is None or best == first:
         return f"p = {p}: Table 6's setting has the lowest validation MAE ({part(first)})."
     return f"p = {p}: Table 6's setting ({part(first)}); lowest validation MAE: {part(best)}."
+
+
+def finding_lines(table: pd.DataFrame, percentages: Sequence[int]) -> list[str]:
+    """Notebook 07's capacity lines: :func:`finding` at the lowest and the highest p (none without runs)."""
+    if not len(table):
+        return []
+    return [f"- Capacity, {finding(table, p)}" for p in (min(percentages), max(percentages))]

@@ -28,21 +28,24 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import pandas as pd
 
 from lcl.core import cache, seeds
-from lcl.core.records import LabelCounts, PairRow, df_of
+from lcl.core.records import Finding, LabelCounts, PairRow, df_of
 from lcl.engine.fuzz import semantics as S
 from lcl.engine.fuzz.algorithm import code_digest, fuzz_pair
 from lcl.engine.fuzz.batch import generator_name
 from lcl.engine.inputs.generate import task_seeds
 from lcl.engine.stats import wilson
 from lcl.study.task_specs import SpecGenerator, resolve_published, tasks_for
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: the log grid of input counts for the convergence curve (capped at each pair's N)
 N_GRID: tuple[int, ...] = (10, 20, 50, 100, 200, 500, 1000, 2000)
@@ -396,3 +399,222 @@ def cost(table: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(rows)
 
 
+# ------------------------------------------------------------------------------- notebook 09's tables
+#: the dataset labels of notebook 09's tables: LoCaL, and LoCaL-all as the sensitivity rows
+LOCAL, LOCAL_ALL = "LoCaL", "LoCaL-all (sensitivity)"
+#: the sparse ground truths of :func:`sparse_false_equivalence`, in its order
+GROUND_TRUTHS = ("(a) own tests", "(b) first 100 inputs", "(b') first 100 generated inputs")
+NOT_REPRODUCED_COLUMNS = ["id", "run0_archived", "run0_full", "run0_excluded", "run0_timeouts", "run0_invalid",
+                          "c_timeouts_invalid", "time_dependent"]
+
+
+def not_reproduced(*tables: pd.DataFrame) -> pd.DataFrame:
+    """The pairs of :func:`study_table`'s ``tables`` (each pair once) whose run 0 did not reproduce the
+    archived ``run_scores[0]``, flagged :func:`time_dependent` where a timeout, an invalid input or an
+    excluded run can explain it."""
+    off = pd.concat(tables).drop_duplicates("id")
+    off = off[~off.reproduces.astype(bool)]
+    return off.assign(time_dependent=time_dependent(off))[NOT_REPRODUCED_COLUMNS]
+
+
+def convergence_table(per_pair: pd.DataFrame, paper_n: Mapping[str, int]) -> tuple[pd.DataFrame, dict[str, int | None]]:
+    """:func:`convergence_summary` over every pair (level ``all``) and per level (function, program),
+    with ``enough_N`` (:func:`smallest_sufficient_n` of the level) and ``paper_N`` (the paper's N of
+    the level, Algorithm 1: ``paper_n``); also the enough N per level."""
+    conv = convergence(per_pair)
+    summary = pd.concat([convergence_summary(conv).assign(level="all")]
+                        + [convergence_summary(g).assign(level=lv) for lv, g in conv.groupby("level")],
+                        ignore_index=True)
+    enough = {lv: smallest_sufficient_n(g) for lv, g in summary.groupby("level")}
+    summary["enough_N"] = summary.level.map(enough)
+    summary["paper_N"] = summary.level.map(paper_n)
+    return summary, enough
+
+
+def mae_table(scored: pd.DataFrame, per_pair: pd.DataFrame, cems: Sequence[str], *, n_boot: int,
+              seed: int) -> pd.DataFrame:
+    """Table 5's MAE (Section 4.2) of each CEM of ``scored`` against the ground truths (c), (b) and
+    (a) of :func:`study_table`'s ``per_pair``, on the pairs that have all three and, for (b) against
+    (c), on every pair with (b); with the paired bootstrap change from (c) (:func:`paired_mae`)."""
+    m = scored.merge(per_pair[["id", "df_a", "df_b"]], on="id")
+    both = m[m.df_a.notna() & m.df_b.notna()]
+    rows = []
+    for c in cems:
+        for sub, g in (("pairs with (a), (b), (c)", both), ("all pairs, (b) vs (c)", m[m.df_b.notna()])):
+            truths = {"(c) full": g.df_score.to_numpy(float), "(b) first 100": g.df_b.to_numpy(float)}
+            if sub.startswith("pairs with"):
+                truths["(a) own tests"] = g.df_a.to_numpy(float)
+            for r in paired_mae(g[c].to_numpy(float), truths, "(c) full", n_boot=n_boot, seed=seed):
+                rows.append({"CEM": c, "pairs": sub, **r})
+    return pd.DataFrame(rows)
+
+
+def plot_sparse_equivalence(fe: pd.DataFrame) -> Figure:
+    """Figure: per benchmark x kind, the share of pairs each sparse ground truth calls equivalent
+    while the full label does not (:func:`sparse_false_equivalence`, Wilson 95% bars), one panel for
+    LoCaL and one for LoCaL-all; "n/a" where there is no such ground truth (PIE: no own tests)."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(12, 3.8), sharey=True)
+    for ax, (name, frame) in zip(axes, (("LoCaL", LOCAL), ("LoCaL-all", LOCAL_ALL))):
+        f = fe[(fe.dataset == frame) & (fe.benchmark != "all") & (fe.n > 0)]
+        groups = sorted({(b, k) for b, k in zip(f.benchmark, f.variant_type)})
+        x = np.arange(len(groups))
+        for i, gt in enumerate(GROUND_TRUTHS):
+            g = f[f.ground_truth == gt].set_index(["benchmark", "variant_type"])
+            vals = np.array([g.loc[k, "share"] if k in g.index else np.nan for k in groups])
+            lo = np.array([g.loc[k, "ci_low"] if k in g.index else np.nan for k in groups])
+            hi = np.array([g.loc[k, "ci_high"] if k in g.index else np.nan for k in groups])
+            ax.bar(x + (i - 1) * 0.27, vals, width=0.27, label=gt,
+                   yerr=np.vstack([vals - lo, hi - vals]), capsize=2)
+            for j in np.flatnonzero(np.isnan(vals)):  # PIE: no own tests
+                ax.text(x[j] + (i - 1) * 0.27, 0.005, "n/a", ha="center", fontsize=6, rotation=90)
+        ax.set_xticks(x, [f"{b}\n{k}" for b, k in groups], fontsize=6.5)
+        ax.set_title(name, fontsize=9)
+    axes[0].set_ylabel("share: sparse says 1, full label < 1")
+    axes[0].legend(frameon=False, fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def plot_convergence(summary: pd.DataFrame, paper_n: Mapping[str, int], profile: str) -> Figure:
+    """Figure: median and 90th percentile of |df(N) - df(full)| against N per level
+    (:func:`convergence_table`), the paper's N of each level dotted and the tolerance in red."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(6, 3.6))
+    for lv, g in summary[summary.level != "all"].groupby("level"):
+        ax.plot(g.N, g["median"], marker="o", label=f"{lv}s: median")
+        ax.plot(g.N, g.p90, marker="s", linestyle="--", label=f"{lv}s: 90th percentile")
+        ax.axvline(paper_n[str(lv)], color="grey", linestyle=":", linewidth=1)
+    ax.axhline(TOLERANCE, color="red", linewidth=0.8, label=f"tolerance {TOLERANCE}")
+    ax.set_xscale("log")
+    ax.set_xlabel("N (first N inputs of run 0); dotted: the paper's N")
+    ax.set_ylabel("|df(N) - df(full)|")
+    ax.legend(frameon=False, fontsize=7)
+    ax.set_title(f"Convergence of df(N) on LoCaL ({profile})", fontsize=9)
+    fig.tight_layout()
+    return fig
+
+
+# ------------------------------------------------------------------------------- notebook 09's findings
+def overall(fe: pd.DataFrame, dataset: str, ground_truth: str) -> pd.Series:
+    """The row of :func:`sparse_false_equivalence` over every benchmark for ``dataset`` and ``ground_truth``."""
+    return fe[(fe.dataset == dataset) & (fe.benchmark == "all") & (fe.ground_truth == ground_truth)].iloc[0]
+
+
+def worst_stratum_text(strata: pd.DataFrame, where: str) -> str:
+    """The benchmark x kind stratum where own tests (a) most often call a pair equivalent that the
+    full label does not (``strata``: rows of :func:`sparse_false_equivalence`, worst first)."""
+    if not len(strata) or strata.iloc[0].k == 0:
+        return f"no benchmark x kind stratum has such a pair {where}"
+    r = strata.iloc[0]
+    return (f"the worst stratum {where} is {r.benchmark} {r.variant_type}: {r.share:.1%} ({int(r.k)}/{int(r.n)}, "
+            f"CI {r.ci_low:.1%}-{r.ci_high:.1%})")
+
+
+def what_we_found(fe: pd.DataFrame, repro: pd.DataFrame, near: pd.DataFrame, widths: pd.DataFrame,
+                  summary: pd.DataFrame, enough: Mapping[str, int | None], ours_n: Mapping[str, int],
+                  paper_n: Mapping[str, int], off: pd.DataFrame, mae: pd.DataFrame) -> list[str]:
+    """Notebook 09's "what we found" lines, each computed from its tables: run 0's reproduction
+    (``repro``, ``off``: :func:`not_reproduced`), the sparse ground truths' false equivalences
+    (``fe``) and the worst stratum, the near-perfect band (``near``), the df_score intervals
+    (``widths``), the convergence of df(N) (``summary``, ``enough``: :func:`convergence_table`;
+    our N and the paper's, Algorithm 1) and the CEMs' MAE under each ground truth (``mae``, Table 5's
+    measure)."""
+    fa, fb = overall(fe, LOCAL, GROUND_TRUTHS[0]), overall(fe, LOCAL, GROUND_TRUTHS[1])
+    sa, sb = overall(fe, LOCAL_ALL, GROUND_TRUTHS[0]), overall(fe, LOCAL_ALL, GROUND_TRUTHS[1])
+    fg, sg = overall(fe, LOCAL, GROUND_TRUTHS[2]), overall(fe, LOCAL_ALL, GROUND_TRUTHS[2])
+    rep = repro[(repro.dataset == "LoCaL") & (repro.benchmark == "all")].iloc[0]
+    band = near[(near.dataset == LOCAL) & (near.variant_type == "all")].iloc[0]
+    band_all = near[(near.dataset == LOCAL_ALL) & (near.variant_type == "all")].iloc[0]
+    w = widths[(widths.dataset == LOCAL) & (widths.variant_type == "all")].iloc[0]
+    n100 = summary[(summary.level == "all") & (summary.N == SPARSE_N)]
+    enough_txt = ", ".join(f"{lv}s: {'none of the grid' if v is None else v}"
+                           f"{' (only the whole run itself)' if v == ours_n[lv] else ''} (ours {ours_n[lv]}, "
+                           f"paper {paper_n[lv]})"
+                           for lv, v in enough.items() if lv != "all")
+    ratio_txt = ", ".join(f"{paper_n[lv] / v:g}x (functions)" if lv == "function" else f"{paper_n[lv] / v:g}x (programs)"
+                          for lv, v in enough.items() if lv in paper_n and v)
+    strata = fe[(fe.benchmark != "all") & (fe.ground_truth == GROUND_TRUTHS[0]) & (fe.n > 0)]
+    worst = [strata[pick].sort_values(["share", "n"], ascending=False) for pick in (strata.dataset == LOCAL,
+                                                                                     strata.dataset != LOCAL)]
+    mae_c = mae[(mae.pairs == "pairs with (a), (b), (c)")]
+    pivot = mae_c.pivot(index="CEM", columns="ground_truth", values="mae") if len(mae_c) else pd.DataFrame()
+    lines = [
+        f"- Run 0 reproduced the archived run_scores[0] exactly for {int(rep.reproduced)} of {int(rep.pairs)} LoCaL "
+        f"pairs; over both samples {len(off)} pair(s) did not, {int(off.time_dependent.sum())} of them with a "
+        "timeout, an input invalid by the reference's time, or an archived run excluded for time on one side "
+        "(CPU-time limits near their cap can fall either way on another machine).",
+        f"- On LoCaL, the own tests (a) call {fa.share:.1%} of pairs equivalent while the full label does not "
+        f"({int(fa.k)}/{int(fa.n)}, 95% CI {fa.ci_low:.1%}-{fa.ci_high:.1%}); the first 100 inputs (b): {fb.share:.1%} "
+        f"({int(fb.k)}/{int(fb.n)}, CI {fb.ci_low:.1%}-{fb.ci_high:.1%}). Curation keeps only mutants with df < 0.5, "
+        f"which sparse tests seldom score 1; before curation (LoCaL-all sample): (a) {sa.share:.1%} "
+        f"({int(sa.k)}/{int(sa.n)}, CI {sa.ci_low:.1%}-{sa.ci_high:.1%}), (b) {sb.share:.1%} ({int(sb.k)}/{int(sb.n)}). "
+        f"With the seed inputs left out, the first 100 generated inputs (b') say so for {fg.share:.1%} of LoCaL "
+        f"({int(fg.k)}/{int(fg.n)}) and {sg.share:.1%} of LoCaL-all ({int(sg.k)}/{int(sg.n)}).",
+        f"- Near-perfect band (0.98 <= df < 1): {band.band_share:.1%} of LoCaL pairs ({int(band.band_k)}/"
+        f"{int(band.band_n)}), {band_all.band_share:.1%} of the LoCaL-all sample ({int(band_all.band_k)}/"
+        f"{int(band_all.band_n)}); of those, (a) calls {int(band_all.a_says_1)}/{int(band_all.a_n)} and (b) "
+        f"{int(band_all.b_says_1)}/{int(band_all.b_n)} equivalent.",
+        f"- Each archived df_score rests on a median of {w.valid_inputs_median:.0f} valid inputs; its Wilson 95% "
+        f"interval has median width {w.width_median:.3f} (90th percentile {w.width_p90:.3f}).",
+        "- " + (f"At N = {SPARSE_N}, |df(N) - df(full)| has median {n100['median'].iloc[0]:.3f} and 90th percentile "
+                f"{n100.p90.iloc[0]:.3f}. " if len(n100) else "") + f"Smallest N with 90% of pairs within 0.05: "
+        f"{enough_txt}" + (f"; the paper's N is {ratio_txt} that" if ratio_txt else "") + ".",
+    ]
+    lines.insert(2, f"- For (a), {worst_stratum_text(worst[0], 'on LoCaL')}; "
+                    f"{worst_stratum_text(worst[1], 'before curation')}.")
+    if len(pivot) and "(a) own tests" in pivot:
+        lines.append("- MAE on the same pairs, ground truth (c) -> (b) -> (a): " + "; ".join(
+            f"{c} {pivot.loc[c, '(c) full']:.3f} -> {pivot.loc[c, '(b) first 100']:.3f} -> "
+            f"{pivot.loc[c, '(a) own tests']:.3f}" for c in pivot.index) + ".")
+    return lines
+
+
+def _share_finding(fid: str, quantity: str, r: pd.Series, what: str) -> Finding:
+    return Finding(fid, "X1", quantity, float(r.share), f"{what}: {r.share:.1%} of {int(r.n)} pairs "
+                   f"(95% CI {r.ci_low:.1%}-{r.ci_high:.1%}).", float(r.ci_low), float(r.ci_high), int(r.n))
+
+
+def findings(fe: pd.DataFrame, repro: pd.DataFrame, widths: pd.DataFrame, summary: pd.DataFrame,
+             enough: Mapping[str, int | None], ours_n: Mapping[str, int], paper_n: Mapping[str, int]) -> list[Finding]:
+    """Study X1's findings (``tables/findings_09.csv``): the false-equivalence shares of (a) and (b) on
+    LoCaL and LoCaL-all (``fe``), run 0's reproduction (``repro``), the median width of df(c)'s
+    interval (``widths``), |df(100) - df(full)| and the enough N per level (``summary``, ``enough``:
+    :func:`convergence_table`; our N and the paper's, Algorithm 1)."""
+    fa, fb = overall(fe, LOCAL, GROUND_TRUTHS[0]), overall(fe, LOCAL, GROUND_TRUTHS[1])
+    sa, sb = overall(fe, LOCAL_ALL, GROUND_TRUTHS[0]), overall(fe, LOCAL_ALL, GROUND_TRUTHS[1])
+    rep = repro[(repro.dataset == "LoCaL") & (repro.benchmark == "all")].iloc[0]
+    w = widths[(widths.dataset == LOCAL) & (widths.variant_type == "all")].iloc[0]
+    n100 = summary[(summary.level == "all") & (summary.N == SPARSE_N)]
+    found = [
+        _share_finding("X1.own_tests_false_equivalence", "share of LoCaL pairs with df(a) = 1 and df(c) < 1", fa,
+                       "Own benchmark tests call a LoCaL pair equivalent that the full label does not"),
+        _share_finding("X1.first100_false_equivalence", "share of LoCaL pairs with df(b) = 1 and df(c) < 1", fb,
+                       "The first 100 fuzzed inputs call a LoCaL pair equivalent that the full label does not"),
+        _share_finding("X1.own_tests_false_equivalence_all", "share of LoCaL-all pairs with df(a) = 1 and df(c) < 1",
+                       sa, "Before curation, own benchmark tests call a pair equivalent that the full label does not"),
+        _share_finding("X1.first100_false_equivalence_all", "share of LoCaL-all pairs with df(b) = 1 and df(c) < 1",
+                       sb, "Before curation, the first 100 inputs call a pair equivalent that the full label does not"),
+        Finding("X1.run0_reproduced", "X1", "share of pairs whose run 0 reproduces run_scores[0]",
+                float(rep.reproduced / rep.pairs),
+                f"Run 0 fuzzed again reproduced the archived score of {int(rep.reproduced)} of {int(rep.pairs)} pairs.",
+                n=int(rep.pairs)),
+        Finding("X1.df_interval_width_median", "X1", "median Wilson 95% width of df(c)", float(w.width_median),
+                f"The median LoCaL df_score is pinned to a 95% interval {w.width_median:.3f} wide by its inputs.",
+                n=int(w.pairs)),
+    ]
+    if len(n100):
+        found.append(Finding("X1.abs_error_at_100_p90", "X1", "90th percentile of |df(100) - df(full)|",
+                             float(n100.p90.iloc[0]),
+                             f"With the first 100 inputs, 90% of LoCaL pairs are within {n100.p90.iloc[0]:.3f} of their "
+                             f"full-N score.", n=int(n100.pairs.iloc[0])))
+    for lv in ("function", "program"):
+        n = enough.get(lv)
+        if n is not None:
+            found.append(Finding(f"X1.enough_n_{lv}", "X1", f"smallest N with 90% of {lv} pairs within 0.05 of df(full)",
+                                 float(n), f"For {lv}s, {n} inputs bring 90% of LoCaL pairs within "
+                                 f"{TOLERANCE} of their score at our N = {ours_n[lv]} (the paper's N: {paper_n[lv]}).",
+                                 n=int(summary[(summary.level == lv)].pairs.max())))
+    return found

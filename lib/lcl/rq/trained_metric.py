@@ -38,7 +38,7 @@ from scipy import stats as sps
 
 from lcl.core import paths, seeds
 from lcl.core.profiles import Profile
-from lcl.core.records import PairRow
+from lcl.core.records import Finding, PairRow
 from lcl.engine.metrics import codescore_style as cs
 from lcl.engine.metrics.base import Metric
 from lcl.engine.metrics.cache import pair_digest
@@ -48,6 +48,7 @@ from lcl.study.loaders import loc
 from lcl.study.overview import cyclomatic, dependency_kind
 
 from . import rq5
+from .calibration import SURFACE, slug
 
 #: Table 6's p whose training set is LoCaL pairs only, and which of its models is released
 P_LOCAL, MODEL_INDEX = 100, 0
@@ -322,3 +323,166 @@ def model_card(released: Released, profile: str, evaluation: pd.DataFrame, cost:
               "it was trained on. Not a replacement for running tests.", "",
               f"**Use.** `lcl score --metric local_trained --profile {profile} PAIRS.jsonl -o OUT.jsonl`.", ""]
     return "\n".join(lines)
+
+
+# ----------------------------------------------------------------------------- notebook 11's evaluation
+#: the population of :func:`held_out_evaluation` the released model is judged on first
+HELD_OUT = "PIE held out (LoCaL)"
+#: the population of every LoCaL task in :func:`trait_tables`
+ALL_TASKS = "LoCaL (all tasks)"
+COST_COLUMNS = ["train_s", "training pairs", "train_s_per_pair", "score_s_per_pair", "timed_pairs"]
+
+
+def held_out_evaluation(local: pd.DataFrame, control: pd.DataFrame, released: Released | None, metric: Metric | None,
+                        cems: Sequence[str], *, n_boot: int, seed: int) -> tuple[pd.DataFrame, list[str],
+                                                                                 dict[str, pd.DataFrame]]:
+    """X5: :func:`mae_table` of the released metric (``metric``, the model ``released``), every CEM,
+    the mean predictor and SurfaceSim on the pairs the model never saw (:func:`unseen`): LoCaL's PIE
+    pairs (:data:`HELD_OUT`, per region and per kind too), the control set ``control``
+    (CodeScore_test) and, as a sensitivity, LoCaL's other benchmarks (same tasks as training). Also
+    the notes on populations with no pairs, and each population's pairs with the released metric's
+    score and the mean predictor's as columns. Empty when there is no released model."""
+    evals: list[pd.DataFrame] = []
+    notes: list[str] = []
+    scored_sets: dict[str, pd.DataFrame] = {}
+    if released is None or metric is None:
+        return pd.DataFrame(columns=MAE_COLUMNS), notes, scored_sets
+    predictors = [LABEL, *cems, MEAN, SURFACE]
+    candidates = {
+        HELD_OUT: (unseen(local[local.benchmark == rq5.HELD_OUT_BENCHMARK], released), "region"),
+        "CodeScore_test (unseen pairs)": (unseen(control, released) if len(control) else control, "benchmark"),
+        "LoCaL training benchmarks, unseen pairs (sensitivity: same tasks as training)":
+            (unseen(local[local.benchmark != rq5.HELD_OUT_BENCHMARK], released), "benchmark"),
+    }
+    for pop, (f, by) in candidates.items():
+        if not len(f):
+            notes.append(f"{pop}: no pairs here.")
+            continue
+        f = f.assign(**{LABEL: metric.score(f.reference.tolist(), f.candidate.tolist(), "python",
+                                            ids=f.id.astype(str).tolist()),
+                        MEAN: released.label_mean})
+        scored_sets[pop] = f
+        evals.append(mae_table(f, predictors, population=pop, by=by, n_boot=n_boot, seed=seed))
+        if pop == HELD_OUT:
+            evals.append(mae_table(f, predictors, population=pop, by="variant_type", n_boot=n_boot,
+                                   seed=seed).query("grouping != 'all'"))
+    table = pd.concat(evals, ignore_index=True) if evals else pd.DataFrame(columns=MAE_COLUMNS)
+    return table, notes, scored_sets
+
+
+def cost(released: Released | None, metric: Metric | None, scored_sets: dict[str, pd.DataFrame],
+         limit: int, seed: int) -> dict[str, float]:
+    """The released model's cost on CPU: its training seconds (per pair too) and the seconds per pair
+    of scoring up to ``limit`` pairs it never saw, cold (:func:`timed_score`; the held-out PIE pairs
+    when present, else another population of :func:`held_out_evaluation`). Empty without a model."""
+    if released is None or metric is None:
+        return {}
+    # timed on pairs the model never saw (it refuses its training pairs): the held-out ones when present
+    timing_set = scored_sets.get(HELD_OUT, next(iter(scored_sets.values()), pd.DataFrame(columns=["reference",
+                                                                                                   "candidate"])))
+    s_per_pair, n_timed = timed_score(metric, timing_set, limit, seed)
+    train_s = float(released.model.train_seconds or np.nan)
+    return {"train_s": train_s, "training pairs": len(released.train_rows),
+            "train_s_per_pair": train_s / len(released.train_rows), "score_s_per_pair": s_per_pair,
+            "timed_pairs": n_timed}
+
+
+def cost_table(cost: dict[str, float]) -> pd.DataFrame:
+    """:func:`cost` as a one-row table (:data:`COST_COLUMNS`); no row without a model."""
+    return pd.DataFrame([cost]) if cost else pd.DataFrame(columns=COST_COLUMNS)
+
+
+def trait_tables(local: pd.DataFrame, held_out: pd.DataFrame | None, cems: Sequence[str], *, n_boot: int,
+                 seed: int) -> pd.DataFrame:
+    """:func:`trait_table` of SurfaceSim and every CEM over every LoCaL task (:data:`ALL_TASKS`) and,
+    when the released model was evaluated (``held_out``: its :data:`HELD_OUT` pairs), of the released
+    metric beside them on the tasks it never saw; traits per task from :func:`task_traits`."""
+    traits = task_traits(local)
+    parts = [trait_table(task_errors(local, [SURFACE, *cems]), traits, [SURFACE, *cems], population=ALL_TASKS,
+                         n_boot=n_boot, seed=seed)]
+    if held_out is not None:
+        parts.append(trait_table(task_errors(held_out, [LABEL, SURFACE, *cems]), traits, [LABEL, SURFACE, *cems],
+                                 population=HELD_OUT, n_boot=n_boot, seed=seed))
+    return pd.concat(parts, ignore_index=True)
+
+
+# ----------------------------------------------------------------------------- notebook 11's findings
+def ci_words(lo: float, hi: float) -> str:
+    """How a difference's 95% CI reads: excluding 0, including it, or missing."""
+    if pd.isna(lo) or pd.isna(hi):
+        return " (no CI: fewer than 2 pairs)."
+    return " (CI excludes 0)." if lo > 0 or hi < 0 else " (CI includes 0)."
+
+
+def findings(evaluation: pd.DataFrame, cems: Sequence[str], cost: dict[str, float], strongest: pd.DataFrame,
+             traits: pd.DataFrame) -> tuple[list[Finding], list[str]]:
+    """Study X5's findings and "what we found" lines: the released metric's MAE on the held-out PIE
+    pairs beside the best CEM's and the mean predictor's (``evaluation``: :func:`held_out_evaluation`),
+    per region, on the other populations, its :func:`cost`, and the task trait that goes most strongly
+    with each metric's per-task error (``strongest``: :func:`strongest_traits` of ``traits``,
+    :func:`trait_tables`)."""
+    found: list[Finding] = []
+    lines: list[str] = []
+    x5 = evaluation
+    held_all = x5[(x5.population == HELD_OUT) & (x5.grouping == "all")].set_index("predictor") if len(x5) else None
+    if held_all is not None and len(held_all):
+        rel = held_all.loc[LABEL]
+        best = held_all.loc[list(cems)].mae.idxmin()
+        b, mean_r = held_all.loc[best], held_all.loc[MEAN]
+        found += [
+            Finding("X5.mae_released", "X5", f"MAE of {LABEL} on held-out PIE pairs", float(rel.mae),
+                    f"{LABEL} errs by {rel.mae:.3f} on average on {int(rel.n)} held-out PIE pairs.",
+                    ci_low=float(rel.ci_low), ci_high=float(rel.ci_high), n=int(rel.n)),
+            Finding("X5.mae_best_cem", "X5", f"MAE of the best CEM ({best}) on held-out PIE pairs", float(b.mae),
+                    f"The best CEM on the held-out PIE pairs, {best}, errs by {b.mae:.3f}.",
+                    ci_low=float(b.ci_low), ci_high=float(b.ci_high), n=int(b.n)),
+            Finding("X5.best_cem_minus_released", "X5", f"MAE({best}) - MAE({LABEL}) on held-out PIE pairs",
+                    float(b.minus_released),
+                    f"The released model's MAE is {abs(b.minus_released):.3f} "
+                    f"{'lower' if b.minus_released > 0 else 'higher'} than the best CEM's on held-out PIE pairs"
+                    + ci_words(b.minus_released_ci_low, b.minus_released_ci_high),
+                    ci_low=float(b.minus_released_ci_low), ci_high=float(b.minus_released_ci_high), n=int(b.n)),
+            Finding("X5.mean_minus_released", "X5", f"MAE(mean predictor) - MAE({LABEL}) on held-out PIE pairs",
+                    float(mean_r.minus_released),
+                    f"The trivial mean predictor errs by {mean_r.mae:.3f}, "
+                    f"{abs(mean_r.minus_released):.3f} {'more' if mean_r.minus_released > 0 else 'less'} than the "
+                    "released model"
+                    + ci_words(mean_r.minus_released_ci_low, mean_r.minus_released_ci_high),
+                    ci_low=float(mean_r.minus_released_ci_low), ci_high=float(mean_r.minus_released_ci_high),
+                    n=int(mean_r.n)),
+        ]
+        lines.append(f"- Held-out PIE pairs (n = {int(rel.n)}): {LABEL} MAE {rel.mae:.3f} [{rel.ci_low:.3f}, "
+                     f"{rel.ci_high:.3f}]; best CEM {best} {b.mae:.3f}; mean predictor {mean_r.mae:.3f}; SurfaceSim "
+                     f"{held_all.loc[SURFACE, 'mae']:.3f}.")
+        reg_rows = x5[(x5.population == HELD_OUT) & (x5.grouping == "region") & (x5.predictor.isin([LABEL, best, MEAN]))]
+        if len(reg_rows):
+            lines.append("- By region (held-out PIE): " + "; ".join(
+                f"{lvl} (n = {g.n.iloc[0]}): " + ", ".join(f"{r.predictor} {r.mae:.3f}" for r in g.itertuples())
+                for lvl, g in reg_rows.groupby("level")) + ".")
+    else:
+        lines.append("- Held-out evaluation of the released model: skipped (no PIE pairs here).")
+    for pop in [p for p in x5.population.unique() if p != HELD_OUT] if len(x5) else []:
+        a = x5[(x5.population == pop) & (x5.grouping == "all")].set_index("predictor")
+        best_o = a.loc[[c for c in cems if c in a.index]].mae.idxmin()
+        lines.append(f"- {pop} (n = {int(a.loc[LABEL, 'n'])}): {LABEL} {a.loc[LABEL, 'mae']:.3f}, mean predictor "
+                     f"{a.loc[MEAN, 'mae']:.3f}, best CEM {best_o} {a.loc[best_o, 'mae']:.3f}.")
+    if cost:
+        lines.append(f"- Cost: training {cost['train_s']:.1f} s ({cost['train_s_per_pair'] * 1000:.1f} ms per pair); "
+                     + (f"scoring {cost['score_s_per_pair'] * 1000:.1f} ms per pair on CPU." if cost.get("timed_pairs")
+                        else "scoring not timed (no held-out pairs in this run)."))
+    tt = traits
+    for r in strongest.itertuples():
+        if r.population != ALL_TASKS and r.predictor != LABEL:
+            continue
+        within = tt[(tt.population == r.population) & (tt.predictor == r.predictor) & (tt.trait == r.trait)
+                    & (tt.scope == "within benchmark")].rho
+        w = float(within.iloc[0]) if len(within) else float("nan")
+        found.append(Finding(f"X5.trait.{slug(str(r.predictor))}", "X5",
+                             f"Spearman rho of per-task MAE of {r.predictor} with its strongest trait ({r.trait}), "
+                             f"{r.population}", float(r.rho),
+                             f"{r.predictor}'s per-task error goes with '{r.trait}' most strongly (rho {r.rho:+.2f} "
+                             f"over {r.tasks} tasks, {r.population}); within benchmarks the rho is {w:+.2f}.",
+                             ci_low=float(r.ci_low), ci_high=float(r.ci_high), n=int(r.tasks)))
+        lines.append(f"- Strongest trait of {r.predictor} ({r.population}): {r.trait}, rho {r.rho:+.2f} "
+                     f"[{r.ci_low:+.2f}, {r.ci_high:+.2f}], within benchmark {w:+.2f}.")
+    return found, lines

@@ -207,3 +207,32 @@ def makeup(pairs: list[PairRow]) -> pd.DataFrame:
                     "share (%) (paper)": round(100 * n / total_paper, 1),
                     "refactorings (not in LoCaL)": sum(not local_kind(p) for p in cell)})
     return pd.DataFrame(out)
+
+
+def rule_sentence(evidence: pd.DataFrame, separates: bool | None) -> str:
+    """The curation rule (Section 3.3: each LoCaL pair "is carefully curated to target either the SFD
+    or DFS region"), stated with this run's evidence from the release (:func:`release_evidence`,
+    :func:`boundary_consistent`), or with its absence when there is no data mirror."""
+    rule = (f"a mutant is a LoCaL pair when its df_score is below {DF_BOUNDARY}, an optimised variant when "
+            f"its df_score is above {DF_BOUNDARY}")
+    if separates is None:
+        return f"**Rule applied:** {rule}. The release is not available here (no data mirror), so it is not re-checked."
+    ev = evidence[evidence.benchmark == "all"].set_index("kind")
+    return (f"**Rule derived:** {rule}. In the release, the {int(ev.loc['MUT', 'pairs'])} mutants lie between "
+            f"{ev.loc['MUT', 'min df']:g} and {ev.loc['MUT', 'max df']:g} (mean {ev.loc['MUT', 'mean df']:.3f}) and "
+            f"the {int(ev.loc['OPT', 'pairs'])} optimised variants between {ev.loc['OPT', 'min df']:g} and "
+            f"{ev.loc['OPT', 'max df']:g} (mean {ev.loc['OPT', 'mean df']:.3f}); the boundary "
+            + ("separates them in every benchmark." if separates else "does **not** separate them: see the table.")
+            + " The release keeps optimised variants with df_score below 1, so ours are kept too.")
+
+
+def sample_sentence(table: pd.DataFrame, fraction_: float, n_local: int, n_curated: int) -> str:
+    """Which cell of Table 2 sets LoCaL's sample fraction (Section 3.3.3): the kind and level whose
+    curated pairs fill the smallest share of the paper's count (``table``: :func:`makeup`), and how
+    many of the ``n_curated`` curated pairs LoCaL holds."""
+    short = table[table[LOCAL_CURATED] > 0].assign(r=lambda m: m[LOCAL_CURATED] / m["Count (paper)"]).sort_values("r")
+    return (f"**Sample:** fraction {fraction_:.3f} of Table 2's counts, set by the "
+            + (f"{short.iloc[0]['kind']} {short.iloc[0]['level']}-level cell ({int(short.iloc[0][LOCAL_CURATED])} "
+               f"curated pairs for the paper's {int(short.iloc[0]['Count (paper)'])})" if len(short)
+               else "(no cell has pairs)")
+            + f": LoCaL holds {n_local} of the {n_curated} curated pairs.")

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections import Counter
 from concurrent.futures import ThreadPoolExecutor
-from typing import TypedDict
+from typing import TYPE_CHECKING, TypedDict
 
 import pandas as pd
 
@@ -18,6 +18,9 @@ from lcl.engine.inputs.spec import Spec, dumps, load
 
 from . import loaders
 from .task_specs import all_spec_uids, check_references, reviewed_path, spec_for, spec_uid, task_uid_for_row
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 __all__ = ["backend_comparison", "quality_table", "scope_uids", "summarise"]
 
@@ -115,11 +118,11 @@ def scope_uids(profile_max: int | None = None) -> list[str]:
     return uids
 
 
-def summarise(df: pd.DataFrame) -> pd.DataFrame:
+def summarise(frame: pd.DataFrame) -> pd.DataFrame:
     """Per benchmark: tasks, share verified, validity (mean, min, share >= 95%), coverage."""
-    if df.empty:
+    if frame.empty:
         return pd.DataFrame()
-    per_task = df.groupby("task").agg(benchmark=("benchmark", "first"), verified=("verified", "first"),
+    per_task = frame.groupby("task").agg(benchmark=("benchmark", "first"), verified=("verified", "first"),
                                       validity=("validity", "min"), branch=("branch_coverage", "min"))
     g = per_task.groupby("benchmark")
     return pd.DataFrame({
@@ -131,3 +134,22 @@ def summarise(df: pd.DataFrame) -> pd.DataFrame:
         "mean branch coverage": g["branch"].mean().round(4),
         "tasks at 100% branches %": (100 * g["branch"].apply(lambda v: (v >= 1.0 - 1e-9).mean())).round(1),
     }).reset_index()
+
+
+def plot_quality(frame: pd.DataFrame) -> Figure:
+    """Figure: validity rate and branch coverage per benchmark, one box per benchmark and one point
+    per reference (:func:`quality_table`'s rows), the 95% validity target as a dashed line."""
+    import matplotlib.pyplot as plt
+
+    fig, axes = plt.subplots(1, 2, figsize=(9, 3.2))
+    for ax, col, label in ((axes[0], "validity", "validity rate"), (axes[1], "branch_coverage", "branch coverage")):
+        data = [frame.loc[frame.benchmark == b, col].dropna() for b in sorted(frame.benchmark.unique())]
+        ax.boxplot(data, tick_labels=sorted(frame.benchmark.unique()), showfliers=True)
+        ax.set_ylabel(label)
+        ax.set_ylim(-0.02, 1.02)
+        if col == "validity":
+            ax.axhline(VALIDITY_TARGET, color="tab:red", lw=0.8, ls="--", label="95% target")
+            ax.legend(frameon=False, fontsize=8)
+    fig.suptitle("Input quality per benchmark (one point per reference)")
+    fig.tight_layout()
+    return fig

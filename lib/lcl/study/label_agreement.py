@@ -125,11 +125,11 @@ def rederive(pairs: list[Pair], *, n_function: int, n_program: int, runs: int, s
     return pd.DataFrame(out)
 
 
-def agreement(df: pd.DataFrame) -> pd.DataFrame:
+def agreement(frame: pd.DataFrame) -> pd.DataFrame:
     """Per dataset and benchmark: pairs, fuzzed, MAE, bucket agreement, and the same on
     verified-spec pairs only."""
     rows: list[dict[str, Any]] = []
-    for (ds, bench), g in df.groupby(["dataset", "benchmark"], dropna=False):
+    for (ds, bench), g in frame.groupby(["dataset", "benchmark"], dropna=False):
         ok = g[g["abs_diff"].notna()]
         ver = ok[ok["spec"] == "verified"]
         rows.append({
@@ -197,23 +197,23 @@ def cause_for(row: Mapping[str, Any], causes: dict[str, tuple[str, str]]) -> tup
     return ("unexamined", "")
 
 
-def with_causes(df: pd.DataFrame, causes: dict[str, tuple[str, str]] | None = None) -> pd.DataFrame:
-    """``df`` (from :func:`rederive`) with columns ``cause``, ``cause_family`` (the text before the
+def with_causes(frame: pd.DataFrame, causes: dict[str, tuple[str, str]] | None = None) -> pd.DataFrame:
+    """``frame`` (from :func:`rederive`) with columns ``cause``, ``cause_family`` (the text before the
     first ``:``) and ``evidence``."""
     causes = recorded_causes() if causes is None else causes
-    got = [cause_for(r, causes) for r in df.to_dict("records")]
-    out = df.copy()
+    got = [cause_for(r, causes) for r in frame.to_dict("records")]
+    out = frame.copy()
     out["cause"] = [c for c, _ in got]
     out["cause_family"] = [c.split(":")[0].strip() for c, _ in got]
     out["evidence"] = [e for _, e in got]
     return out
 
 
-def cause_summary(df: pd.DataFrame) -> pd.DataFrame:
+def cause_summary(frame: pd.DataFrame) -> pd.DataFrame:
     """Per dataset and benchmark: the pairs with |diff| > :data:`LARGE_DIFF` and how many of them
-    fall in each cause family (columns; ``unexamined`` when nobody recorded one); ``df`` from
+    fall in each cause family (columns; ``unexamined`` when nobody recorded one); ``frame`` from
     :func:`with_causes`."""
-    big = df[df["abs_diff"].notna() & (df["abs_diff"] > LARGE_DIFF)]
+    big = frame[frame["abs_diff"].notna() & (frame["abs_diff"] > LARGE_DIFF)]
     if big.empty:
         return pd.DataFrame(columns=["dataset", "benchmark", f"|diff| > {LARGE_DIFF}"])
     table = big.groupby(["dataset", "benchmark", "cause_family"]).size().unstack(fill_value=0)

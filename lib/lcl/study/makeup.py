@@ -6,17 +6,21 @@ without the paper's data in view, and the mutants' diagnostic fingerprint.
 from __future__ import annotations
 
 import ast
-from typing import Any, TypedDict
+from typing import TYPE_CHECKING, Any, TypedDict
 
 import numpy as np
 import pandas as pd
 
 from lcl.core import claim_links
 from lcl.core.claim_links import Derived, Link
+from lcl.core.profiles import Profile
 from lcl.core.records import Ledger, PairRow, df_of
 from lcl.engine.stats import bootstrap_ci
 
 from . import curation
+
+if TYPE_CHECKING:
+    from matplotlib.figure import Figure
 
 #: DFS target of a source of optimised variants built without the paper's data in view (the
 #: human-written clones), near Table 2's Optimized row: mean SurfaceSim at most this, mean df_score
@@ -43,9 +47,9 @@ def dfs_target(pairs: list[PairRow], generator: str = "rewriter") -> DfsTarget:
     if not g:
         return {"generator": generator, "pairs": 0, "mean_surface_sim": None, "mean_df_score": None, "met": False}
     sim = sum(p["surface_sim"] for p in g) / len(g)
-    df = sum(df_of(p) for p in g) / len(g)
-    met = sim <= DFS_MAX_SURFACE_SIM and df >= DFS_MIN_DF
-    return {"generator": generator, "pairs": len(g), "mean_surface_sim": sim, "mean_df_score": df, "met": met}
+    mean_df = sum(df_of(p) for p in g) / len(g)
+    met = sim <= DFS_MAX_SURFACE_SIM and mean_df >= DFS_MIN_DF
+    return {"generator": generator, "pairs": len(g), "mean_surface_sim": sim, "mean_df_score": mean_df, "met": met}
 
 def opt_by_generator(pairs: list[PairRow]) -> pd.DataFrame:
     """Kept optimised variants per benchmark and generator: count, mean SurfaceSim, mean df_score."""
@@ -86,10 +90,10 @@ def _mean_ci(values: Any, seed: int) -> tuple[float | None, float | None]:
 def table2(pairs: list[PairRow], seed: int = 0) -> pd.DataFrame:
     """Table 2: counts per variant type and level, mean SurfaceSim and mean df_score, each mean
     with a bootstrap 95 % CI over pairs (counts have none: they are sizes of our set)."""
-    df = pd.DataFrame(pairs)
+    frame = pd.DataFrame(pairs)
     rows = []
     for kind, label_ in (("OPT", "Optimized"), ("MUT", "Mutated")):
-        g = df[df.variant_type == kind] if len(df) else df
+        g = frame[frame.variant_type == kind] if len(frame) else frame
         row: dict[str, Any] = {
             "Variant Type": label_,
             "Method-Level": int((g.level == "function").sum()) if len(g) else 0,
@@ -193,3 +197,99 @@ def opt_source(pair: PairRow) -> str | None:
     if pair.get("generator") == "pie_fast":
         return OPT_SOURCES[2]
     return OPT_SOURCES[1] if curation.local_kind(pair) else OPT_SOURCES[0]  # one rule for a refactoring
+
+
+def fmt_mean(x: float | None) -> str:
+    """A mean of :func:`dfs_target` or a clone summary to 3 decimals; an em dash when there is none."""
+    return "—" if x is None else f"{x:.3f}"
+
+
+def mutant_gap_note(all_pairs: list[PairRow], pairs: list[PairRow], t2: pd.DataFrame, t2s: pd.DataFrame,
+                    profile: Profile) -> str:
+    """What the curation does to Table 2's Mutated row, with this run's numbers: LoCaL-all's mutants
+    (``all_pairs``) before it, LoCaL's (``pairs``) after it, beside the paper's row of ``t2``
+    (:func:`table2_with_paper`) and the published release's row of ``t2s`` (:func:`table2_sources`)."""
+    mut = t2.set_index("Variant Type").loc["Mutated"]
+    mdf = pd.Series([p["df_score"] for p in all_pairs if p["variant_type"] == "MUT"], dtype=float)
+    kept = pd.Series([p["df_score"] for p in pairs if p["variant_type"] == "MUT"], dtype=float)
+    if mdf.empty:
+        return "- No mutant was labelled in this run."
+    eq, partial = 100 * (mdf >= 1).mean(), 100 * ((mdf > 0) & (mdf < 1)).mean()
+    pub = t2s[(t2s["Source"] == "published release") & (t2s["Variant Type"] == "Mutated")]
+    release = ("" if pub.empty else
+               f" The published release's {int(pub['Total'].iloc[0])} mutants hold "
+               f"{pub['share df = 1 (%)'].iloc[0]:.1f}% at df = 1 (mean {pub['Avg. df_score'].iloc[0]:.3f}), although "
+               "its mutants all lie below df 0.5, which is the curation rule above.")
+    return (f"- **Curation of the mutants:** before it, our {len(mdf)} mutants have mean df_score {mdf.mean():.3f}; "
+            f"{eq:.1f}% are equivalent (df = 1). The {len(kept)} kept (df < {curation.DF_BOUNDARY}) have mean "
+            f"{kept.mean() if len(kept) else float('nan'):.3f} (paper {mut['Avg. df_score (paper)']}, "
+            f"{mut['Total (paper)']:g} mutants).{release} {partial:.1f}% of LoCaL-all's mutants differ on some inputs "
+            "only: a mutant of one "
+            "branch scores the share of inputs that avoid that branch, so its label is a property of the input "
+            "distribution, which is also the main cause of disagreement with the authors' labels on their own "
+            "pairs (docs/LABELS.md, 'distribution: trigger rate'). The count differs by design: this profile keeps "
+            f"{profile.mutants_per_function or 'every'} first-order mutant(s) per function task and "
+            f"{profile.mutants_per_program or 'every'} per program.")
+
+
+def plot_variants_scatter(pairs: list[PairRow], all_pairs: list[PairRow]) -> Figure:
+    """Figure: SurfaceSim (Eq. 1) against df_score (Algorithm 1) of LoCaL's mutants and optimised
+    variants (``pairs``), the labelled candidates outside LoCaL (of ``all_pairs``) in grey, and the
+    curation boundary."""
+    import matplotlib.pyplot as plt
+
+    df = pd.DataFrame(pairs)
+    out_of_local = pd.DataFrame([p for p in all_pairs if not p["in_local"]])
+    fig, ax = plt.subplots(figsize=(5.5, 4))
+    if len(out_of_local):
+        ax.scatter(out_of_local.surface_sim, out_of_local.df_score, s=8, alpha=0.35, color="lightgrey",
+                   label=f"not in LoCaL ({len(out_of_local)})")
+    for kind, color in (("MUT", "tab:orange"), ("OPT", "tab:green")):
+        g = df[df.variant_type == kind] if len(df) else df
+        if len(g):
+            ax.scatter(g.surface_sim, g.df_score, s=10, alpha=0.6, color=color, label=f"{kind} ({len(g)})")
+    ax.axhline(curation.DF_BOUNDARY, color="grey", lw=0.8, ls=":")
+    ax.set_xlabel("SurfaceSim (Eq. 1)")
+    ax.set_ylabel("df_score (Algorithm 1)")
+    ax.set_xlim(0, 1.02)
+    ax.set_ylim(-0.02, 1.02)
+    ax.legend(frameon=False)
+    ax.set_title("LoCaL pairs: surface vs functional similarity")
+    fig.tight_layout()
+    return fig
+
+
+def plot_clone_scatter(pairs: list[PairRow], clone_pairs: list[PairRow]) -> Figure:
+    """Figure, two panels: the human-written clone pairs beside LoCaL's mutants and optimised variants
+    (SurfaceSim against df_score, the DFS target's SurfaceSim as a dotted line), and the SurfaceSim
+    distributions of the two kinds of DFS candidates (rewriter variants, clones)."""
+    import matplotlib.pyplot as plt
+
+    df = pd.DataFrame(pairs)
+    cdf = pd.DataFrame(clone_pairs)
+    fig, (ax1, ax2) = plt.subplots(1, 2, figsize=(10, 4))
+    for kind, color, g in (("MUT", "tab:orange", df[df.variant_type == "MUT"] if len(df) else df),
+                           ("OPT", "tab:green", df[df.variant_type == "OPT"] if len(df) else df),
+                           ("CLONE", "tab:blue", cdf)):
+        if len(g):
+            ax1.scatter(g.surface_sim, g.df_score, s=12, alpha=0.6 if kind == "CLONE" else 0.25, color=color,
+                        label=f"{kind} ({len(g)})")
+    ax1.axvline(DFS_MAX_SURFACE_SIM, color="grey", lw=0.8, ls=":")  # the DFS target
+    ax1.set_xlabel("SurfaceSim (Eq. 1)")
+    ax1.set_ylabel("df_score (Algorithm 1)")
+    ax1.set_xlim(0, 1.02)
+    ax1.set_ylim(-0.02, 1.05)
+    ax1.legend(frameon=False, loc="center left")
+    ax1.set_title("Clones next to our mutants and optimised variants")
+    bins = [i / 20 for i in range(21)]
+    for kind, color, g in (("OPT (rewriter)", "tab:green", df[df.variant_type == "OPT"] if len(df) else df),
+                           ("CLONE (human)", "tab:blue", cdf)):
+        if len(g):
+            ax2.hist(g.surface_sim, bins=bins, alpha=0.5, color=color, density=True,
+                     label=f"{kind}, mean {g.surface_sim.mean():.3f}")
+    ax2.set_xlabel("SurfaceSim (Eq. 1)")
+    ax2.set_ylabel("density")
+    ax2.legend(frameon=False)
+    ax2.set_title("SurfaceSim of the DFS candidates")
+    fig.tight_layout()
+    return fig

@@ -156,8 +156,8 @@ def survey_counts() -> pd.DataFrame | None:
     """Publications per year per metric from the literature survey (None when unavailable)."""
     if not sources.available("literature_survey"):
         return None
-    df = pd.read_csv(sources.raw_path("literature_survey"))
-    counts = df.groupby(["year", "metric"]).size().unstack(fill_value=0)
+    frame = pd.read_csv(sources.raw_path("literature_survey"))
+    counts = frame.groupby(["year", "metric"]).size().unstack(fill_value=0)
     return counts.reindex(columns=[m for m in METRIC_ORDER if m in counts.columns]).sort_index()
 
 

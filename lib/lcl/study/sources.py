@@ -356,3 +356,12 @@ def raw_path(source: str, index: int = 0) -> Path:
         if src.name == source:
             return paths.raw() / src.files[index].path
     raise KeyError(source)
+
+
+def not_computed(what: str) -> str:
+    """A "what we found" line for a quantity with no data, naming the data sources this run skipped
+    (a generated sentence never asserts a conclusion on empty data)."""
+    skipped = sorted(status().get("skipped", {}))
+    why = (f"the data sources {', '.join(skipped)} were skipped (they come from the local data mirror)"
+           if skipped else "it has no pairs in this profile")
+    return f"- **Not computed:** {what}; {why}."
