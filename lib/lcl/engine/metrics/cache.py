@@ -28,6 +28,8 @@ def pair_digest(reference: str, candidate: str) -> str:
 
 
 def score_key(metric: str, version: str, config: Any, lang: str, digest: str) -> str:
+    # "lcl.metrics" is a key namespace, not a module path: the package has moved under engine/, and
+    # keeping the string keeps every cached score valid
     return _key("lcl.metrics", metric, version, config, lang, digest)
 
 
