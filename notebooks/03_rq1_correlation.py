@@ -39,7 +39,8 @@ figures_dir = ""
 import numpy as np
 from IPython.display import Markdown
 
-from lcl.report.display import not_computed, show
+from lcl.report.display import show
+from lcl.study.sources import not_computed
 
 from lcl.report import claims, outputs
 from lcl.study import codescore_base, loaders, scoring

@@ -46,7 +46,8 @@ error = "squared"  # Algorithm 2 as printed squares the error; "absolute" is the
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.report.display import not_computed, show
+from lcl.report.display import show
+from lcl.study.sources import not_computed
 
 from lcl.report import claims, outputs
 from lcl.study import codescore_base, curation, loaders, pair_files, scoring

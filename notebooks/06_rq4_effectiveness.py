@@ -41,7 +41,8 @@ import numpy as np
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.report.display import not_computed, show
+from lcl.report.display import show
+from lcl.study.sources import not_computed
 
 from lcl.core import claim_links, profiles
 from lcl.report import claims, outputs

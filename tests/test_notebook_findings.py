@@ -406,9 +406,3 @@ def test_region_check_sentences() -> None:
         "- Algorithm 2 ablation: on our points, x_lo is 0.30 and x_hi 0.80 over 1 metric sets (first fitted row, "
         "all four: 0.30 / 0.80); paper's on released: 0.65 / 0.90 / 0.10 / 0.90 (x_lo / x_hi / y_lo / y_hi; the "
         "paper's in the last row of the table).")
-
-
-def test_findings_are_the_report_record() -> None:
-    from lcl.report import findings
-
-    assert findings.Finding is Finding

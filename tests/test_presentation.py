@@ -15,8 +15,10 @@ import nbformat
 import pandas as pd
 import pytest
 
-from lcl.report import display, outputs, runner
 from lcl.core import paths
+from lcl.engine import stats
+from lcl.report import display, outputs, runner
+from lcl.study import sources
 
 from .conftest import ROOT
 
@@ -38,7 +40,7 @@ def test_paper_columns_are_named_after_the_metric_the_paper_ran():
     assert display.paper_name("CodeBERTScore[MiniLM] (paper)") == "CodeBERTScore (paper)"
     assert display.paper_name("CodeScore-style (retrained) (paper)") == "CodeScore (paper)"
     assert display.paper_name("CodeBERTScore[MiniLM]") == "CodeBERTScore[MiniLM]"  # ours keeps its label
-    assert display.number(float("nan")) == "—" and display.with_ci(0.5, None, 0.7) == "0.5"
+    assert stats.number(float("nan")) == "—" and stats.with_ci(0.5, None, 0.7) == "0.5"
 
 
 def test_not_computed_names_the_skipped_sources(tmp_root: Path):
@@ -46,7 +48,7 @@ def test_not_computed_names_the_skipped_sources(tmp_root: Path):
     stamp.parent.mkdir(parents=True, exist_ok=True)
     stamp.write_text(json.dumps({"available": {"humaneval": "registry"}, "skipped": {"pie": "no mirror",
                                                                                       "apps": "no mirror"}}))
-    line = display.not_computed("Spearman on 0 equivalent PIE pairs")
+    line = sources.not_computed("Spearman on 0 equivalent PIE pairs")
     assert line.startswith("- **Not computed:** Spearman on 0") and "apps, pie" in line
 
 

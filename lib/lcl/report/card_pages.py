@@ -22,9 +22,9 @@ import pandas as pd
 from lcl.core import paths, provenance
 from lcl.core.cache import file_digest
 from lcl.core.io import atomic_path, write_json, write_text
+from lcl.engine.stats import number, with_ci
 from lcl.study import sources
 
-from . import display
 from .report_card import CEM_LABELS, SECTIONS, Card
 
 if TYPE_CHECKING:
@@ -62,8 +62,8 @@ def cell(row: pd.Series) -> str:
     """One value as the notebooks show it: with its CI, or ± its std over repetitions."""
     std = row.get("std")
     if std is not None and isinstance(std, float) and not math.isnan(std):
-        return f"{display.number(row['value'])} ± {display.number(std)}"
-    return display.with_ci(row["value"], row.get("ci_low"), row.get("ci_high"))
+        return f"{number(row['value'])} ± {number(std)}"
+    return with_ci(row["value"], row.get("ci_low"), row.get("ci_high"))
 
 
 #: sections with more quantities than metrics, shown with a row per quantity

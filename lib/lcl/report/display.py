@@ -12,9 +12,7 @@ from typing import Any
 
 import pandas as pd
 
-from lcl.engine.stats import number as number  # re-exported: the library's figures format with them too
-from lcl.engine.stats import with_ci as with_ci
-from lcl.study.sources import not_computed as not_computed  # re-exported: rq modules' sentences use it
+from lcl.engine.stats import number, with_ci
 
 #: pairs of columns holding a 95% CI: (low, high) name patterns, ``{v}`` the value column's name
 CI_PATTERNS = (("{v} CI low", "{v} CI high"), ("{v} ci_low", "{v} ci_high"), ("{v}_ci_low", "{v}_ci_high"),

@@ -5,7 +5,7 @@ notebooks 09-11 ask questions the paper does not, so they have no paper value to
 headline number of a study is a :class:`Finding`: an id, the number, its 95% interval where
 uncertainty exists, the sample it rests on, and a one-sentence statement computed from the data
 (so the sentence changes when the data do). The record itself is :class:`lcl.core.records.Finding`,
-so the research-question modules (:mod:`lcl.rq`) can build a study's findings; it is re-exported here.
+so the research-question modules (:mod:`lcl.rq`) can build a study's findings; this module writes and joins them.
 
 Each notebook writes its own part, ``tables/findings_<notebook>.csv`` (:func:`save`); ``lcl
 findings`` joins the parts into ``tables/findings.csv`` (:func:`collect`), a declared output of
@@ -22,7 +22,7 @@ import pandas as pd
 
 from lcl.core import paths
 from lcl.core.errors import UserError
-from lcl.core.records import Finding as Finding  # re-exported: built in lcl.rq, written here
+from lcl.core.records import Finding
 
 from . import outputs
 

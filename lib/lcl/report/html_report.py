@@ -27,6 +27,7 @@ import pandas as pd
 
 from lcl.core import paths
 from lcl.core.io import atomic_path, write_text
+from lcl.engine.stats import number, with_ci
 from lcl.study import sources
 
 from . import claims, display
@@ -347,7 +348,7 @@ def findings_html(findings_csv: Path) -> list[str]:
     rows = []
     for _, r in table.iterrows():
         rows.append(f"<tr><td>{html.escape(str(r['finding_id']))}</td><td>{html.escape(str(r['statement']))}</td>"
-                    f"<td class='n'>{html.escape(display.with_ci(r['value'], r['ci_low'], r['ci_high']))}</td></tr>")
+                    f"<td class='n'>{html.escape(with_ci(r['value'], r['ci_low'], r['ci_high']))}</td></tr>")
     return ["<h2>Beyond the paper: findings of the studies</h2>",
             f"<table id='findings'><tr><th>id</th><th>finding</th><th>value [95% CI]</th></tr>{''.join(rows)}</table>"]
 
@@ -418,13 +419,13 @@ def evaluator_table(recorded: pd.DataFrame, timings: dict[str, float]) -> str:
         example = "—"
         if len(nums):
             r = nums.iloc[0]
-            ours = display.with_ci(r.reproduced_value, r.ci_low, r.ci_high)
-            example = f"`{r.claim_id}`: {display.number(r.paper_value)} → {ours}, {r.status}"
+            ours = with_ci(r.reproduced_value, r.ci_low, r.ci_high)
+            example = f"`{r.claim_id}`: {number(r.paper_value)} → {ours}, {r.status}"
         counts = g.status.value_counts()
         verdict = ", ".join(f"{int(n)} {s}" for s, n in counts.items())
         secs = timings.get(nb)
         rows.append(f"| {section} | [`{nb}`](notebooks/{nb}.py) | `make build/notebooks/full/{nb}.ipynb` | {example} "
-                    f"| {verdict} | {display.number(secs) + ' s' if secs is not None else '—'} |")
+                    f"| {verdict} | {number(secs) + ' s' if secs is not None else '—'} |")
     return "\n".join(rows)
 
 
