@@ -54,6 +54,7 @@ sensitivity = None  # ds_replaced also from LoCaL's own PIE mutants; None: at fu
 # %%
 
 import json
+import math
 from collections import Counter
 
 import pandas as pd
@@ -305,7 +306,7 @@ if cost:
            "population's seeded order, the ones whose labels are archived; the repetitions draw from those."
            if P.rq2_pool_candidates else ""))
 realised = rq2_pool.candidates_per_df0(ledgers.get(rq2_pool.PIE_PAIRS, []))
-if np.isfinite(realised):
+if math.isfinite(realised):
     lines.append(f"- Realised in this profile's repetitions: {realised:.1f} candidates examined per df = 0 mutant "
                  "kept (screened ones included).")
 low = [scoring.paper_name(m) for m, e, pe in zip(cem.metric, cem["EQ"], cem["EQ (paper)"]) if e < 0.5 * pe]
