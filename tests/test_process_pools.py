@@ -22,3 +22,22 @@ def test_a_pool_is_kept_replaced_on_resize_and_started_with_its_environment() ->
         assert b is not a and sorted(b.map(abs, [-1, -2])) == [1, 2]
     finally:
         process_pools.close_all()
+
+
+def _pid(_: int) -> int:
+    return os.getpid()
+
+
+def test_a_worker_outlives_an_interrupt_sent_to_its_process_group() -> None:
+    # a kernel's interrupt at the end of a notebook run reaches every process of its group
+    import signal
+    import time
+
+    try:
+        pool = process_pools.shared_pool("test-interrupt", 1)
+        (pid,) = pool.map(_pid, [0])
+        os.kill(pid, signal.SIGINT)
+        time.sleep(0.5)  # a worker that died would be replaced by a new process by now
+        assert pool.map(_pid, [0]) == [pid]
+    finally:
+        process_pools.close_all()

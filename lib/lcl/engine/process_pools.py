@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import atexit
 import multiprocessing
+import signal
 import threading
 from collections.abc import Callable
 from typing import TYPE_CHECKING
@@ -40,7 +41,16 @@ def shared_pool(name: str, workers: int, initializer: Callable[[], None] | None 
 
 def _start(workers: int, initializer: Callable[[], None] | None, env: dict[str, str]) -> Pool:
     with temporary_environ(env):  # multiprocessing.Pool starts every worker now, with this environment
-        return multiprocessing.get_context("spawn").Pool(workers, initializer=initializer)
+        return multiprocessing.get_context("spawn").Pool(workers, initializer=_worker_start, initargs=(initializer,))
+
+
+def _worker_start(initializer: Callable[[], None] | None) -> None:
+    """A worker ignores SIGINT. Ctrl-C, and the interrupt a Jupyter kernel gets when a notebook run
+    ends, reach the whole process group; the parent decides what happens to its pool (it terminates
+    it at exit), so a worker must not die on its own and print a KeyboardInterrupt traceback."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    if initializer is not None:
+        initializer()
 
 
 def close_all() -> None:
