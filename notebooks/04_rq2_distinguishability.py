@@ -54,7 +54,6 @@ sensitivity = None  # ds_replaced also from LoCaL's own PIE mutants; None: at fu
 # %%
 
 import json
-import math
 from collections import Counter
 
 import pandas as pd
@@ -64,7 +63,7 @@ from lcl.report.display import show
 
 from lcl.report import claims, outputs
 from lcl.study import codescore_base, loaders, scoring
-from lcl.rq import distinguish
+from lcl.rq import distinguish, rq2_findings
 from lcl.core import paths, profiles
 
 from lcl.study import rq2_pool
@@ -89,22 +88,17 @@ show(Markdown(claims.paper_answer(['Table 4', 'Section 4.4.1', 'Section 4.4.2'])
 
 # %%
 have_pie = loaders.benchmark_available("PIE")
-POPULATION_NAMES = {rq2_pool.PIE_PAIRS: "the slow programs of the PIE pairs",
-                    rq2_pool.LOCAL: "LoCaL's 100 PIE slow programs"}
 populations = [rq2_pool.PIE_PAIRS] + ([rq2_pool.LOCAL] if sensitivity else [])
-pools: dict[str, list] = {}
-ledgers: dict[str, list] = {}
+pools, ledgers = rq2_pool.population_pools(P, seed, jobs, n, k, populations if have_pie else [])
 if have_pie:
     pie_pairs, extra = distinguish.usable_pairs(loaders.load_pie_pairs())
-    for pop in populations:
-        pools[pop], ledgers[pop] = rq2_pool.repetition_pools(P, seed, jobs, n, k, pop)
     extra["PIE pairs drawn from (equivalent and cross pairs)"] = len(pie_pairs)
 else:
     pie_pairs, extra = [], Counter({"PIE not available (no data mirror): RQ2 not run": 1})
 pool_ledger = rq2_pool.ledger_frame(ledgers.get(rq2_pool.PIE_PAIRS, []))
 show(pool_ledger)
-print("; ".join(f"{w} = {c}" for w, c in extra.items()))
-short = [r for r, p in enumerate(pools.get(rq2_pool.PIE_PAIRS, [])) if len(p) < n]
+print("; ".join(rq2_findings.counted(extra)))
+short = rq2_findings.short_repetitions(pools.get(rq2_pool.PIE_PAIRS, []), n)
 if short:
     show(Markdown(f"**Repetitions {short} found fewer than {n} mutants with df_score = 0 in the population: "
                      "their `ds_replaced` uses what exists (`n_neq_repl` in the tables).**"))
@@ -121,9 +115,7 @@ if short:
 cost_file = paths.data() / "reference" / "rq2_pool_cost.json"
 cost = json.loads(cost_file.read_text()) if cost_file.exists() else None
 if cost:
-    needs = {"one fixed pool of 300 (the previous design)": 300, f"{k} x {n}: each repetition its own": k * n}
-    show(pd.DataFrame([{"design": d, "df = 0 mutants": m, **rq2_pool.fuzz_cost(cost["sample"], m)}
-                          for d, m in needs.items()]))
+    show(rq2_findings.cost_designs(cost["sample"], k, n))
     print("measured:", cost)
 
 # %% [markdown]
@@ -141,13 +133,7 @@ print("repetition seeds:", [r.seed for r in reps])
 rep_sets = {rq2_pool.PIE_PAIRS: reps}
 if have_pie and sensitivity:
     rep_sets[rq2_pool.LOCAL] = distinguish.with_mutants(reps, pools[rq2_pool.LOCAL], n)
-longs: dict[str, pd.DataFrame] = {}
-n_scored: dict[str, int] = {}
-scored_by: dict[str, pd.DataFrame] = {}
-for pop, rs in rep_sets.items():
-    frame = scoring.pairs_frame(distinguish.union(rs))
-    scored_by[pop] = scored = scoring.score_frame(frame, codescore_model=model) if len(frame) else frame
-    longs[pop], n_scored[pop] = distinguish.repetition_scores(scored, rs), len(frame)
+longs, n_scored, scored_by = rq2_findings.score_populations(rep_sets, model)
 long = longs[rq2_pool.PIE_PAIRS]
 shared = distinguish.overlap(reps)
 outputs.save_table(long, "rq2_repetitions", profile=profile, seed=seed, directory=tables_out,
@@ -162,10 +148,9 @@ print(f"mean share of a repetition's mutants that another repetition also uses: 
 
 # %%
 t4 = distinguish.with_paper(distinguish.table4(long))
-notes = [f"{r['what']} = {', '.join(str(r[c]) for c in pool_ledger.columns[1:])} (per repetition)"
-         for _, r in pool_ledger.iterrows()]
-notes += [f"{w} = {c}" for w, c in extra.items()]
-notes += [f"every repetition draws its own df = 0 mutants (population: {POPULATION_NAMES[rq2_pool.PIE_PAIRS]}); "
+notes = rq2_findings.ledger_notes(pool_ledger) + rq2_findings.counted(extra)
+notes += [f"every repetition draws its own df = 0 mutants (population: "
+          f"{rq2_findings.POPULATION_NAMES[rq2_pool.PIE_PAIRS]}); "
           f"mean share of a repetition's mutants another one also uses: {shared:.2f}",
           f"mean (± sample std, ddof = 1) over {k} repetitions; d = Eq. 3 per repetition; drop % from the mean d's",
           f"pairs per repetition: {t4.n_eq.min()} equivalent, {t4.n_neq_orig.min()} cross-paired, "
@@ -177,26 +162,11 @@ notes += [f"every repetition draws its own df = 0 mutants (population: {POPULATI
           "SurfaceSim row: mean Eq. 1 similarity of each group (no d in the paper)"]
 outputs.save_table(t4, "table4_distinguishability", profile=profile, seed=seed, directory=tables_out, notes=notes,
                    title="Table 4. Distinguishability d (Eq. 3) on ds_orig and ds_replaced (ours vs paper)")
-crystal = scored_by.get(rq2_pool.PIE_PAIRS, pd.DataFrame())
-if len(crystal):
-    crystal = scoring.score_frame(crystal, names=scoring.SENSITIVITY, progress=False)
-    t4_cb = distinguish.table4(distinguish.repetition_scores(
-        crystal, reps, columns=[scoring.label("crystalbleu"), *scoring.sensitivity_columns(crystal)]))
-else:
-    t4_cb = pd.DataFrame(columns=["metric"])
+t4_cb = rq2_findings.crystalbleu_sensitivity(scored_by.get(rq2_pool.PIE_PAIRS, pd.DataFrame()), reps)
 outputs.save_table(t4_cb, "table4_crystalbleu_sensitivity", profile=profile, seed=seed, directory=tables_out,
                    title="Sensitivity: Table 4's CrystalBLEU with the per-pair ignore set (the paper's) and the corpus one",
                    notes=["CrystalBLEU[corpus]: ignore set from every pair scored in any repetition (sensitivity)."])
-shown = pd.DataFrame({
-    "metric": t4.metric,
-    "EQ": [distinguish.fmt(m, s) for m, s in zip(t4["EQ"], t4["EQ std"])],
-    "NEQ ds_orig": [distinguish.fmt(m, s) for m, s in zip(t4["NEQ orig"], t4["NEQ orig std"])],
-    "d ds_orig": [distinguish.fmt(m, s) for m, s in zip(t4["d orig"], t4["d orig std"])],
-    "NEQ ds_replaced": [distinguish.fmt(m, s) for m, s in zip(t4["NEQ repl"], t4["NEQ repl std"])],
-    "d ds_replaced": [distinguish.fmt(m, s) for m, s in zip(t4["d repl"], t4["d repl std"])],
-    "drop %": t4["drop %"].round(1), "d ds_orig (paper)": t4["d orig (paper)"],
-    "d ds_replaced (paper)": t4["d repl (paper)"], "drop % (paper)": t4["drop % (paper)"],
-})
+shown = rq2_findings.shown_table4(t4)
 show(shown)
 
 # %% [markdown]
@@ -226,13 +196,11 @@ outputs.save_figure(fig, "rq2_distinguishability", profile=profile, seed=seed, d
 # mutants of its 100 longest PIE programs (the construction used before).
 
 # %%
-t4_by = {POPULATION_NAMES[pop]: distinguish.table4(lg) for pop, lg in longs.items()}
-mutated_lines = {pop: distinguish.mean_lines(m["reference"] for pool in pools[pop] for m in pool) for pop in pools}
+t4_by = rq2_findings.population_tables(longs)
 by_population = distinguish.population_rows(t4_by)
 outputs.save_table(by_population, "rq2_populations", profile=profile, seed=seed, directory=tables_out,
                    title="RQ2: ds_replaced per mutant population (ours vs paper)",
-                   notes=[f"{POPULATION_NAMES[pop]}: mutated programs of mean {mutated_lines[pop]:.1f} non-blank lines"
-                          for pop in pools] +
+                   notes=rq2_findings.population_notes(rq2_findings.mutated_lines(pools)) +
                          ["same equivalent and cross pairs for both; each population's repetitions scored as a "
                           "union of their own"])
 show(by_population)
@@ -241,77 +209,21 @@ show(by_population)
 # ## What we found
 
 # %%
-cem = t4[t4.metric != distinguish.SURFACE_LABEL].reset_index(drop=True)
-surf = t4.set_index("metric").loc[distinguish.SURFACE_LABEL] if distinguish.SURFACE_LABEL in set(t4.metric) else None
-above = [scoring.paper_name(m) for m, d in zip(cem.metric, cem["d orig"]) if d > 1]
-below = [scoring.paper_name(m) for m, d in zip(cem.metric, cem["d repl"]) if d < 1]
-order = [scoring.paper_name(m) for m in cem.sort_values("drop %", ascending=False).metric]
-paper_order = [scoring.paper_name(m) for m in cem.sort_values("drop % (paper)", ascending=False).metric]
 lines = [] if have_pie else ["- **PIE is not available (no data mirror), so RQ2 was not run; the tables are empty.**"]
-if surf is not None:
-    lines.append(f"- SurfaceSim: equivalent pairs {distinguish.fmt(surf['EQ'], surf['EQ std'])} (paper "
-                 f"{surf['EQ (paper)']}), cross pairs {distinguish.fmt(surf['NEQ orig'], surf['NEQ orig std'])} "
-                 f"({surf['NEQ orig (paper)']}), df = 0 mutants "
-                 f"{distinguish.fmt(surf['NEQ repl'], surf['NEQ repl std'])} "
-                 f"({surf['NEQ repl (paper)']}): the replaced non-equivalents look "
-                 f"{'more' if surf['NEQ repl'] > surf['EQ'] else 'less'} alike than the equivalent pairs.")
-lines += [] if not have_pie else [  # no sentence about d on empty tables
-    f"- d > 1 on ds_orig: {', '.join(above) or 'none'} of {len(cem)} CEMs (paper: all four).",
-    f"- d < 1 on ds_replaced: {', '.join(below) or 'none'} of {len(cem)} (paper: all four).",
-    "- Drop in d: " + ", ".join(f"{scoring.paper_name(m)} {d:.1f}% (paper {p})" for m, d, p in
-                                zip(cem.metric, cem["drop %"], cem["drop % (paper)"])) + ".",
-    "- Mean scores, ours (paper) as EQ / NEQ ds_orig / NEQ ds_replaced: " + "; ".join(
-        f"{scoring.paper_name(m)} {e:.2f} ({pe}) / {o:.2f} ({po}) / {r:.2f} ({pr})" for m, e, pe, o, po, r, pr in zip(
-            cem.metric, cem["EQ"], cem["EQ (paper)"], cem["NEQ orig"], cem["NEQ orig (paper)"], cem["NEQ repl"],
-            cem["NEQ repl (paper)"])) + ".",
-    f"- Ranking by drop: ours {' > '.join(order)}; paper {' > '.join(paper_order)}.",
-    f"- Sizes: {t4.n_eq.min()} equivalent / {t4.n_neq_orig.min()} cross / {t4.n_neq_repl.min()} "
-    f"mutant pairs per repetition (fewest over repetitions), {k} repetitions (paper: 100/100/100, 10).",
-    "- Where we differ and why: CodeBERTScore is computed with MiniLM (no CodeBERT offline), CodeScore with our "
-    "retrained CodeScore-style model; the mutants' df_score = 0 comes from our fuzzer and reviewed specs "
-    f"(N = {P.fuzz_inputs_program}, R = {P.fuzz_runs}), and only PIE problems with a verified spec are mutated.",
-]
-eq_refs = {row["reference"] for rep in reps for row in rep.eq}
-for pop in pools:
-    t_pop = t4_by[POPULATION_NAMES[pop]].set_index("metric")
-    if distinguish.SURFACE_LABEL not in t_pop.index or not any(pools[pop]):
-        continue
-    s_pop = t_pop.loc[distinguish.SURFACE_LABEL]
-    neq = ", ".join(f"{scoring.paper_name(m)} {t_pop.loc[m, 'NEQ repl']:.2f}" for m in cem.metric if m in t_pop.index)
-    lines.append(
-        f"- Mutants of {POPULATION_NAMES[pop]}: SurfaceSim {distinguish.fmt(s_pop['NEQ repl'], s_pop['NEQ repl std'])}"
-        f" (paper {surf['NEQ repl (paper)'] if surf is not None else '—'}), from "
-        f"{len({m['task'] for pool in pools[pop] for m in pool})} programs of mean {mutated_lines[pop]:.0f} non-blank "
-        f"lines (slow programs of the equivalent pairs: {distinguish.mean_lines(eq_refs):.0f}); NEQ score on "
-        f"ds_replaced: {neq}.")
-if len(vs_constant):
-    sides = {(r["metric"], r["dataset"]): r for _, r in vs_constant.iterrows()}
-    lines.append("- Against a constant score (d = 1 in every repetition): " + "; ".join(
-        f"{scoring.paper_name(m)} ds_orig {sides[(m, distinguish.ORIG)]['above 1']} of "
-        f"{sides[(m, distinguish.ORIG)]['repetitions']} repetitions above 1, ds_replaced "
-        f"{sides[(m, distinguish.REPL)]['below 1']} of {sides[(m, distinguish.REPL)]['repetitions']} below 1"
-        for m in cem.metric if (m, distinguish.ORIG) in sides and (m, distinguish.REPL) in sides) + ".")
-if reps:
-    lines.append(f"- Each repetition drew its own df = 0 mutants; on average {shared:.0%} of one repetition's mutants "
-                 "are used by another one too (0% would be fully fresh draws). This is a property of the construction "
-                 "(the population's size against the 100 each repetition needs), not evidence for any claim.")
-if cost:
-    fresh = rq2_pool.fuzz_cost(cost["sample"], k * n)
-    lines.append(
-        f"- Fuzzing cost (measured at the full profile on {cost['sample']['candidates']:.0f} candidates of this "
-        f"population, {cost['sample']['df0']:.0f} with df = 0): {fresh['CPU s per candidate']:.1f} CPU s per "
-        f"candidate and {fresh['candidates per df = 0 mutant']:.1f} candidates per df = 0 mutant, so {k} x {n} fresh "
-        f"mutants need about {fresh['candidates needed']:.0f} candidates, {fresh['CPU hours']:.1f} CPU-hours. "
-        + (f"This profile's population is therefore the first {P.rq2_pool_candidates} candidates of the "
-           "population's seeded order, the ones whose labels are archived; the repetitions draw from those."
-           if P.rq2_pool_candidates else ""))
-realised = rq2_pool.candidates_per_df0(ledgers.get(rq2_pool.PIE_PAIRS, []))
-if math.isfinite(realised):
-    lines.append(f"- Realised in this profile's repetitions: {realised:.1f} candidates examined per df = 0 mutant "
-                 "kept (screened ones included).")
-low = [scoring.paper_name(m) for m, e, pe in zip(cem.metric, cem["EQ"], cem["EQ (paper)"]) if e < 0.5 * pe]
+lines += rq2_findings.surface_sentence(t4)
+if have_pie:  # no sentence about d on empty tables
+    lines += rq2_findings.table4_sentences(t4, k)
+    lines.append("- Where we differ and why: CodeBERTScore is computed with MiniLM (no CodeBERT offline), CodeScore "
+                 "with our retrained CodeScore-style model; the mutants' df_score = 0 comes from our fuzzer and "
+                 f"reviewed specs (N = {P.fuzz_inputs_program}, R = {P.fuzz_runs}), and only PIE problems with a "
+                 "verified spec are mutated.")
+lines += rq2_findings.population_sentences(t4, t4_by, pools, reps)
+lines += rq2_findings.constant_sentence(vs_constant, rq2_findings.cems(t4).metric)
+lines += rq2_findings.overlap_sentence(shared, reps)
+lines += rq2_findings.cost_sentences(cost, k, n, P.rq2_pool_candidates, ledgers.get(rq2_pool.PIE_PAIRS, []))
+low = rq2_findings.low_equivalent_scores(t4)
 if low:
     lines.append(f"- {', '.join(low)}: mean score on equivalent pairs under half the paper's. The CodeScore-style "
-                 "model is trained on HumanEval function-level candidates (`lcl.study.codescore_base`), while PIE pairs are "
-                 "whole stdin programs, so its absolute scores here are low; its d is a ratio of two small means.")
+                 "model is trained on HumanEval function-level candidates (`lcl.study.codescore_base`), while PIE pairs "
+                 "are whole stdin programs, so its absolute scores here are low; its d is a ratio of two small means.")
 show(Markdown("\n".join(lines)))

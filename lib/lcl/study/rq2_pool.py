@@ -254,6 +254,16 @@ def repetition_pools(profile: Profile, seed: int, jobs: int, n: int, k: int, pop
     return pools, ledgers
 
 
+def population_pools(profile: Profile, seed: int, jobs: int, n: int, k: int, populations: Sequence[str],
+                     progress: bool = True) -> tuple[dict[str, list[list[PairRow]]], dict[str, list[Counter]]]:
+    """:func:`repetition_pools` of each population: the pools and the ledgers, keyed by population."""
+    pools: dict[str, list[list[PairRow]]] = {}
+    ledgers: dict[str, list[Counter]] = {}
+    for population in populations:
+        pools[population], ledgers[population] = repetition_pools(profile, seed, jobs, n, k, population, progress)
+    return pools, ledgers
+
+
 #: screen candidates by their first run only from this R on (see :func:`mutant_pool`)
 SCREEN_MIN_RUNS = 3
 
