@@ -62,7 +62,7 @@ from IPython.display import Markdown
 from lcl.report.display import show
 
 from lcl.report import claims, outputs
-from lcl.study import codescore_base, loaders, scoring
+from lcl.study import codescore_base, loaders
 from lcl.rq import distinguish, rq2_findings
 from lcl.core import paths, profiles
 

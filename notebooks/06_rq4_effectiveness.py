@@ -37,17 +37,15 @@ worst_k = 100  # pairs per metric in the worst-case analysis (paper: 100)
 
 # %%
 
-import numpy as np
-import pandas as pd
 from IPython.display import Markdown
 
 from lcl.report.display import show
-from lcl.study.sources import not_computed
 
-from lcl.core import claim_links, profiles
+from lcl.core import profiles
 from lcl.report import claims, outputs
 from lcl.study import codescore_base, curation, loaders, pair_files, scoring
 from lcl.rq import effectiveness as eff
+from lcl.rq import rq4_findings
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
@@ -61,7 +59,7 @@ sets = {
     "ShareCode_java": eff.cap(eff.labelled(scoring.pairs_frame(loaders.pairs_if_available("ShareCode_java"))), P.eval_pairs_cap, seed),
     "Clones": eff.labelled(eff.with_sources(scoring.pairs_frame(clone_rows := pair_files.load_clones(profile)), clone_rows)),
 }
-print({k: len(v) for k, v in sets.items()})
+print(rq4_findings.sizes(sets))
 
 # %%
 show(Markdown(claims.paper_answer(['Table 5', 'Section 4.6.2', 'Section 1', 'Section 4.6'])))
@@ -74,8 +72,7 @@ show(Markdown(claims.paper_answer(['Table 5', 'Section 4.6.2', 'Section 1', 'Sec
 # scored per dataset below.
 
 # %%
-scored = {name: scoring.score_frame(f, codescore_model=model, lang="java" if name.endswith("java") else "python")
-          for name, f in sets.items()}
+scored = rq4_findings.score_sets(sets, model)
 scored["LoCaL"] = eff.in_local(scored["LoCaL-all"])
 cems = scoring.cem_columns(scored["LoCaL"])
 loc = scored["LoCaL"]
@@ -106,11 +103,7 @@ show(t5)
 
 # %%
 auth = eff.author_scores(published)
-auth_cols = [c for c in claim_links.PAPER_CEMS if c in auth]
-ta = pd.DataFrame([{"Dataset": f"LoCaL_published{'' if k == 'all' else '_' + k.lower()} (authors' scores)",
-                    "n": len(g), **{c: round(float(np.mean(np.abs(g[c] - g.df_score))), 3) for c in auth_cols}}
-                   for k, g in (("all", auth), ("OPT", auth[auth.variant_type == "OPT"]),
-                                ("MUT", auth[auth.variant_type == "MUT"])) if len(g)])
+ta = rq4_findings.author_mae(auth)
 outputs.save_table(ta, "rq4_author_scores", profile=profile, seed=seed, directory=tables_out,
                    title="MAE of the authors' published metric values on the published LoCaL pairs",
                    notes=["Computed from the release's author_scores and score fields: the original models, "
@@ -157,14 +150,10 @@ show(inc)
 # from its Table 5 on the same metrics (`effectiveness.increase_by_group`).
 
 # %%
-substitutes = [scoring.label(n) for n in scoring.SUBSTITUTE_CEMS]
-paper_t5 = {c: (claims.paper_value(f"T5.LoCaL.{scoring.paper_name(c)}"),
-                claims.paper_value(f"T5.CodeScore_test.{scoring.paper_name(c)}")) for c in cems}
-inc_groups = eff.increase_by_group(inc, {"all four CEMs": cems,
-                                         "not substitutes": [c for c in cems if c not in substitutes]}, paper_t5)
+inc_groups = eff.increase_by_group(inc, rq4_findings.metric_groups(cems), rq4_findings.paper_table5(cems))
 outputs.save_table(inc_groups, "rq4_increase_by_group", profile=profile, seed=seed, directory=tables_out,
                    title="Mean MAE increase and ratio order, over all CEMs and over those that are not substitutes",
-                   notes=[f"Substitutes: {', '.join(substitutes)}. The paper's columns come from its Table 5 "
+                   notes=[f"Substitutes: {', '.join(rq4_findings.substitutes())}. The paper's columns come from its Table 5 "
                           "(claims data), on the same metrics."])
 show(inc_groups)
 
@@ -177,15 +166,8 @@ show(inc_groups)
 
 # %%
 la = scored["LoCaL-all"]
-lc = eff.curated(la)
-sens_sets = {"CodeScore_test": scored["CodeScore_test"], "LoCaL": loc,
-             "LoCaL_opt": loc[loc.variant_type == "OPT"], "LoCaL_mut": loc[loc.variant_type == "MUT"],
-             "LoCaL-curated": lc, "LoCaL-curated_opt": lc[lc.variant_type == "OPT"],
-             "LoCaL-curated_mut": lc[lc.variant_type == "MUT"],
-             "LoCaL-all": la, "LoCaL-all_opt": la[la.variant_type == "OPT"],
-             "LoCaL-all_mut": la[la.variant_type == "MUT"]}
-sens_sets = {k: scoring.score_frame(f, names=scoring.SENSITIVITY, progress=False) for k, f in sens_sets.items()}
-sens_cols = [*cems, *scoring.sensitivity_columns(next(iter(sens_sets.values())))]
+sens_sets = rq4_findings.sensitivity_sets(scored["CodeScore_test"], loc, la)
+sens_cols = rq4_findings.sensitivity_columns(cems, sens_sets)
 t5s = eff.table5(sens_sets, sens_cols).drop(columns=["mean score (all CEMs)"])
 outputs.save_table(t5s, "table5_sensitivity", profile=profile, seed=seed, directory=tables_out,
                    title="Sensitivity: Table 5 on LoCaL, LoCaL-curated and LoCaL-all, with CrystalBLEU[corpus]",
@@ -237,9 +219,7 @@ show(worst, by_bench, where.pivot_table(index=["benchmark", "variant_type"], col
 by_bench_kind = eff.mae_by_benchmark_within_kind(loc, cems)
 outputs.save_table(by_bench_kind, "rq4_mae_by_benchmark_kind", profile=profile, seed=seed, directory=tables_out,
                    title="MAE per source benchmark within the mutants and within the optimised variants")
-worst_by_kind = pd.DataFrame([{"Metric": c, "worst overall": eff.worst_benchmark(by_bench, c).get("all"),
-                               **{f"worst within {k}": b for k, b in eff.worst_benchmark(by_bench_kind, c).items()}}
-                              for c in cems])
+worst_by_kind = rq4_findings.worst_benchmarks(by_bench, by_bench_kind, cems)
 show(by_bench_kind, worst_by_kind)
 
 # %%
@@ -250,32 +230,8 @@ outputs.save_figure(fig, "rq4_mae", profile=profile, seed=seed, directory=figure
 # ## What we found
 
 # %%
-t = t5.set_index("Dataset")
-harder = [c for c in cems if t.loc["LoCaL", c] > t.loc["CodeScore_test", c]]
-both = t.loc[["LoCaL", "CodeScore_test"], cems].notna().to_numpy().all()
 show(Markdown("\n".join([
-    (f"- LoCaL is harder than CodeScore_test for {len(harder)} of {len(cems)} CEMs "
-     "(" + ", ".join(f"{c}: {t.loc['CodeScore_test', c]:.2f} -> {t.loc['LoCaL', c]:.2f}" for c in cems) + ")."
-     if both else not_computed("LoCaL against the CodeScore_test baseline")),
-    (f"- Mean MAE increase over the CEMs: {inc['increase'].mean():.3f} (paper "
-     f"{claims.paper_value('RQ4.mean_mae_increase')})." if inc["increase"].notna().any()
-     else not_computed("the mean MAE increase")),
-    ("- Over the metrics that are not substitutes ({}): mean increase {} (the paper's Table 5 on the same "
-     "metrics: {}); ratio order {} (paper: {}).".format(
-         ", ".join(c for c in cems if c not in substitutes), *inc_groups.set_index("Metrics").loc[
-             "not substitutes", ["mean increase", "mean increase (paper's Table 5)", "ratio order (ours)",
-                                 "ratio order (paper's Table 5)"]])
-     if inc_groups.set_index("Metrics").loc["not substitutes", "n"] else
-     not_computed("the increase over the metrics that are not substitutes")),
-    ("- Worst benchmark per CEM, overall / within the mutants / within the optimised variants: " + "; ".join(
-        f"{r['Metric']} {r['worst overall']} / {r.get('worst within MUT')} / {r.get('worst within OPT')}"
-        for _, r in worst_by_kind.iterrows()) + "." if len(by_bench_kind) else
-     not_computed("the MAE per benchmark within each kind")),
-    "- Mutants are where every CEM fails: MAE on LoCaL_mut "
-    + ", ".join(f"{c} {t.loc['LoCaL_mut', c]:.2f}" for c in cems) + ".",
-    f"- The {worst_k} worst pairs per metric have mean |SurfaceSim - df_score| between "
-    f"{worst['mean |SurfaceSim - df_score|'].min():.2f} and {worst['mean |SurfaceSim - df_score|'].max():.2f} "
-    f"(paper {claims.paper_value('RQ4.worst100_gap')}): the errors sit where surface and behaviour disagree.",
+    *rq4_findings.found(t5, inc, inc_groups, worst, worst_by_kind, by_bench_kind, cems, worst_k),
     f"- The paper's CodeScore reaches {claims.paper_value('T5.CodeScore_test.CodeScore')} on CodeScore_test because "
     "that set is its own inference distribution; our "
     "CodeScore-style substitute never saw it, so its baseline MAE is higher. The authors' own values on the published "
@@ -302,12 +258,12 @@ from lcl.study import label_agreement
 
 released, unavailable = ls.released_with_both_labels(P, seed, jobs)
 counts = ls.coverage_counts(released)
-for note in unavailable:
-    print(note)
+if unavailable:
+    print("\n".join(unavailable))
 both = ls.covered(released)
 both = scoring.score_frame(both, codescore_model=model) if len(both) else both
 th_paper = ls.paper_thresholds()
-qs = ls.quantities(cems, {c: t.loc["CodeScore_test", c] for c in cems if "CodeScore_test" in t.index}, th_paper)
+qs = ls.quantities(cems, rq4_findings.baseline_mae(t5, cems), th_paper)
 sens = ls.sensitivity(both, qs)
 flips = ls.flip_pairs(both, qs, label_agreement.recorded_causes())
 outputs.save_table(sens, "label_sensitivity", profile=profile, seed=seed, directory=tables_out,
