@@ -36,11 +36,9 @@ figures_dir = ""
 
 # %%
 
-import numpy as np
 from IPython.display import Markdown
 
 from lcl.report.display import show
-from lcl.study.sources import not_computed
 
 from lcl.report import claims, outputs
 from lcl.study import codescore_base, loaders, scoring
@@ -104,31 +102,11 @@ outputs.save_figure(fig, "rq1_scatter", profile=profile, seed=seed, directory=fi
 # ## What we found
 
 # %%
-lines = [] if t3.rho.notna().any() else [not_computed(f"Spearman on {len(scored)} equivalent PIE pairs")]
-for _, r in t3[t3.rho.notna()].iterrows():
-    sign = "positive" if r["CI low"] > 0 else ("negative" if r["CI high"] < 0 else "not distinguishable from 0")
-    lines.append(f"- **{r['Metric']}**: rho = {r['rho']:.3f} (95% CI {r['CI low']:.3f} to {r['CI high']:.3f}, "
-                 f"p = {r['p-value']:.2g}); paper {r['rho (paper)']:.4f}. Correlation {sign}.")
-if t3.rho.notna().any():
-    lines.append("- Shapiro-Wilk " + ("rejects normality for every variable, so Spearman is the right choice, as in the "
-                                       "paper." if not correlation.normal(t3) else
-                                       "does not reject normality for some variable here (small sample); Spearman is "
-                                       "kept for comparability with the paper."))
-s3 = t3s.set_index("Metric")
-zeros = {m: int(s3.zeros[m]) if m in s3.index and s3.zeros[m] == s3.zeros[m] else 0 for m in s3.index}
-rhos = {m: s3.rho[m] for m in s3.index if "rho" in s3 and s3.rho[m] == s3.rho[m]}
-if len(scored):
-    lines.append("- CrystalBLEU with the per-pair ignore set (the paper's way) gives exactly 0 on "
-               f"{zeros.get('CrystalBLEU', 0)} of {len(scored)} pairs" +
-               (f" and rho = {rhos['CrystalBLEU']:.3f}" if "CrystalBLEU" in rhos else "") +
-               "; with the corpus ignore set (sensitivity) it gives 0 on "
-               f"{zeros.get('CrystalBLEU[corpus]', 0)} pairs" +
-               (f" and rho = {rhos['CrystalBLEU[corpus]']:.3f}" if "CrystalBLEU[corpus]" in rhos else "") +
-               f" (paper rho {claims.paper_value('T3.CrystalBLEU.rho'):.4f}).")
+lines = correlation.found(t3, t3s, len(scored))
 lines.append("- Differences from the paper are expected for the two substitutes: a MiniLM encoder is not CodeBERT, and our "
              "CodeScore-style model is trained on codegen-2b HumanEval completions, not on CodeScore's data.")
 lines.append("**The paper's conclusions (Section 4.3) on these numbers** (computed by `lcl.report.conclusions`):")
 lines.append(claims.section_text(claims.build(str(tables_out)), "Section 4.3"))
 show(Markdown("\n".join(lines)))
 if len(scored):
-    print({"mean SurfaceSim": round(float(np.mean(scored["SurfaceSim"].to_numpy(float))), 3)})
+    print(correlation.mean_surface(scored))

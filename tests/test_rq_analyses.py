@@ -264,3 +264,19 @@ def test_labelled_keeps_pairs_with_a_score_and_an_empty_frames_columns() -> None
     assert eff.labelled(f).id.tolist() == ["a", "d"]
     empty = f.iloc[:0]
     assert list(eff.labelled(empty).columns) == ["id", "reference", "df_score"]
+
+
+def test_rq1_sentences_give_the_sign_from_the_interval_and_count_crystalbleu_zeros() -> None:
+    t3 = pd.DataFrame({"Metric": ["CodeBLEU", "CrystalBLEU"], "rho": [0.85, 0.02], "CI low": [0.8, -0.05],
+                       "CI high": [0.9, 0.09], "p-value": [1e-9, 0.4], "rho (paper)": [0.8497, 0.5663],
+                       "Shapiro p (SurfaceSim)": [0.001, 0.001], "Shapiro p (metric)": [0.001, 0.2]})
+    crystal = pd.DataFrame({"Metric": ["CrystalBLEU", "CrystalBLEU[corpus]"], "zeros": [12, float("nan")],
+                            "rho": [0.02, 0.5]})
+    lines = correlation.found(t3, crystal, 100)
+    assert lines[0].endswith("paper 0.8497. Correlation positive.")
+    assert lines[1].endswith("Correlation not distinguishable from 0.")
+    assert lines[2].startswith("- Shapiro-Wilk does not reject normality for some variable")  # CrystalBLEU's 0.2
+    assert lines[3].startswith("- CrystalBLEU with the per-pair ignore set (the paper's way) gives exactly 0 on 12 of "
+                               "100 pairs and rho = 0.020; with the corpus ignore set (sensitivity) it gives 0 on 0 "
+                               "pairs and rho = 0.500")
+    assert correlation.found(t3.assign(rho=float("nan")), crystal, 0)[0].startswith("- **Not computed:** Spearman on 0")

@@ -18,6 +18,7 @@ from lcl.core.claim_links import Link
 from lcl.core.records import Pair
 from lcl.engine import stats
 from lcl.study import scoring
+from lcl.study.sources import not_computed
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -76,6 +77,43 @@ def normal(table: pd.DataFrame, alpha: float = 0.05) -> bool:
     """True when Shapiro-Wilk does *not* reject normality for some variable (Spearman then
     needs another justification); the paper found every variable non-normal."""
     return bool(((table["Shapiro p (SurfaceSim)"] >= alpha) | (table["Shapiro p (metric)"] >= alpha)).any())
+
+
+def found(table: pd.DataFrame, crystal: pd.DataFrame, n_scored: int) -> list[str]:
+    """Notebook 03's sentences: each CEM's rho with its CI and sign beside the paper's, whether
+    Shapiro-Wilk rejects normality (the reason for Spearman), and how often CrystalBLEU is exactly 0
+    with the per-pair and the corpus ignore set (``crystal``: the sensitivity table)."""
+    rows = table[table.rho.notna()]
+    lines = [] if len(rows) else [not_computed(f"Spearman on {n_scored} equivalent PIE pairs")]
+    for _, r in rows.iterrows():
+        sign = "positive" if r["CI low"] > 0 else ("negative" if r["CI high"] < 0 else "not distinguishable from 0")
+        lines.append(f"- **{r['Metric']}**: rho = {r['rho']:.3f} (95% CI {r['CI low']:.3f} to {r['CI high']:.3f}, "
+                     f"p = {r['p-value']:.2g}); paper {r['rho (paper)']:.4f}. Correlation {sign}.")
+    if len(rows):
+        lines.append("- Shapiro-Wilk " + ("rejects normality for every variable, so Spearman is the right choice, as "
+                                           "in the paper." if not normal(table) else
+                                           "does not reject normality for some variable here (small sample); "
+                                           "Spearman is kept for comparability with the paper."))
+    if n_scored:
+        lines.append(_crystal_zeros(crystal.set_index("Metric"), n_scored))
+    return lines
+
+
+def _crystal_zeros(s3: pd.DataFrame, n_scored: int) -> str:
+    zeros = {m: int(s3.zeros[m]) if s3.zeros[m] == s3.zeros[m] else 0 for m in s3.index}
+    rhos = {m: s3.rho[m] for m in s3.index if "rho" in s3 and s3.rho[m] == s3.rho[m]}
+    return ("- CrystalBLEU with the per-pair ignore set (the paper's way) gives exactly 0 on "
+            f"{zeros.get('CrystalBLEU', 0)} of {n_scored} pairs"
+            + (f" and rho = {rhos['CrystalBLEU']:.3f}" if "CrystalBLEU" in rhos else "")
+            + "; with the corpus ignore set (sensitivity) it gives 0 on "
+            f"{zeros.get('CrystalBLEU[corpus]', 0)} pairs"
+            + (f" and rho = {rhos['CrystalBLEU[corpus]']:.3f}" if "CrystalBLEU[corpus]" in rhos else "")
+            + f" (paper rho {claim_links.paper_value('T3.CrystalBLEU.rho'):.4f}).")
+
+
+def mean_surface(scored: pd.DataFrame) -> dict[str, float]:
+    """The mean SurfaceSim of the scored pairs, rounded as the notebook prints it."""
+    return {"mean SurfaceSim": round(float(np.mean(scored["SurfaceSim"].to_numpy(float))), 3)}
 
 
 def plot_scatter(scored: pd.DataFrame, table: pd.DataFrame, cems: list[str]) -> Figure:
