@@ -47,11 +47,10 @@ import pandas as pd
 from IPython.display import Markdown
 
 from lcl.report.display import show
-from lcl.study.sources import not_computed
 
 from lcl.report import claims, outputs
 from lcl.study import codescore_base, curation, loaders, pair_files, scoring
-from lcl.rq import coverage, effectiveness, region_checks
+from lcl.rq import coverage, effectiveness, region_checks, rq3_findings
 from lcl.core import profiles
 
 P = profiles.get(profile)
@@ -84,8 +83,7 @@ frames = {"LoCaL_balanced": scoring.score_frame(bal, codescore_model=model),
 cems = scoring.cem_columns(frames["LoCaL_balanced"])
 th = coverage.fit(frames, cems, step=grid_step, error=error)
 th_other = coverage.fit(frames, cems, step=grid_step, error="absolute" if error == "squared" else "squared")
-t_th = coverage.thresholds_table([th, th_other] if th else [],
-                                 {k: claims.paper_value(f"RQ3.{k}") for k in ("x_lo", "x_hi", "y_lo", "y_hi")})
+t_th = coverage.thresholds_table([th, th_other] if th else [], rq3_findings.paper_thresholds())
 outputs.save_table(t_th, "rq3_thresholds", profile=profile, seed=seed, directory=tables_out,
                    title="Algorithm 2 thresholds (grid step %.2f)" % grid_step,
                    notes=[f"Used: the '{error}' error. Metrics: {', '.join(cems)}. Each region holds at least "
@@ -114,11 +112,8 @@ show(cov, hits)
 # own data. LoCaL_balanced's counts under them show how much of the gap our thresholds make.
 
 # %%
-paper_th = region_checks.paper_thresholds({k: claims.paper_value(f"RQ3.{k}") for k in ("x_lo", "x_hi", "y_lo", "y_hi")},
-                                          grid_step)
-paper_counts = {f"{ds}.{r}": claims.paper_value(f"RQ3.{tag}.{r.lower()}")
-                for tag, ds in (("local", "LoCaL_balanced"), ("base", "CodeScore_test")) for r in ("SFD", "DFS")}
-t_paper_th = region_checks.paper_threshold_table(frames, paper_th, th, paper_counts)
+paper_th = region_checks.paper_thresholds(rq3_findings.paper_thresholds(), grid_step)
+t_paper_th = region_checks.paper_threshold_table(frames, paper_th, th, rq3_findings.paper_counts())
 outputs.save_table(t_paper_th, region_checks.PAPER_THRESHOLDS, profile=profile, seed=seed, directory=tables_out,
                    title="Pairs per region under the paper's thresholds and under ours",
                    notes=["Paper counts are for 854 pairs per dataset."])
@@ -168,8 +163,7 @@ show(t_rel)
 # released pairs use the authors' own CodeBERTScore and CodeScore values, which exist only there.
 
 # %%
-subs = [scoring.label(n) for n in scoring.SUBSTITUTE_CEMS if scoring.label(n) in cems]
-plain = [n for n in scoring.CEMS if scoring.label(n) in cems and scoring.label(n) not in subs]
+subs, plain = rq3_findings.metric_split(cems)
 rel_bal = coverage.balanced(released, P.rq3_balanced, seed)
 released_frames = ({"released LoCaL_balanced": scoring.score_frame(rel_bal, plain),
                     "CodeScore_test": frames["CodeScore_test"]} if len(rel_bal) else None)
@@ -260,52 +254,14 @@ if ex:
 # %% [markdown]
 # ## What we found
 #
-# The sentences are computed from the tables above (those on the three checks by `lcl.rq.region_checks`).
+# The sentences are computed from the tables above by `lcl.rq.rq3_findings` (those on the three checks by
+# `lcl.rq.region_checks`).
 
 # %%
-# %%
-c = cov.set_index("Dataset")
-h = hits.set_index("Variants")
-hp = hits_paper.set_index("Variants")
-found = []
-if th is None:
-    found.append("- Algorithm 2 could not be fitted here (too few pairs); run a larger profile.")
-else:
-    found.append(
-        f"- Algorithm 2 ({th.error} error, step {grid_step}) gives x_lo = {th.x_lo:.2f}, x_hi = {th.x_hi:.2f}, "
-        f"y_lo = {th.y_lo:.2f}, y_hi = {th.y_hi:.2f} (paper in the table above; the {th_other.error} error gives "
-        f"{th_other.x_lo:.2f} / {th_other.x_hi:.2f} / {th_other.y_lo:.2f} / {th_other.y_hi:.2f}).")
-    corners = ["SFD %", "DFS %"]
-    if not {"LoCaL_balanced", "CodeScore_test"} <= set(c.index) or c.loc[
-            ["LoCaL_balanced", "CodeScore_test"], corners].isna().to_numpy().any():
-        found.append(not_computed("the comparison of LoCaL_balanced with the CodeScore_test baseline"))
-    else:
-        lo, ba = c.loc["LoCaL_balanced"], c.loc["CodeScore_test"]
-        better = lo["SFD %"] > ba["SFD %"] and lo["DFS %"] > ba["DFS %"]
-        found.append(
-            f"- LoCaL_balanced: {lo['SFD %']}% in SFD and {lo['DFS %']}% in DFS; CodeScore_test: {ba['SFD %']}% and "
-            f"{ba['DFS %']}%. " + ("LoCaL covers both corners better than the baseline, as in the paper." if better else
-                                   "LoCaL does not cover both corners better than the baseline here."))
-        found.append(f"- Control points: mean distance to the nearest corner "
-                     f"{lo['Control: mean distance to SFD/DFS']} (LoCaL) vs {ba['Control: mean distance to SFD/DFS']} "
-                     "(baseline).")
-    found.append(
-        f"- Hit rates: {h.loc['MUT', '%']}% of our mutants in SFD, {h.loc['OPT', '%']}% of our optimised variants in "
-        "DFS (paper in the table above). By source: " +
-        "; ".join(f"{r['Source']} {r['%']}% of {r['n']}" for _, r in by_source.iterrows()) +
-        " (the rewriter's surface target comes from the released GPT-4 variants, not from x_lo). Under the paper's "
-        f"thresholds: {hp.loc['MUT', '%']}% of the mutants in SFD (95% CI {hp.loc['MUT', 'CI low']}-"
-        f"{hp.loc['MUT', 'CI high']}), {hp.loc['OPT', '%']}% of the optimised variants in DFS; by source: " +
-        "; ".join(f"{r['Source']} {r[coverage.PAPER_SHARE]}%" for _, r in by_source.iterrows()) + ".")
-    found.append(region_checks.paper_threshold_sentence(t_paper_th))
-    found.append(region_checks.released_sentence(t_rel))
-    found.append(region_checks.ablation_sentence(t_abl))
-    if sens["x_lo"].notna().all():
-        a, b = sens.iloc[0], sens.iloc[1]
-        found.append(f"- Sensitivity: on LoCaL-all the thresholds are {b['x_lo']:.2f} / {b['x_hi']:.2f} / {b['y_lo']:.2f} / "
-                     f"{b['y_hi']:.2f} (LoCaL: {a['x_lo']:.2f} / {a['x_hi']:.2f} / {a['y_lo']:.2f} / {a['y_hi']:.2f}); "
-                     f"mutants in SFD {b['MUT in SFD %']}% (LoCaL {a['MUT in SFD %']}%), optimised in DFS "
-                     f"{b['OPT in DFS %']}% (LoCaL {a['OPT in DFS %']}%).")
+found = rq3_findings.found(th, th_other, grid_step, cov, hits, hits_paper, by_source)
+if th is not None:
+    found += [region_checks.paper_threshold_sentence(t_paper_th), region_checks.released_sentence(t_rel),
+              region_checks.ablation_sentence(t_abl), *rq3_findings.sensitivity_sentence(sens)]
 found.append("- The thresholds depend on the data they are fitted on (the paper says so too) and on the CEM scores, two "
              "of which come from substitutes here.")
 found.append("**The paper's conclusions (Section 4.5) on these numbers** (computed by `lcl.report.conclusions`):")
