@@ -38,9 +38,9 @@ figures_dir = ""
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.report.display import show
+from lcl.report.display import bullets, show
 
-from lcl.report import outputs
+from lcl.report import outputs, pipeline
 from lcl.study import overview, sources
 
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
@@ -52,13 +52,13 @@ print("skipped sources:  ", ", ".join(sorted(status["skipped"])) or "-")
 # ## Table 1 · Datasets used to construct LoCaL
 
 # %%
-summaries = [overview.summarise(b) for b in ("HumanEval", "MBPP", "APPS", "PIE")]
+summaries = overview.summarise_all()
 table1 = overview.table1(summaries)
 notes = overview.table1_notes(summaries)
 outputs.save_table(table1, "table1_datasets", profile=profile, seed=seed, notes=notes,
                    title="Table 1. Datasets used to construct LoCaL (ours vs paper)", directory=tables_out)
 show(table1)
-show(Markdown("\n".join(f"- {n}" for n in notes)))
+show(bullets(notes))
 
 # %% [markdown]
 # ## Task profile (Code2Bench-style)
@@ -96,8 +96,6 @@ else:
 # code (`lib/lcl/report/pipeline.py`).
 
 # %%
-from lcl.report import pipeline
-
 fig3 = pipeline.figure3(profile)
 outputs.save_figure(fig3, "figure3_pipeline", profile=profile, seed=seed, directory=figures_out)
 
@@ -105,20 +103,5 @@ outputs.save_figure(fig3, "figure3_pipeline", profile=profile, seed=seed, direct
 # ## What we found
 
 # %%
-ok = {s.benchmark: s for s in summaries if s.available}
-lines = []
-for s in summaries:
-    if not s.available:
-        lines.append(f"- **{s.benchmark}**: skipped (raw source not available here).")
-        continue
-    row = table1.set_index("Benchmark").loc[s.benchmark]
-    lines.append(
-        f"- **{s.benchmark}**: {row['# Ori.']} original (paper {row['# Ori. (paper)']}), {row['k']} selected "
-        f"(paper {row['k (paper)']}), {row['# Test cases/problem']} tests per problem "
-        f"(paper {row['# Test cases/problem (paper)']}), {len(s.rejected)} references rejected by `ast.parse`."
-    )
-if counts is not None:
-    top = counts.sum().idxmax()
-    lines.append(f"- The survey counts {int(counts.values.sum())} publications; the most used metric is "
-                 f"**{top}** ({int(counts[top].sum())}).")
+lines = overview.found(summaries, table1, counts)
 show(Markdown("\n".join(lines)))

@@ -45,6 +45,7 @@ from lcl.report.display import show
 from lcl.report import outputs
 from lcl.core import profiles
 from lcl.study import input_quality as quality
+from lcl.study import label_agreement
 from lcl.study import task_specs as store
 from lcl.engine.inputs.generate import generate
 
@@ -61,10 +62,7 @@ print(f"{len(uids)} tasks in scope for profile {profile!r}, {n_inputs} inputs ea
 # labelled `inferred` in every output.
 
 # %%
-status = pd.DataFrame([{"benchmark": u.split("/")[0],
-                        "spec": ("verified" if store.spec_for(u).verified else store.spec_for(u).origin)}
-                       for u in uids])
-status_table = status.value_counts().unstack(fill_value=0).reset_index() if not status.empty else status
+status_table = quality.spec_status(uids)
 outputs.save_table(status_table, "inputs_spec_status", profile=profile, seed=seed, directory=tables_out,
                    title="Input-constraint specs in scope, by review status")
 show(status_table)
@@ -73,9 +71,9 @@ show(status_table)
 # ## Quality per task
 
 # %%
-df = quality.quality_table(uids, n=n_inputs, seed=seed, jobs=jobs)
-summary = quality.summarise(df)
-detail = df.drop(columns=["verdicts"]).assign(missing_lines=df["missing_lines"].map(json.dumps))
+per_task = quality.quality_table(uids, n=n_inputs, seed=seed, jobs=jobs)
+summary = quality.summarise(per_task)
+detail = per_task.drop(columns=["verdicts"]).assign(missing_lines=per_task["missing_lines"].map(json.dumps))
 outputs.save_table(detail, "inputs_quality", profile=profile, seed=seed, directory=tables_out,
                    title="Input quality per task and reference (validity, distinct inputs, branch coverage)")
 outputs.save_table(summary, "inputs_quality_summary", profile=profile, seed=seed, directory=tables_out,
@@ -83,16 +81,14 @@ outputs.save_table(summary, "inputs_quality_summary", profile=profile, seed=seed
 show(summary)
 
 # %%
-fig = quality.plot_quality(df)
+fig = quality.plot_quality(per_task)
 outputs.save_figure(fig, "inputs_quality", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]
 # ## The Great Filter: tasks below the targets, with the reason recorded at review
 
 # %%
-below = df[(df.validity < quality.VALIDITY_TARGET) | (df.branch_coverage < 1.0)][
-    ["task", "reference", "spec_origin", "verified", "validity", "branch_coverage", "missing_lines", "note"]]
-below = below.assign(missing_lines=below["missing_lines"].map(json.dumps))
+below = quality.below_target(per_task)
 outputs.save_table(below, "inputs_below_target", profile=profile, seed=seed, directory=tables_out,
                    title="References below 95% validity or 100% branch coverage, with the reviewer's reason")
 show(below.head(30))
@@ -112,10 +108,8 @@ print("five generated inputs:", *generate(spec, 5, seed), sep="\n  ")
 # All three decode the same spec; seed inputs are excluded so each backend is judged on its own.
 
 # %%
-sample_uids = [u for u in uids if store.spec_for(u).args or store.spec_for(u).grammar]
-sample_uids = sample_uids[:: max(1, len(sample_uids) // (30 if profile == "full" else 4))]
-backends = quality.backend_comparison(sample_uids, n=n_inputs, seed=seed)
-by_backend = backends.groupby("backend")[["validity", "branch_coverage", "n_distinct"]].mean().round(4).reset_index()
+sample_uids = quality.backend_sample(uids, 30 if profile == "full" else 4)
+by_backend = quality.by_backend(quality.backend_comparison(sample_uids, n=n_inputs, seed=seed))
 outputs.save_table(by_backend, "inputs_backends", profile=profile, seed=seed, directory=tables_out,
                    title=f"Generators compared on {len(sample_uids)} tasks ({n_inputs} inputs each)")
 show(by_backend)
@@ -130,11 +124,9 @@ show(by_backend)
 # Computation: `lib/lcl/study/label_agreement.py`.
 
 # %%
-from lcl.study import label_agreement
-
 rederived, unavailable = label_agreement.build_agreement(P, seed, jobs)  # the stage `lcl inputs agreement` runs too
-for note in unavailable:
-    print(note)
+if unavailable:
+    print("\n".join(unavailable))
 if rederived is not None:
     agree = label_agreement.agreement(rederived)
     causes = label_agreement.cause_summary(rederived)
@@ -146,35 +138,15 @@ if rederived is not None:
                        title=f"Disagreements with |diff| > {label_agreement.LARGE_DIFF} by recorded cause family")
     show(agree)
     show(causes)
-    worst = rederived.sort_values("abs_diff", ascending=False).head(15)[
-        ["id", "theirs", "ours", "spec", "variant_type", "cause"]]
-    show(worst)
+    show(label_agreement.worst(rederived))
 else:
     agree, causes = pd.DataFrame(), pd.DataFrame()
-    for name in ("labels_rederived", "labels_agreement", "labels_causes"):
-        outputs.save_table(pd.DataFrame({"status": ["skipped: published labels not available"]}), name,
-                           profile=profile, seed=seed, directory=tables_out, title="Published labels (skipped)")
+    outputs.save_skipped(["labels_rederived", "labels_agreement", "labels_causes"], "published labels not available",
+                         profile=profile, seed=seed, directory=tables_out, title="Published labels (skipped)")
 
 # %% [markdown]
 # ## What we found
 
 # %%
-lines = []
-for _, r in summary.iterrows():
-    lines.append(f"- **{r['benchmark']}**: {r['tasks']} tasks, {r['verified %']}% verified; mean validity "
-                 f"{r['mean validity']:.3f} (min {r['min validity']:.3f}; {r['tasks >= 95% valid %']}% of tasks "
-                 f"meet the 95% target); mean branch coverage {r['mean branch coverage']:.3f} "
-                 f"({r['tasks at 100% branches %']}% of tasks at 100%).")
-lines.append(f"- {len(below)} references fall below a target; each carries the reviewer's reason in `notes`.")
-best = by_backend.sort_values("branch_coverage", ascending=False).iloc[0]
-lines.append(f"- Across {len(sample_uids)} sampled tasks the highest mean branch coverage comes from "
-             f"**{best['backend']}** ({best['branch_coverage']:.3f}).")
-if not agree.empty:
-    for _, r in agree.iterrows():
-        met = r["MAE"] <= 0.05 and r["bucket agreement"] >= 0.90
-        lines.append(f"- Labels, {r['dataset']} / {r['benchmark']}: {r['fuzzed']} of {r['pairs']} pairs re-derived, "
-                     f"MAE {r['MAE']:.3f}, bucket agreement {r['bucket agreement']:.1%} (target MAE <= 0.05, >= 90%: "
-                     f"{'met' if met else '**not met**'}).{label_agreement.cause_sentence(causes, r['dataset'], r['benchmark'])}")
-    lines.append("- The cause of each examined disagreement, with its evidence, is in "
-                 f"`data/reference/{label_agreement.causes_file().name}`; the method and the discussion in `docs/LABELS.md`.")
+lines = quality.found(summary, below, by_backend, len(sample_uids)) + label_agreement.found(agree, causes)
 show(Markdown("\n".join(lines)))

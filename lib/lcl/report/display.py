@@ -8,6 +8,7 @@ Display only: the saved tables (:func:`lcl.report.outputs.save_table`) keep ever
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from typing import Any
 
 import pandas as pd
@@ -94,3 +95,10 @@ def show(*objects: Any) -> None:
             display(styled)
         else:
             display(obj)
+
+
+def bullets(lines: Iterable[str]) -> Any:
+    """``lines`` as a Markdown bullet list for a notebook to show (``- line`` each)."""
+    from IPython.display import Markdown
+
+    return Markdown("\n".join(f"- {line}" for line in lines))

@@ -71,6 +71,15 @@ def save_table(frame: pd.DataFrame, name: str, *, profile: str, seed: int | None
     return Written([csv_path, md_path])
 
 
+def save_skipped(names: list[str], reason: str, *, profile: str, seed: int | None, title: str,
+                 directory: Path | None = None) -> list[Path]:
+    """Each of ``names`` written as a one-cell table saying it was skipped and why, so a declared
+    output exists when its source is not available."""
+    skipped = pd.DataFrame({"status": [f"skipped: {reason}"]})
+    return [path for name in names
+            for path in save_table(skipped, name, profile=profile, seed=seed, directory=directory, title=title)]
+
+
 def save_figure(fig: Any, name: str, *, profile: str, seed: int | None,
                 inputs: dict[str, str] | None = None, directory: Path | None = None) -> list[Path]:
     """Write ``figures/<name>.png`` (200 dpi) and ``.pdf`` + sidecars; returns the paths. A panel

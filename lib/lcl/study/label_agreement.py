@@ -234,3 +234,25 @@ def cause_sentence(summary: pd.DataFrame, dataset: str, benchmark: str) -> str:
                     if c not in ("dataset", "benchmark", big) and int(row[c]) > 0),
                    key=lambda kv: (kv[0] == "unexamined", -kv[1], kv[0]))
     return f" Of its {int(row[big])} pairs with {big}: " + ", ".join(f"{c} {n}" for c, n in parts) + "."
+
+
+def found(agree: pd.DataFrame, causes: pd.DataFrame) -> list[str]:
+    """Notebook 01's sentences on the labels: per set and benchmark, the pairs re-derived, MAE and
+    bucket agreement against the targets (MAE <= 0.05, >= 90%), and the causes of large disagreements."""
+    if agree.empty:
+        return []
+    lines = []
+    for _, r in agree.iterrows():
+        met = r["MAE"] <= 0.05 and r["bucket agreement"] >= 0.90
+        lines.append(f"- Labels, {r['dataset']} / {r['benchmark']}: {r['fuzzed']} of {r['pairs']} pairs re-derived, "
+                     f"MAE {r['MAE']:.3f}, bucket agreement {r['bucket agreement']:.1%} (target MAE <= 0.05, >= 90%: "
+                     f"{'met' if met else '**not met**'}).{cause_sentence(causes, r['dataset'], r['benchmark'])}")
+    lines.append("- The cause of each examined disagreement, with its evidence, is in "
+                 f"`data/reference/{causes_file().name}`; the method and the discussion in `docs/LABELS.md`.")
+    return lines
+
+
+def worst(frame: pd.DataFrame, k: int = 15) -> pd.DataFrame:
+    """The ``k`` re-derived pairs farthest from the published label, with spec and cause."""
+    return frame.sort_values("abs_diff", ascending=False).head(k)[["id", "theirs", "ours", "spec", "variant_type",
+                                                                   "cause"]]

@@ -64,6 +64,11 @@ def summarise(benchmark: str) -> BenchmarkSummary:
     return BenchmarkSummary(benchmark, True, n_orig, len(chosen), tests, desc, level, res.rejected, chosen)
 
 
+def summarise_all() -> list[BenchmarkSummary]:
+    """:func:`summarise` of Table 1's four benchmarks, in the paper's order."""
+    return [summarise(b) for b in PAPER_BENCH]
+
+
 def table1(summaries: list[BenchmarkSummary]) -> pd.DataFrame:
     """Table 1 with our values next to the paper's."""
     rows = []
@@ -191,3 +196,24 @@ def unavailable_figure(title: str, reason: str):
     ax.text(0.5, 0.6, title, ha="center", fontsize=11, weight="bold")
     ax.text(0.5, 0.3, reason, ha="center", fontsize=9, color="#a40", wrap=True)
     return fig
+
+
+def found(summaries: list[BenchmarkSummary], table: pd.DataFrame, counts: pd.DataFrame | None) -> list[str]:
+    """Notebook 00's sentences: per benchmark, Table 1's counts beside the paper's and the references
+    ``ast.parse`` rejected (or that the source was skipped); the survey's size and most used metric."""
+    rows = table.set_index("Benchmark")
+    lines = []
+    for s in summaries:
+        if not s.available:
+            lines.append(f"- **{s.benchmark}**: skipped (raw source not available here).")
+            continue
+        row = rows.loc[s.benchmark]
+        lines.append(
+            f"- **{s.benchmark}**: {row['# Ori.']} original (paper {row['# Ori. (paper)']}), {row['k']} selected "
+            f"(paper {row['k (paper)']}), {row['# Test cases/problem']} tests per problem "
+            f"(paper {row['# Test cases/problem (paper)']}), {len(s.rejected)} references rejected by `ast.parse`.")
+    if counts is not None:
+        top = counts.sum().idxmax()
+        lines.append(f"- The survey counts {int(counts.values.sum())} publications; the most used metric is "
+                     f"**{top}** ({int(counts[top].sum())}).")
+    return lines
