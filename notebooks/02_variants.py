@@ -47,13 +47,12 @@ figures_dir = ""
 
 # %%
 
-import pandas as pd
 from IPython.display import Markdown
 
-from lcl.report.display import show
+from lcl.report.display import bullets, show
 
 from lcl.report import claims, outputs
-from lcl.study import clones, curation, local_build, makeup, pair_files, surface_budget
+from lcl.study import clones, curation, local_build, makeup, makeup_findings, pair_files
 from lcl.core import paths, profiles, records
 
 P = profiles.get(profile)
@@ -129,7 +128,7 @@ show(Markdown(curation.sample_sentence(mk, fraction, len(pairs), len(curated))))
 
 # %%
 t2 = makeup.table2_with_paper(pairs, seed)
-notes = [f"{r['stage']}: {r['what']} = {r['count']}" for r in ledger.to_rows()]
+notes = ledger.lines()
 notes.append("Optimised variants: offline rewriter (function tasks, APPS) and PIE's own fast programs; the paper used GPT-4.")
 notes.append(f"LoCaL = a seeded sample at Table 2's makeup (fraction {fraction:.3f}) of the curated pairs (lcl.study.curation: "
              f"MUT df < {curation.DF_BOUNDARY}, OPT that optimises with df > {curation.DF_BOUNDARY}); "
@@ -137,17 +136,14 @@ notes.append(f"LoCaL = a seeded sample at Table 2's makeup (fraction {fraction:.
 outputs.save_table(t2, "table2_variants", profile=profile, seed=seed, directory=tables_out, notes=notes,
                    title="Table 2. Statistics of LoCaL (ours vs paper)")
 show(t2)
-show(Markdown("\n".join(f"- {n}" for n in notes)))
+show(bullets(notes))
 
 # %% [markdown]
 # **Sensitivity: LoCaL-curated and LoCaL-all.** The same statistics on every curated pair and
 # on every labelled candidate (before curation, refactorings included):
 
 # %%
-t2_all = pd.concat([t2.drop(columns=[c for c in t2.columns if "(paper)" in c]).assign(Set=curation.LOCAL),
-                    makeup.table2(curated, seed).assign(Set=curation.LOCAL_CURATED),
-                    makeup.table2(all_pairs, seed).assign(Set=curation.LOCAL_ALL)], ignore_index=True)
-t2_all = t2_all[["Set", *[c for c in t2_all.columns if c != "Set"]]]
+t2_all = makeup_findings.table2_sensitivity(t2, curated, all_pairs, seed)
 outputs.save_table(t2_all, "table2_sensitivity", profile=profile, seed=seed, directory=tables_out,
                    title="Sensitivity: Table 2 on LoCaL, on every curated pair (LoCaL-curated) and on every labelled candidate (LoCaL-all)")
 show(t2_all)
@@ -198,7 +194,7 @@ print(f"{cs['clusters']} clusters of {cs['functions']} functions -> {cs['pairs']
 
 # %%
 ct = clones.cluster_table(clusters, clone_pairs)
-clone_notes = [f"{r['stage']}: {r['what']} = {r['count']}" for r in clone_ledger.to_rows()]
+clone_notes = clone_ledger.lines()
 clone_notes += [
     f"Profile caps ({profile}): families {'all' if caps.families is None else ', '.join(caps.families)}; "
     f"candidates per family {caps.functions_per_family or 'all'}; pairs per cluster {caps.pairs_per_cluster}.",
@@ -226,22 +222,19 @@ outputs.save_figure(fig, "clone_scatter", profile=profile, seed=seed, directory=
 # written even when empty (no mirror): it is a declared output of this notebook
 pair_files.write_pairs(outputs.build_path(paths.published_pairs()), published, profile=profile, seed=seed)
 if published:
-    given = [p for p in published if p["surface_sim_published"] is not None]
-    agree = sum(abs(p["surface_sim"] - p["surface_sim_published"]) < 1e-9 for p in given)
+    agree, given = makeup_findings.surface_agreement(published)
     print(f"{len(published)} PUBLISHED pairs ({paths.published_pairs()}, .parquet); our SurfaceSim equals the "
-          f"authors' on {agree}/{len(given)} pairs that carry one")
+          f"authors' on {agree}/{given} pairs that carry one")
 else:
     show(Markdown("**The published pairs are not available here (no data mirror): this part is skipped.**"))
 
 # %%
 t2s = makeup.table2_sources(pairs, clone_pairs, published, profile)
-pub_notes = [f"{r['stage']}: {r['what']} = {r['count']}" for r in pub_ledger.to_rows()]
+pub_notes = pub_ledger.lines()
 if not published:
     pub_notes.append("Published pairs not available (the data mirror's local_release/ is absent): only our rows.")
 pub_notes.append("Published df_score = the release's score; Avg. SurfaceSim is ours (paper mode) for every row.")
-pv = {k: claims.paper_value(f"T2.{k}") for k in ("opt.total", "opt.surfacesim", "opt.df", "mut.total", "mut.surfacesim", "mut.df")}
-pub_notes.append(f"Paper Table 2: optimised {pv['opt.total']:g} pairs (SurfaceSim {pv['opt.surfacesim']:g}, df "
-                 f"{pv['opt.df']:g}), mutated {pv['mut.total']:g} ({pv['mut.surfacesim']:g}, {pv['mut.df']:g}).")
+pub_notes.append(makeup_findings.paper_table2_line())
 outputs.save_table(t2s, "published_table2", profile=profile, seed=seed, directory=tables_out, notes=pub_notes,
                    title="Table 2 by source: our LoCaL, our clones and the published release")
 show(t2s)
@@ -259,39 +252,4 @@ show(lt)
 # ## What we found
 
 # %%
-opt = t2.set_index("Variant Type").loc["Optimized"]
-mut = t2.set_index("Variant Type").loc["Mutated"]
-dfs = makeup.dfs_target(pairs)  # the rewriter's variants in LoCaL
-released_opt = surface_budget.released_values(published) if published else []
-released_sim = (f"mean {sum(released_opt) / len(released_opt):.3f} ({len(released_opt)} variants)" if len(released_opt)
-                else f"median {surface_budget.recorded().set_index('q').loc[0.5, 'surface_sim']:g} (recorded)")
-clones_dfs_ok = (bool(cs["pairs"]) and cs["mean_surface_sim"] <= makeup.DFS_MAX_SURFACE_SIM
-                 and cs["mean_df_score"] >= makeup.DFS_MIN_DF)
-show(Markdown("\n".join([
-    curation.rule_sentence(evidence, separates).replace("**Rule derived:**", "- **Curation:**").replace("**Rule applied:**", "- **Curation:**"),
-    f"- LoCaL: {len(pairs)} pairs of {len(all_pairs)} labelled candidates: {int(mut['Total'])} mutants (mean SurfaceSim {mut['Avg. SurfaceSim']}, mean df_score "
-    f"{mut['Avg. df_score']}; paper {mut['Avg. SurfaceSim (paper)']}, {mut['Avg. df_score (paper)']}) and "
-    f"{int(opt['Total'])} optimised variants ({opt['Avg. SurfaceSim']}, {opt['Avg. df_score']}; paper "
-    f"{opt['Avg. SurfaceSim (paper)']}, {opt['Avg. df_score (paper)']}).",
-    f"- The rewriter's {dfs['pairs']} variants in LoCaL: mean SurfaceSim {makeup.fmt_mean(dfs['mean_surface_sim'])} against "
-    f"{released_sim} for the released GPT-4 variants (close **by construction**, not support: each task's target is "
-    f"drawn from that distribution) and mean df_score {makeup.fmt_mean(dfs['mean_df_score'])} (measured; paper "
-    f"{opt['Avg. df_score (paper)']} for all optimised variants). Table 2's Optimized row also holds PIE's own fast "
-    "programs (`opt_by_generator` shows each source). "
-    "The rewriter applies its optimisation rewrites, then surface rewrites until Eq. 1 reaches a target drawn per task "
-    f"from the released GPT-4 variants' SurfaceSim (median {surface_budget.recorded().set_index('q').loc[0.5, 'surface_sim']:g}; "
-    "`lcl.study.surface_budget`), never an RQ3 threshold, or none applies; "
-    f"{sum(not curation.local_kind(p) for p in all_pairs)} of its labelled variants carry surface rewrites only "
-    "(refactorings: a sensitivity source, outside LoCaL). It reaches "
-    "further on annotated HumanEval references than on MBPP and APPS, whose untyped parameters block the "
-    "type-dependent rewrites (docs/VARIANTS.md). References carry no docstrings, as the authors' do not.",
-    f"- Human-written clones: {cs['clusters']} clusters of {cs['functions']} functions, {cs['pairs']} pairs "
-    f"({cs['cross_package_pairs']} across two collections; mean SurfaceSim {makeup.fmt_mean(cs['mean_surface_sim'])}, "
-    f"mean df_score {makeup.fmt_mean(cs['mean_df_score'])}). Each pair's equivalence was confirmed on fresh inputs (pairs with "
-    f"df_score < 1 are discarded); the DFS target (mean SurfaceSim <= {makeup.DFS_MAX_SURFACE_SIM}, mean df_score "
-    f">= {makeup.DFS_MIN_DF}) is **{'met' if clones_dfs_ok else 'not met'}** by these "
-    "independently written variants.",
-    (f"- Published release: {len(published)} pairs read (see `published_table2`)." if published
-     else "- Published release: not available here (no data mirror); skipped."),
-    makeup.mutant_gap_note(all_pairs, pairs, t2, t2s, P),
-])))
+show(Markdown("\n".join(makeup_findings.found(pairs, all_pairs, published, t2, t2s, cs, evidence, separates, P))))

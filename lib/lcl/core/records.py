@@ -281,6 +281,10 @@ class Ledger:
         rows += [{"stage": "excluded", "what": k, "count": v} for k, v in sorted(self.dropped.items())]
         return rows
 
+    def lines(self) -> list[str]:
+        """One ``stage: what = count`` line per row of :meth:`to_rows` (the notes under a table)."""
+        return [f"{r['stage']}: {r['what']} = {r['count']}" for r in self.to_rows()]
+
 
 class LedgerRow(TypedDict):
     """One line of a ledger's table: a stage (generated / excluded), what, how many."""
