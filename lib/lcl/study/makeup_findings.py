@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+import numpy as np
 import pandas as pd
 
 from lcl.core.claim_links import paper_value
@@ -30,8 +31,8 @@ def table2_sensitivity(t2: pd.DataFrame, curated: list[PairRow], all_pairs: list
 
 def surface_agreement(published: list[PairRow]) -> tuple[int, int]:
     """(published pairs whose SurfaceSim we compute equal to the authors' within 1e-9, pairs that carry one)."""
-    given = [p for p in published if p["surface_sim_published"] is not None]
-    return sum(abs(p["surface_sim"] - p["surface_sim_published"]) < 1e-9 for p in given), len(given)
+    given = [(p["surface_sim"], theirs) for p in published if (theirs := p["surface_sim_published"]) is not None]
+    return sum(abs(ours - theirs) < 1e-9 for ours, theirs in given), len(given)
 
 
 def paper_table2_line() -> str:
@@ -43,7 +44,7 @@ def paper_table2_line() -> str:
 
 
 def _released_sim(published: list[PairRow]) -> str:
-    released = surface_budget.released_values(published) if published else []
+    released = surface_budget.released_values(published) if published else np.array([])
     if len(released):
         return f"mean {sum(released) / len(released):.3f} ({len(released)} variants)"
     return f"median {_recorded_median():g} (recorded)"
