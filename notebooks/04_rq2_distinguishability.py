@@ -129,7 +129,7 @@ if cost:
 # %%
 model = codescore_base.base_model(P, seed, jobs)
 reps = distinguish.repetitions(pie_pairs, pools[rq2_pool.PIE_PAIRS], n, k, seed) if have_pie else []
-print("repetition seeds:", [r.seed for r in reps])
+print("repetition seeds:", distinguish.repetition_seeds(reps))
 rep_sets = {rq2_pool.PIE_PAIRS: reps}
 if have_pie and sensitivity:
     rep_sets[rq2_pool.LOCAL] = distinguish.with_mutants(reps, pools[rq2_pool.LOCAL], n)

@@ -55,11 +55,11 @@ import pandas as pd
 import torch
 from IPython.display import Markdown
 
-from lcl.report.display import show
+from lcl.report.display import bullets, show
 
-from lcl.report import claims, outputs
+from lcl.report import outputs
 from lcl.study import codescore_base, loaders, pair_files, scoring, sources
-from lcl.core import profiles
+from lcl.core import claim_links, profiles
 from lcl.rq import rq5, rq5_capacity
 from lcl.engine.metrics.codescore_style import LABEL
 
@@ -118,12 +118,12 @@ show(runs)
 t6 = rq5.table6(runs) if ok else pd.DataFrame(columns=["p (%)", "models"])
 head = rq5.headline(t6) if ok else {}
 if head:
-    notes.append(rq5.headline_note(head, {k: claims.paper_value(k) for k in head}))
+    notes.append(rq5.headline_note(head, claim_links.paper_values(head)))
 outputs.save_table(t6, "table6_training", profile=profile, seed=seed, directory=tables_out, notes=notes,
                    title=f"Table 6. MAE of fine-tuned {LABEL} trained with p% LoCaL (ours, mean baseline, paper)")
 if ok:
     show(rq5.table6_shown(t6))
-show(Markdown("\n".join(f"- {n}" for n in notes)))
+show(bullets(notes))
 
 # %%
 if ok:
@@ -177,7 +177,7 @@ if ok:
 else:
     cap_curves = pd.DataFrame(columns=rq5_capacity.CURVE_COLUMNS)
     capacity = pd.DataFrame(columns=rq5_capacity.SUMMARY_COLUMNS)
-cap_notes = [f"Settings: {'; '.join(s.name for s in rq5_capacity.settings(P))} (the first is Table 6's); other "
+cap_notes = [f"Settings: {rq5_capacity.setting_names(P)} (the first is Table 6's); other "
              f"config as Table 6's ({rq5.settings_text(CFG)}), larger settings stop after {P.rq5_capacity_patience} "
              "validations without improvement.",
              f"{P.rq5_capacity_models} model(s) per setting and p (Table 6's seeds and draws); device {DEVICE}; "

@@ -81,7 +81,6 @@ mut_pairs = 60  # curated MUT pairs given the reference's prose (seeded sample w
 min_groups = 10  # X3: fewer matched groups than this and a finding says the interval cannot be judged
 
 # %%
-import difflib
 
 import pandas as pd
 from IPython.display import Markdown
@@ -89,7 +88,7 @@ from IPython.display import Markdown
 from lcl.report.display import show
 
 from lcl.study import candidate_generation, codescore_base, pair_files, scoring
-from lcl.rq import effectiveness, red_herrings as rh, robustness as rb
+from lcl.rq import red_herrings as rh, robustness as rb
 from lcl.report import findings, outputs
 from lcl.core import profiles
 
@@ -100,8 +99,7 @@ all_rows = pair_files.load_local(profile, subset="all")  # LoCaL-all; LoCaL = it
 docs = rb.documented_references(candidate_generation.selected_tasks(P))
 opt = rb.sample(all_rows, "OPT", opt_pairs, seed)
 mut = rb.sample(all_rows, "MUT", mut_pairs, seed)
-n_opt_all = sum(1 for r in all_rows if r["variant_type"] == "OPT" and r.get("in_local"))
-n_mut_all = sum(1 for r in all_rows if r["variant_type"] == "MUT" and r.get("in_local"))
+n_opt_all, n_mut_all = rb.curated_count(all_rows, "OPT"), rb.curated_count(all_rows, "MUT")
 sample_note = (f"Pairs: {len(opt)} of {n_opt_all} curated OPT and {len(mut)} of {n_mut_all} curated MUT pairs "
                f"(seeded sample, seed {seed}, when more than {opt_pairs} / {mut_pairs}).")
 print(sample_note)
@@ -131,12 +129,10 @@ show(rejected)
 # A few rejected perturbations (if any), with the fuzzer's df_score and the edit:
 
 # %%
-bad = verified[~verified["outcome"].isin(rb.USABLE)]
-for _, r in bad.head(3).iterrows():
-    diff = "\n".join(list(difflib.unified_diff(r["original"].splitlines(), r["perturbed"].splitlines(),
-                                               "before", "after", lineterm=""))[:30])
-    show(Markdown(f"**{r['id']}** ({r['outcome']}, df_score = {r['df_score']})\n\n```diff\n{diff}\n```"))
-if bad.empty:
+examples = rb.rejected_examples(verified, 3)
+if examples:
+    show(Markdown(examples))
+else:
     print("no perturbed program was rejected")
 
 # %% [markdown]
@@ -170,11 +166,7 @@ outputs.save_figure(fig, "x2_robustness", profile=profile, seed=seed, directory=
 # ## X3 · Equivalent mutants (df = 1) vs killed mutants (df = 0) of the same task and operator
 
 # %%
-frame = scoring.pairs_frame(all_rows)
-frame = effectiveness.labelled(frame)  # pairs with a df_score (not -1: every run excluded)
-frame = frame.merge(pd.DataFrame({"id": [r["id"] for r in all_rows], "operator": [r.get("operator") for r in all_rows]})
-                    .drop_duplicates("id"), on="id", how="left")
-mutants = scoring.score_frame(frame[frame.variant_type == rh.MUTANT].reset_index(drop=True), codescore_model=model)
+mutants = scoring.score_frame(rh.mutant_frame(all_rows), codescore_model=model)
 x3_metrics = [rh.SURFACE, *scoring.cem_columns(mutants)]
 counts = rh.group_counts(mutants)
 auc = rh.auroc_table(mutants, x3_metrics, n_boot=P.bootstrap, seed=seed)

@@ -92,7 +92,7 @@ local = scoring.score_frame(scoring.pairs_frame(pair_files.load_local(profile)),
 cst = eff.cap(eff.labelled(scoring.pairs_frame(loaders.pairs_if_available("CodeScore_test"))), P.eval_pairs_cap, seed)
 cst = scoring.score_frame(cst, codescore_model=model, progress=False) if len(cst) else cst
 cems = scoring.cem_columns(local)
-per_bench = ", ".join(f"{b} {n}" for b, n in local.benchmark.value_counts().sort_index().items())
+per_bench = cal.benchmark_counts(local)
 print(f"LoCaL: {len(local)} pairs ({per_bench}); "
       f"CodeScore_test: {len(cst)} pairs; CEMs: {', '.join(cems)}")
 

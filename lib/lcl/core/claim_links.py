@@ -48,6 +48,11 @@ def paper_value(claim_id: str) -> float:
     return float(paper_claims().loc[claim_id, "paper_value"])
 
 
+def paper_values(claim_ids: Iterable[str]) -> dict[str, float]:
+    """:func:`paper_value` of each of ``claim_ids``."""
+    return {c: paper_value(c) for c in claim_ids}
+
+
 @dataclass(frozen=True)
 class Link:
     """Our value of ``claim_id``: ``table``'s row whose ``key_column`` equals ``key``, ``column``."""

@@ -445,3 +445,8 @@ def findings(ece: pd.DataFrame, recal: pd.DataFrame, cems: Sequence[str], frame:
                  + " (Spearman); an increasing map can only follow a positive order, so where it is negative or "
                  "flat the least-squares increasing fit is close to a constant (see the reliability diagram).")
     return found, lines
+
+
+def benchmark_counts(frame: pd.DataFrame) -> str:
+    """``APPS 12, HumanEval 30, ...``: the pairs of ``frame`` per source benchmark, by name."""
+    return ", ".join(f"{b} {n}" for b, n in frame.benchmark.value_counts().sort_index().items())

@@ -195,6 +195,11 @@ def with_mutants(reps: Sequence[Repetition], pools: Sequence[Sequence[PairRow]],
             for rep, pool in zip(reps, pools)]
 
 
+def repetition_seeds(reps: Sequence[Repetition]) -> list[int]:
+    """The recorded seed of each repetition, in order."""
+    return [rep.seed for rep in reps]
+
+
 def overlap(reps: Sequence[Repetition]) -> float:
     """Mean share of a repetition's mutants that another repetition also uses (over all pairs of
     repetitions; 0 when every repetition's mutants are its own, NaN for fewer than two)."""

@@ -37,9 +37,11 @@ import numpy as np
 import pandas as pd
 from scipy import stats as sps
 
-from lcl.core.records import Finding, finding_slug
+from lcl.core.records import Finding, PairRow, finding_slug
 from lcl.engine import stats
 from lcl.study import scoring
+
+from .effectiveness import labelled
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -62,6 +64,16 @@ GAP_COLUMNS = ["metric", "n_equivalent", "n_killed", "n_groups", "mean_equivalen
 
 
 # ----------------------------------------------------------------------------- groups
+def mutant_frame(rows: Sequence[PairRow]) -> pd.DataFrame:
+    """The labelled mutants of ``rows`` (pairs with a df_score, not every run excluded) as a pairs
+    table with each mutant's MutPy ``operator``, ready to score (X3 compares them within a task
+    and operator)."""
+    frame = labelled(scoring.pairs_frame(rows))
+    operators = pd.DataFrame({"id": [r["id"] for r in rows], "operator": [r.get("operator") for r in rows]})
+    frame = frame.merge(operators.drop_duplicates("id"), on="id", how="left")
+    return frame[frame.variant_type == MUTANT].reset_index(drop=True)
+
+
 def _mutants(frame: pd.DataFrame) -> pd.DataFrame:
     """Mutant rows with an operator and a usable (non-negative) df_score."""
     missing = {"benchmark", "task", "variant_type", "operator", "df_score"} - set(frame.columns)

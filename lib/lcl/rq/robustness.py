@@ -37,6 +37,7 @@ perturbation bug (``behaviour changed``) or a pair the fuzzer cannot judge
 
 from __future__ import annotations
 
+import difflib
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -122,6 +123,23 @@ def sample(rows: Sequence[PairRow], kind: str, k: int | None, seed: int) -> list
     if k is not None and len(pool) > k:
         pool = sorted(seeds.rng(seed, kind).sample(pool, k), key=lambda r: str(r["id"]))
     return pool
+
+
+def curated_count(rows: Sequence[PairRow], kind: str) -> int:
+    """Curated (``in_local``) pairs of ``kind`` in ``rows``: what :func:`sample` draws from."""
+    return sum(1 for r in rows if r["variant_type"] == kind and r.get("in_local"))
+
+
+def rejected_examples(verified: pd.DataFrame, k: int = 3) -> str:
+    """Markdown for the first ``k`` rejected perturbations: id, outcome, df_score and the edit as
+    a unified diff (30 lines at most); ``""`` when none was rejected."""
+    bad = verified[~verified["outcome"].isin(USABLE)].head(k)
+    parts = []
+    for _, r in bad.iterrows():
+        diff = "\n".join(list(difflib.unified_diff(r["original"].splitlines(), r["perturbed"].splitlines(),
+                                                   "before", "after", lineterm=""))[:30])
+        parts.append(f"**{r['id']}** ({r['outcome']}, df_score = {r['df_score']})\n\n```diff\n{diff}\n```")
+    return "\n\n".join(parts)
 
 
 def documented_references(tasks: Sequence[Any]) -> dict[str, str]:

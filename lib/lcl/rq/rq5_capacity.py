@@ -63,6 +63,11 @@ def settings(profile: Profile) -> list[Setting]:
     return [first] + [s for s in rest if s != first]
 
 
+def setting_names(profile: Profile) -> str:
+    """The names of :func:`settings`, Table 6's first, as the notes print them."""
+    return "; ".join(s.name for s in settings(profile))
+
+
 def config_of(profile: Profile, setting: Setting) -> codescore_base.TrainSettings:
     """Table 6's training config with ``setting``'s steps, layers and tokens. Table 6's own setting
     keeps its config exactly, so its models are Table 6's (found in the model cache); larger ones
