@@ -208,19 +208,20 @@ def _wrap(text: str, width: int) -> list[str]:
 def layers_svg() -> str:
     """docs/layers.svg: the layers from the top (cli) down, each with its members; every arrow
     of the library points down this picture."""
-    width, band, pad = 980, 92, 14
+    width, pad = 980, 14
     rows = []
-    for i, name in enumerate(reversed(ORDER)):
-        y = pad + i * (band + pad)
-        members = "  ".join(layer_members()[name])
-        cut = _wrap(members, 118)
+    y = pad
+    for name in reversed(ORDER):
+        cut = _wrap("  ".join(layer_members()[name]), 118)
+        band = max(92, 50 + 18 * len(cut))  # every member shown: the band grows with its lines
         rows.append(f'<rect x="60" y="{y}" width="{width - 80}" height="{band}" rx="8" fill="{FILL[name]}" '
                     f'stroke="#888"/>')
         rows.append(f'<text x="76" y="{y + 24}" font-size="17" font-weight="bold">{name}</text>')
         rows.append(f'<text x="160" y="{y + 24}" font-size="14" fill="#333">{BLURB[name]}</text>')
-        for k, ln in enumerate(cut[:3]):
+        for k, ln in enumerate(cut):
             rows.append(f'<text x="76" y="{y + 50 + 18 * k}" font-size="13" font-family="monospace">{ln}</text>')
-    height = pad + len(ORDER) * (band + pad)
+        y += band + pad
+    height = y
     arrow = (f'<line x1="30" y1="{pad + 10}" x2="30" y2="{height - pad - 10}" stroke="#555" stroke-width="3" '
              f'marker-end="url(#a)"/><text x="22" y="{height // 2}" font-size="13" transform="rotate(-90 22 '
              f'{height // 2})" text-anchor="middle">imports point down only</text>')
