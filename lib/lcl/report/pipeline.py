@@ -14,6 +14,7 @@ import subprocess
 from collections import defaultdict
 
 from lcl.core import paths
+from lcl.study.overview import unavailable_figure
 
 
 def make_rules(profile: str = "quick") -> dict[str, list[str]]:
@@ -80,8 +81,6 @@ def figure3(profile: str = "quick"):
 
     edges, outputs = collapsed_graph(make_rules(profile))
     if not edges:
-        from lcl.study.overview import unavailable_figure
-
         return unavailable_figure("Figure 3: construction pipeline", "no Makefile rules found at the project root")
     nodes = set(edges) | {t for ts in edges.values() for t in ts}
     for nb, outs in outputs.items():

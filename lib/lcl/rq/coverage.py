@@ -11,6 +11,7 @@ counted. Figure 1's example pair is picked here too (:func:`figure1_examples`).
 from __future__ import annotations
 
 import math
+import textwrap
 from collections.abc import Callable
 from typing import TYPE_CHECKING, TypedDict
 
@@ -349,8 +350,6 @@ def plot_examples(ex: Figure1Examples | None) -> Figure:
     """Figure 1: the reference of :func:`figure1_examples`, its look-alike mutant (SFD) and its
     different-looking optimised variant (DFS), one code panel each (at most 22 lines of 60
     characters), captioned with the pair's SurfaceSim and df_score."""
-    import textwrap
-
     import matplotlib.pyplot as plt
 
     panels = [("Reference", ex["reference"], "")] if ex else []

@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 import time
 from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypedDict
 
@@ -42,7 +43,7 @@ from lcl.engine.fuzz.algorithm import code_digest, fuzz_pair
 from lcl.engine.fuzz.batch import generator_name
 from lcl.engine.inputs.generate import task_seeds
 from lcl.engine.stats import wilson
-from lcl.study.task_specs import SpecGenerator, resolve_published, tasks_for
+from lcl.study.task_specs import SpecGenerator, all_spec_uids, resolve_published, tasks_for
 
 if TYPE_CHECKING:
     from matplotlib.figure import Figure
@@ -307,10 +308,6 @@ def run0_all(rows: list[PairRow], settings: S.Settings, seed: int, progress: boo
     try:
         if jobs <= 1 or len(rows) <= 1:
             return [one(r) for r in rows]
-        from concurrent.futures import ThreadPoolExecutor
-
-        from lcl.study.task_specs import all_spec_uids
-
         all_spec_uids()  # builds the task index once, before the threads all need it
         with ThreadPoolExecutor(max_workers=jobs, thread_name_prefix="lcl-x1") as pool:
             return list(pool.map(one, rows))

@@ -33,6 +33,7 @@ from lcl.core.io import write_text
 from lcl.core.records import Task
 from lcl.engine.inputs.generate import generate, task_seeds, with_seeds
 from lcl.engine.inputs.infer import infer_function, infer_program
+from lcl.engine.inputs.infer_code import infer_from_code
 from lcl.engine.inputs.spec import Spec, dumps, load
 
 from . import loaders
@@ -101,8 +102,6 @@ def infer(uid: str) -> Spec:
         return infer_function(uid, t.entry_point or "", [s for x in tasks for s in x.seed_inputs])
     seeds = [s for x in tasks for s in x.seed_inputs]
     if not seeds:  # PIE: no example inputs; read the layout off the programs' input reads
-        from lcl.engine.inputs.infer_code import infer_from_code
-
         for x in tasks:
             for code in (x.reference, x.extra.get("fast") or ""):
                 spec = infer_from_code(uid, code)

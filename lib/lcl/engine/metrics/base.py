@@ -168,7 +168,5 @@ class Metric:
 def _check_range(name: str, vals: np.ndarray) -> np.ndarray:
     finite = vals[~np.isnan(vals)]
     if finite.size and (finite.min() < -1e-9 or finite.max() > 1 + 1e-9):
-        from lcl.core.errors import UserError
-
         raise UserError(f"metric {name!r} returned scores outside [0, 1] (min {finite.min()}, max {finite.max()})")
     return np.clip(vals, 0.0, 1.0)

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from lcl.core.cache import key
+from lcl.core.errors import UserError
 
 from ..process_pools import shared_pool
 from .base import Metric, MetricConfig
@@ -146,8 +147,6 @@ class CodeBERTScore(Metric):
         self.substitute = encoder is None
         self.encoder = Path(encoder) if encoder else default_encoder()
         if not self.encoder.is_dir():
-            from lcl.core.errors import UserError
-
             raise UserError(f"CodeBERTScore encoder {self.encoder} is not a local model directory")
         self.num_layers = num_layers if num_layers is not None else (6 if self.substitute else _layers(self.encoder))
         self.component = component
