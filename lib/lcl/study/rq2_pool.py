@@ -171,6 +171,11 @@ def pool_status(profile: Profile, seed: int, target: int | None, order_seed: int
     return out, complete
 
 
+#: ledger entries of :func:`mutant_pool` that :func:`candidates_per_df0` reads back
+FUZZED, AFTER_TARGET, KEPT = ("mutants fuzzed", "fuzzed after the pool target was reached (not used)",
+                              "kept: df_score = 0")
+
+
 def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *, target: int | None = None,
                 batch: int = 100, order_seed: int | None = None,
                 population: str = PIE_PAIRS) -> tuple[list[PairRow], Counter]:
@@ -212,7 +217,7 @@ def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *
             res = results.get(row["id"], {})
             what, band = result_outcome(res), df_band(res.get("df_score"))
             if target is not None and len(pool) >= target:
-                counts["fuzzed after the pool target was reached (not used)"] += 1
+                counts[AFTER_TARGET] += 1
             elif row["id"] in out:
                 counts["excluded: its first run already matches on some input (df_score > 0; screened, R = 1)"] += 1
             elif what is Outcome.ERROR:
@@ -231,10 +236,10 @@ def mutant_pool(profile: Profile, seed: int, jobs: int, progress: bool = True, *
                     counts["kept (df_score = 0), of which timed out on some input"] += 1
                 pool.append({"id": row["id"], "task": row["task"], "reference": row["reference"],
                              "candidate": row["candidate"], "operator": row.get("operator"), "df_score": 0.0})
-    counts["mutants fuzzed"] = fuzzed
+    counts[FUZZED] = fuzzed
     if fuzzed < len(rows):
         counts["not fuzzed: pool target reached"] = len(rows) - fuzzed
-    counts["kept: df_score = 0"] = len(pool)
+    counts[KEPT] = len(pool)
     counts["slow programs the kept mutants come from"] = len({r["task"] for r in pool})
     return sorted(pool, key=lambda r: r["id"]), counts
 
@@ -313,8 +318,7 @@ def candidates_per_df0(ledgers: Sequence[Counter]) -> float:
     """Candidates a repetition examined (fuzzed or screened) per df = 0 mutant it kept, mean over
     the repetitions' ledgers (:func:`mutant_pool`); those fuzzed after the target count for nothing.
     NaN when no repetition kept one."""
-    rates = [(c["mutants fuzzed"] - c["fuzzed after the pool target was reached (not used)"]) / c["kept: df_score = 0"]
-             for c in ledgers if c.get("kept: df_score = 0")]
+    rates = [(c[FUZZED] - c[AFTER_TARGET]) / c[KEPT] for c in ledgers if c.get(KEPT)]
     return float(np.mean(rates)) if rates else float("nan")
 
 
