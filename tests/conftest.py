@@ -3,8 +3,10 @@ reason when it is absent; the suite passes with and without it."""
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 from pathlib import Path
+from types import ModuleType
 
 import pytest
 
@@ -70,3 +72,12 @@ def copy_raw_from_project(root: Path, names: list[str]) -> None:
                 shutil.copytree(a, b)
             elif a.exists():
                 shutil.copy(a, b)
+
+
+def load_benchmark(name: str) -> ModuleType:
+    """A script of benchmarks/ (not a package) loaded as a module, for tests of its pure parts."""
+    spec = importlib.util.spec_from_file_location(name, ROOT / "benchmarks" / f"{name}.py")
+    assert spec and spec.loader
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

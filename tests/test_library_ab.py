@@ -3,24 +3,13 @@ ratios come from the measured medians, and it refuses sides that would do differ
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import pytest
 
-ROOT = Path(__file__).resolve().parents[1]
-
-
-def load():
-    spec = importlib.util.spec_from_file_location("library_ab", ROOT / "benchmarks" / "library_ab.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+from .conftest import load_benchmark
 
 
 def test_the_ratio_is_after_over_before_of_the_medians():
-    ab = load()
+    ab = load_benchmark("library_ab")
     table = ab.report({"fuzz": {"before": [10.0, 30.0, 20.0], "after": [22.0, 26.0, 24.0]}})
     row = next(line for line in table.splitlines() if line.startswith("| fuzz"))
     assert "| 20.0 | 24.0 | 1.200 |" in row
@@ -29,7 +18,7 @@ def test_the_ratio_is_after_over_before_of_the_medians():
 
 
 def test_a_side_without_data_raw_is_refused(tmp_path, capsys):
-    ab = load()
+    ab = load_benchmark("library_ab")
     for side in ("a", "b"):
         (tmp_path / side / "lib" / "lcl").mkdir(parents=True)
     (tmp_path / "a" / "data" / "raw").mkdir(parents=True)

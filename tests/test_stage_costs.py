@@ -3,19 +3,14 @@ progress-bar times, whose updates papermill spreads over many outputs of one cel
 
 from __future__ import annotations
 
-import importlib.util
 import json
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parents[1]
+from .conftest import load_benchmark
 
 
 def _module():
-    spec = importlib.util.spec_from_file_location("stage_costs", ROOT / "benchmarks" / "stage_costs.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_benchmark("stage_costs")
 
 
 def _bar(label: str, done: int, total: int, clock: str) -> dict:
