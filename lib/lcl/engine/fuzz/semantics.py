@@ -123,7 +123,11 @@ COUNT_KEYS: tuple[CountKey, ...] = ("matches", "mismatches", "timeouts", "crashe
 
 
 class Counts(TypedDict):
-    """How many inputs got each verdict (one run, or a pair's kept runs together)."""
+    """How many inputs got each verdict (one run, or a pair's kept runs together).
+
+    The same fields as :class:`lcl.core.records.LabelCounts`, written again because the sandbox
+    worker imports this module before it is confined and should load nothing outside the standard
+    library and its own package; ``tests/test_core.py`` holds the two equal."""
 
     matches: int
     mismatches: int
