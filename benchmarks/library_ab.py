@@ -1,11 +1,12 @@
 #!/usr/bin/env python
 """Two revisions of the library side by side in one run: the same workloads, alternated.
 
-A build's wall time moves with the machine (the same notebook has taken 1.8x longer on one day
-than on another), so a change to ``lib/`` is judged by running both revisions here, in the
-order ABBA per round, and printing each workload's median wall time and the ratio after/before.
-Each side runs in its own checkout (its ``lib/`` on PYTHONPATH, its own ``benchmarks/`` scripts,
-a fresh score and fuzz cache per run); both use one interpreter, so only the library differs.
+A build's wall time moves with the machine (the same notebook has taken 2.86x longer on one day
+than on another; docs/PERFORMANCE.md), so a change to ``lib/`` is judged by running both
+revisions here, in the order ABBA per round, and printing each workload's median wall time and
+the ratio after/before. Each side runs in its own checkout (its ``lib/`` on PYTHONPATH, its own
+``benchmarks/`` scripts, a fresh score and fuzz cache per run); both use one interpreter, so
+only the library differs.
 
 Workloads (each a command, run as a subprocess):
   * ``startup``: ``lcl --help`` (what every notebook kernel and CLI call pays in imports);
