@@ -104,8 +104,11 @@ def test_verify_compares_claim_values_and_reasons():
     assert [m.column for m in verify.compare_table("claims", a, far, 0.05, 0, masked=True)] == ["reproduced_value"]
     explained = a.assign(reason="the cause; evidence = 0.61, within the paper's 0.6")
     assert [m.column for m in verify.compare_table("claims", a, explained, 0.05, 0, masked=True)] == ["reason"]
-    tol = verify.tolerances()["claims"]
-    assert {"status", "reproduced_value", "reason"} <= set(tol["columns"]) and tol["mask_numbers"]
+    tol = verify.table_tolerance("claims")
+    # a substitute's claim: its reason's numbers masked; a deterministic claim's reason compared as it is
+    assert tol.rule("T5.LoCaL.CodeBERTScore", "reason").mask_numbers
+    assert not tol.rule("T5.LoCaL.CodeBLEU", "reason").mask_numbers
+    assert tol.rule("T5.LoCaL.CodeBERTScore", "status").name == "exact"
 
 
 def test_verify_columns_and_record_only(tmp_path, monkeypatch):
@@ -114,7 +117,7 @@ def test_verify_columns_and_record_only(tmp_path, monkeypatch):
 
     a = pd.DataFrame({"claim_id": ["x"], "status": ["holds"], "reason": ["quotes 0.10"]})
     b = a.assign(reason="quotes 0.11")
-    tol = {"columns": ["claim_id", "status"]}
+    tol = verify.TableTolerance(columns=("claim_id", "status"))
     assert verify.compare_table("claims", verify._columns(a, tol), verify._columns(b, tol), 0, 0) == []
     assert verify.compare_table("claims", a, b, 0, 0)
     (tmp_path / "tables").mkdir()

@@ -1,9 +1,13 @@
-"""Notebooks execute end to end in the quick profile (papermill), with and without the mirror,
-write their declared outputs with provenance, and the report renders in headless Chromium."""
+"""Notebooks declare their outputs; every notebook executes end to end at the smoke profile
+without the mirror (papermill; the tier ``notebooks``, run once in CI, in its pass without the
+mirror); the quick build that ``make all PROFILE=quick`` made writes its declared outputs with
+provenance and its report renders in headless Chromium (the tier ``build``, run after that build:
+``make test-build``), so the quick profile is executed once, not a second time inside pytest."""
 
 from __future__ import annotations
 
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -11,12 +15,14 @@ from pathlib import Path
 
 import pytest
 
+from lcl.core import paths
 from lcl.report import html_report as report, runner
 from lcl.study import sources
 
 from .conftest import ROOT, copy_raw_from_project
 
-pytestmark = pytest.mark.notebooks
+#: the profile whose build the ``build`` tier checks (``make test-build PROFILE=...`` sets it)
+BUILD_PROFILE = os.environ.get("LCL_BUILD_PROFILE", "quick")
 
 
 def declared_outputs(profile: str = "smoke") -> dict[str, list[str]]:
@@ -53,19 +59,26 @@ def _run_all(root: Path) -> list[Path]:
     return out
 
 
-def _check_outputs(root: Path) -> None:
-    for nb, files in declared_outputs().items():
+def _check_outputs(root: Path, profile: str = "smoke", seed: int | None = 1) -> None:
+    """Every declared output exists; each non-markdown one has a provenance sidecar of this profile
+    (and of ``seed``; None: one seed shared by every output, whichever the build used)."""
+    seeds = set()
+    for nb, files in declared_outputs(profile).items():
         for f in files:
             path = root / f
             assert path.exists(), f"{nb} did not write {f}"
             if not f.endswith(".md"):
                 side = path.with_name(path.name + ".provenance.json")
                 meta = json.loads(side.read_text())
-                assert meta["profile"] == "smoke" and meta["seed"] == 1 and meta["notebook"] == nb
+                assert meta["profile"] == profile and meta["notebook"] == nb, (f, meta["profile"], meta["notebook"])
+                assert seed is None or meta["seed"] == seed
+                seeds.add(meta["seed"])
                 assert meta["packages"]["pandas"] != "not installed"
+    assert len(seeds) == 1, f"outputs of several seeds: {sorted(seeds)}"
 
 
-def test_notebooks_quick_without_mirror(tmp_root: Path, monkeypatch):
+@pytest.mark.notebooks
+def test_notebooks_smoke_without_mirror(tmp_root: Path, monkeypatch):
     """Registry-only data: every notebook still runs; skipped benchmarks are reported."""
     monkeypatch.setenv("LOCAL_DATA_MIRROR", "")
     copy_raw_from_project(tmp_root, [s.name for s in sources.load_manifest(ROOT / "data" / "sources.toml")
@@ -86,18 +99,33 @@ def test_notebooks_quick_without_mirror(tmp_root: Path, monkeypatch):
     assert "id='skipped-banner'" in page and "mbpp" in page.split("id='skipped-banner'")[1].split("</div>")[0]
 
 
-@pytest.mark.mirror
-def test_notebooks_quick_with_mirror_and_report_in_browser(tmp_root: Path, tmp_path: Path):
-    copy_raw_from_project(tmp_root, [s.name for s in sources.load_manifest(ROOT / "data" / "sources.toml")])
-    rep = sources.fetch_all()
-    assert not rep.skipped
-    _run_all(tmp_root)
-    _check_outputs(tmp_root)
-    # the studies' parts join into one findings table, shown on the front page
-    from lcl.report import findings
-    joined = findings.collect(tmp_root / "tables")
-    assert {"X1", "X2", "X3", "X4", "X5"} <= set(joined.study.str[:2]), sorted(set(joined.study))
-    index = report.build_index("smoke")
+@pytest.mark.build
+def test_the_build_writes_its_outputs_and_its_report_renders_in_a_browser(tmp_path: Path) -> None:
+    """What ``make all PROFILE=quick`` made in this checkout (CI runs it right after that build):
+    every declared output with provenance, the studies' findings joined (with the mirror) or the
+    skipped sources named and their claims "not run" (without it), a self-contained report whose
+    front page and claims page show tables/claims.csv in Chromium, executed notebooks with their
+    figures inline and no stderr."""
+    root = paths.root()
+    executed = sorted((root / "build" / "notebooks" / BUILD_PROFILE).glob("[0-9][0-9]_*.ipynb"))
+    index = root / "build" / "report" / "index.html"
+    if not executed or not index.exists():
+        pytest.skip(f"no {BUILD_PROFILE} build in {root}: run `make all PROFILE={BUILD_PROFILE}` first "
+                    "(CI runs this tier right after it)")
+    assert sorted(nb.stem for nb in executed) == runner.available_notebooks()
+    _check_outputs(root, BUILD_PROFILE, seed=None)
+    import pandas as pd
+
+    from lcl.report import claims, findings
+    skipped = sources.status().get("skipped", {})
+    table = pd.read_csv(root / "tables" / "claims.csv")
+    if skipped:
+        assert (table.status == claims.NOT_RUN).sum() > 0
+        banner = index.read_text().split("id='skipped-banner'")[1].split("</div>")[0]
+        assert all(name in banner for name in skipped), (sorted(skipped), banner[:300])
+    else:
+        joined = findings.collect(root / "tables")
+        assert {"X1", "X2", "X3", "X4", "X5"} <= set(joined.study.str[:2]), sorted(set(joined.study))
     links = report.linked_files(index)
     assert links and all(p.exists() for p in links), [p for p in links if not p.exists()]
     assert any(p.suffix == ".png" for p in links) and any(p.suffix == ".html" for p in links)
@@ -107,14 +135,11 @@ def test_notebooks_quick_with_mirror_and_report_in_browser(tmp_root: Path, tmp_p
     shutil.copytree(index.parent, copy)
     assert all(p.exists() for p in report.linked_files(copy / "index.html"))
     dom = _render_in_chromium(copy / "index.html", tmp_path)
-    assert _summary_in(dom) == _summary_expected(tmp_root / "tables" / "claims.csv")
+    assert _summary_in(dom) == _summary_expected(root / "tables" / "claims.csv")
     # every claim's status as the browser shows it on claims.html is the one in tables/claims.csv
     shown = _claims_in(_render_in_chromium(copy / "claims.html", tmp_path, check_index=False))
-    import pandas as pd
-    expected = pd.read_csv(tmp_root / "tables" / "claims.csv")
-    assert shown == dict(zip(expected.claim_id, expected.status, strict=True))
+    assert shown == dict(zip(table.claim_id, table.status, strict=True))
     # executed notebooks show their figures and keep stderr out (it is in NAME.stderr.log)
-    executed = sorted((tmp_root / "build" / "notebooks" / "smoke").glob("[0-9][0-9]_*.ipynb"))
     images = {nb.stem: _outputs(nb, "image/png") for nb in executed}
     assert images["03_rq1_correlation"] >= 1 and images["06_rq4_effectiveness"] >= 1, images
     assert sum(_outputs(nb, "stderr") for nb in executed) == 0

@@ -151,7 +151,9 @@ def test_claims_read_the_rq_tables(tmp_path):
     values = claims.reproduced_values(str(tmp_path))
     assert values["T3.CodeBERTScore.rho"] == 0.8 and values["T5.LoCaL.CodeBLEU"] == 0.6
     assert values["T4.CodeBLEU.d_repl"] == 0.55 and values["RQ2.drop.CodeBLEU"] == 78.0
-    table = claims.build(str(tmp_path)).set_index("claim_id")
+    # every source fetched (skipped={}): what the tables lack is "not reproduced"; the machine's own
+    # fetch record (with or without the mirror) must not decide this test
+    table = claims.build(str(tmp_path), skipped={}).set_index("claim_id")
     assert table.loc["T3.CodeBERTScore.rho", "ci_low"] == 0.7
     assert table.loc["C.RQ1.positive.CodeBERTScore", "status"] == claims.MISSING  # no p-value column
     assert table.loc["C.RQ4.local.CodeBLEU", "status"] == claims.HOLDS  # CIs 0.5-0.7 vs 0.1-0.3
@@ -160,6 +162,11 @@ def test_claims_read_the_rq_tables(tmp_path):
     assert table.loc["RQ2.drop.CodeBLEU", "status"] == claims.NOT_JUDGED  # no std column in this table
     by = claims.by_section(table.reset_index()).set_index("section")
     assert by.loc["Table 5", "claims"] == 19
+    # without the mirror's PIE, Table 3 is built from no pairs: the same gap is "not run", naming the source
+    skipped = claims.build(str(tmp_path), skipped={"pie": ("PIE",)}).set_index("claim_id")
+    assert skipped.loc["C.RQ1.positive.CodeBERTScore", "status"] == claims.NOT_RUN
+    assert "source pie skipped" in skipped.loc["C.RQ1.positive.CodeBERTScore", "reason"]
+    assert skipped.loc["C.RQ4.local.CodeBLEU", "status"] == claims.HOLDS  # Table 5 has its rows: unaffected
 
 
 def test_table5_carries_the_constant_score_trivial_model():

@@ -4,8 +4,12 @@
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
+
+import pandas as pd
 
 from lcl.core import paths
+from lcl.core.errors import UserError
 from lcl.report import findings, verify
 from lcl.report import html_report as report
 from lcl.study import sources
@@ -27,6 +31,14 @@ def cmd_report(args: argparse.Namespace) -> int:
 
 
 def cmd_verify(args: argparse.Namespace) -> int:
+    if args.spread:
+        other = Path(args.spread)
+        if not other.is_dir():
+            raise UserError(f"--spread {other}: not a folder of tables (another build's tables/)")
+        table = verify.spread(paths.tables(), other)
+        with pd.option_context("display.width", 200, "display.max_rows", 200):
+            print(table.to_string(index=False))
+        return 0
     skipped = sorted(sources.status().get("skipped", {}))
     # a run without the mirror is compared with outputs recorded by such a run: its tables differ
     # from the full-data ones by design (skipped benchmarks), and a table it cannot build is skipped
@@ -76,6 +88,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     add_run_options(v, profile=profile_from_env(), seed=False, jobs=False, progress=False)
     v.add_argument("--record", action="store_true", help="record the current tables as the reference")
     v.add_argument("--only", default="", help="with --record: comma-separated table names to record")
+    v.add_argument("--spread", metavar="DIR", default="",
+                   help="print the largest difference, per table and tolerance rule, between this build's tables "
+                        "and another build's tables/ folder DIR (how a rule's tolerance is measured), and stop")
     v.set_defaults(func=cmd_verify)
 
     f = sub.add_parser("findings", help="join the findings of notebooks 09-11 into tables/findings.csv",

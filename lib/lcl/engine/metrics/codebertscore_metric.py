@@ -87,6 +87,22 @@ def native_bf16() -> bool:
     return "avx512_bf16" in flags or "amx_bf16" in flags
 
 
+#: forces what ``precision="auto"`` resolves to (fp32 or bf16), so that a build on a CPU with native
+#: bf16 can reproduce one on a CPU without it, and the spread between the two can be measured
+#: (``lcl verify --spread``; data/reference/expected/tolerances.toml)
+PRECISION_ENV = "LCL_ENCODER_PRECISION"
+
+
+def auto_precision() -> str:
+    """bf16 where the CPU computes it natively, else fp32; ``$LCL_ENCODER_PRECISION`` overrides."""
+    forced = os.environ.get(PRECISION_ENV, "")
+    if forced:
+        if forced not in ("fp32", "bf16"):
+            raise UserError(f"{PRECISION_ENV}={forced!r}: choose fp32 or bf16 (or unset it for the CPU's choice)")
+        return forced
+    return "bf16" if native_bf16() else "fp32"
+
+
 def encoder_digest(path: str | Path) -> str:
     """Cheap identity of a local encoder: names, sizes and config of its files."""
     p = Path(path)
@@ -155,7 +171,7 @@ class CodeBERTScore(Metric):
         self.workers = workers or default_workers()
         if precision not in ("auto", "fp32", "bf16"):
             raise ValueError("precision must be auto, fp32 or bf16")
-        self.precision = ("bf16" if native_bf16() else "fp32") if precision == "auto" else precision
+        self.precision = auto_precision() if precision == "auto" else precision
         tag = "MiniLM" if self.substitute else self.encoder.name
         self.label = f"CodeBERTScore[{tag}]" if self.substitute else "CodeBERTScore"
         if not self.substitute and "codebert" not in self.encoder.name.lower():
