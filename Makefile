@@ -1,8 +1,9 @@
 # LoCaL compendium: the Makefile is the table of contents.
 #
 #   make all            regenerate every table, figure, dataset and the HTML report
-#   make test           ruff and mypy on lib/, then the test suite (unit tests, layer check, notebooks)
+#   make test           ruff and mypy on lib/ and notebooks/, then the test suite (tiers: see `test`)
 #   make verify         compare regenerated outputs with committed reference values
+#   make test-build     check the build `make all` made (outputs, provenance, the report in a browser)
 #   make report         render executed notebooks to HTML with an index page
 #   make lab            open JupyterLab on the executed notebooks of PROFILE
 #   make data           fetch and verify every raw source (registry, local mirror)
@@ -43,11 +44,29 @@ export MPLBACKEND := Agg
 export LCL_PROFILE := $(PROFILE)
 export LCL_JOBS := $(JOBS)
 
-LIB_SRC := $(shell find lib -name '*.py' 2>/dev/null)
 NB_SRC  := $(sort $(wildcard notebooks/[0-9][0-9]_*.py))
 NB_IDS  := $(notdir $(basename $(NB_SRC)))
 EXEC_NB := $(NB_IDS:%=build/notebooks/$(PROFILE)/%.ipynb)
 RAW_OK  := data/raw/.verified
+
+# What each notebook reads of lib/: $(DEPS)/<id>.digest (and codescore_base, findings and report
+# for those commands) holds the digest of the lcl modules it imports, transitively, by content;
+# lib/lcl/core/deps.py rewrites a file only when its digest changes, so its time moves only then.
+# Every file under lib/ as a prerequisite reran every notebook (80 min at full) after a docstring
+# edit anywhere. It runs here, at parse time, with the system Python (stdlib only, no venv), so
+# `make -n` and `make -q` see the new times (a FORCE'd rule would make `make -q all` always
+# fail). It prints which targets changed and why; its error stops Make in one line. Goals that
+# run no notebook or command (help, venv, lock, data, lab, clean, distclean) skip it, and so does
+# a copy of the Makefile without the library (the tests' scratch projects): nothing to digest.
+DEPS     := build/deps/$(PROFILE)
+HAVE_LIB := $(wildcard lib/lcl/__init__.py)
+LIB_DEPS  = $(if $(HAVE_LIB),$(DEPS)/$(1).digest)
+ifneq ($(and $(HAVE_LIB),$(filter-out help venv lock data lab clean distclean,$(or $(MAKECMDGOALS),help))),)
+DEPS_ERR := $(shell $(PYTHON) lib/lcl/core/deps.py --profile $(PROFILE) 3>&1 1>&2 2>&3 || echo "(exit status $$?)")
+ifneq ($(DEPS_ERR),)
+$(error cannot tell what the notebooks read of lib/ ($(PYTHON) lib/lcl/core/deps.py): $(DEPS_ERR))
+endif
+endif
 
 .PHONY: all test test-build verify report lab data clean distclean venv lock help notebooks labels
 .DEFAULT_GOAL := help
@@ -97,12 +116,12 @@ notebooks/%.ipynb: notebooks/%.py $(STAMP)
 # papermill executes each notebook into build/notebooks/PROFILE/, injecting parameters.
 # notebooks/outputs.mk declares each notebook's extra inputs (NB_<id>_IN) and outputs
 # (NB_<id>_OUT); one grouped rule per notebook, generated from this template, makes Make
-# rerun a notebook when its source, lib/, the raw data or a declared input changed, or an
-# output is missing.
+# rerun a notebook when its source, the lcl modules it reads (its digest in $(DEPS)), the raw
+# data or a declared input changed, or an output is missing.
 include notebooks/outputs.mk
 
 define NOTEBOOK_RULE
-build/notebooks/$(PROFILE)/$(1).ipynb $$(NB_$(1)_OUT) &: notebooks/$(1).ipynb $$(LIB_SRC) $$(RAW_OK) $$(STAMP) $$(NB_$(1)_IN)
+build/notebooks/$(PROFILE)/$(1).ipynb $$(NB_$(1)_OUT) &: notebooks/$(1).ipynb $$(call LIB_DEPS,$(1)) $$(RAW_OK) $$(STAMP) $$(NB_$(1)_IN)
 	$$(LCL) notebook run $(1) --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS) --quiet
 endef
 $(foreach nb,$(NB_IDS),$(eval $(call NOTEBOOK_RULE,$(nb))))
@@ -110,7 +129,7 @@ $(foreach nb,$(NB_IDS),$(eval $(call NOTEBOOK_RULE,$(nb))))
 ALL_OUT := $(foreach nb,$(NB_IDS),$(NB_$(nb)_OUT))
 
 # CodeScore_base: the CodeScore-style substitute every RQ notebook scores with (lcl.study.codescore_base)
-$(BASE_MODEL): $(LIB_SRC) $(RAW_OK) $(STAMP) $(wildcard data/constraints/HumanEval/*.json)
+$(BASE_MODEL): $(call LIB_DEPS,codescore_base) $(RAW_OK) $(STAMP) $(wildcard data/constraints/HumanEval/*.json)
 	$(LCL) codescore-base --profile $(PROFILE) --seed $(SEED) --jobs $(JOBS) --out $@ --no-progress
 
 # Every fuzzing stage outside Jupyter (hours at full settings), most needed first: the LoCaL
@@ -136,7 +155,7 @@ notebooks: $(EXEC_NB) ## execute every notebook (papermill)
 # joins them beside the claims (lcl.report.findings).
 FINDINGS := $(if $(STUDY_IDS),tables/findings.csv tables/findings.md)
 ifneq ($(STUDY_IDS),)
-tables/findings.csv tables/findings.md &: $(STUDY_NB) $(STAMP)
+tables/findings.csv tables/findings.md &: $(STUDY_NB) $(call LIB_DEPS,findings) $(STAMP)
 	$(LCL) findings --profile $(PROFILE) --seed $(SEED)
 endif
 
@@ -145,7 +164,7 @@ all: $(EXEC_NB) $(ALL_OUT) $(FINDINGS) build/report/index.html ## regenerate eve
 # ---------------------------------------------------------------- report
 report: build/report/index.html ## HTML report of executed notebooks + index
 
-build/report/index.html: $(EXEC_NB) $(FINDINGS) $(STAMP)
+build/report/index.html: $(EXEC_NB) $(FINDINGS) $(call LIB_DEPS,report) $(STAMP)
 	$(LCL) report --profile $(PROFILE)
 
 # ---------------------------------------------------------------- checks
@@ -153,9 +172,12 @@ build/report/index.html: $(EXEC_NB) $(FINDINGS) $(STAMP)
 # profile, without the mirror: CI's pass without the mirror, .ci/no_mirror_tests.sh) and `build`
 # (the quick build `make all` made: make test-build), so `make test` stays under 10 minutes.
 TEST_MARKS ?= not notebooks and not build
-test: $(STAMP) ## lint (ruff) and type-check (mypy) lib/, then the tests (TESTARGS=... for pytest)
-	$(VENV)/bin/ruff check --quiet lib
+# The notebooks are linted and type-checked like lib/: a name that does not exist or an argument of
+# the wrong type fails here, in seconds, not in the middle of a 20-minute run.
+test: $(STAMP) ## ruff and mypy on lib/ and notebooks/, then the tests (TESTARGS=... for pytest)
+	$(VENV)/bin/ruff check --quiet lib notebooks
 	$(VENV)/bin/mypy
+	$(VENV)/bin/mypy $(NB_SRC)
 	$(VPY) -m pytest -m "$(TEST_MARKS)" $(TESTARGS)
 
 test-build: $(STAMP) ## check the build `make all PROFILE=...` made: declared outputs, provenance, the report in Chromium

@@ -38,9 +38,8 @@ figures_dir = ""
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.report.display import bullets, show
-
 from lcl.report import outputs, pipeline
+from lcl.report.display import bullets, show
 from lcl.study import overview, sources
 
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)

@@ -40,14 +40,13 @@ import json
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.report.display import show
-
-from lcl.report import outputs
 from lcl.core import profiles
+from lcl.engine.inputs.generate import generate
+from lcl.report import outputs
+from lcl.report.display import show
 from lcl.study import input_quality as quality
 from lcl.study import label_agreement
 from lcl.study import task_specs as store
-from lcl.engine.inputs.generate import generate
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)

@@ -49,11 +49,10 @@ figures_dir = ""
 
 from IPython.display import Markdown
 
-from lcl.report.display import bullets, show
-
-from lcl.report import claims, outputs
-from lcl.study import clones, curation, local_build, makeup, makeup_findings, pair_files
 from lcl.core import paths, profiles, records
+from lcl.report import claims, outputs
+from lcl.report.display import bullets, show
+from lcl.study import clones, curation, local_build, makeup, makeup_findings, pair_files
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)

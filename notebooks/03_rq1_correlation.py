@@ -38,12 +38,11 @@ figures_dir = ""
 
 from IPython.display import Markdown
 
-from lcl.report.display import show
-
-from lcl.report import claims, outputs
-from lcl.study import codescore_base, loaders, scoring
-from lcl.rq import correlation
 from lcl.core import profiles
+from lcl.report import claims, outputs
+from lcl.report.display import show
+from lcl.rq import correlation
+from lcl.study import codescore_base, loaders, scoring
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)

@@ -59,14 +59,11 @@ from collections import Counter
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.report.display import show
-
-from lcl.report import claims, outputs
-from lcl.study import codescore_base, loaders
-from lcl.rq import distinguish, rq2_findings
 from lcl.core import paths, profiles
-
-from lcl.study import rq2_pool
+from lcl.report import claims, outputs
+from lcl.report.display import show
+from lcl.rq import distinguish, rq2_findings
+from lcl.study import codescore_base, loaders, rq2_pool
 
 P = profiles.get(profile)
 sensitivity = P.name == "full" if sensitivity is None else bool(sensitivity)

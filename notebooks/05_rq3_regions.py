@@ -46,14 +46,15 @@ error = "squared"  # Algorithm 2 as printed squares the error; "absolute" is the
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.report.display import show
-
-from lcl.report import claims, outputs
-from lcl.study import codescore_base, curation, loaders, pair_files, scoring
-from lcl.rq import coverage, effectiveness, region_checks, rq3_findings
 from lcl.core import profiles
+from lcl.engine import regions
+from lcl.report import claims, outputs
+from lcl.report.display import show
+from lcl.rq import coverage, effectiveness, region_checks, rq3_findings
+from lcl.study import codescore_base, curation, loaders, pair_files, scoring
 
 P = profiles.get(profile)
+error_kind = regions.error_kind(error)  # a mistyped parameter stops here, not as another error
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 all_rows = pair_files.load_local(profile, subset="all")  # LoCaL-all: the sensitivity set
 rows = curation.select(all_rows)  # LoCaL: the sample of the curated pairs at Table 2's makeup
@@ -81,11 +82,11 @@ model = codescore_base.base_model(P, seed, jobs)
 frames = {"LoCaL_balanced": scoring.score_frame(bal, codescore_model=model),
           "CodeScore_test": scoring.score_frame(base, codescore_model=model)}
 cems = scoring.cem_columns(frames["LoCaL_balanced"])
-th = coverage.fit(frames, cems, step=grid_step, error=error)
+th = coverage.fit(frames, cems, step=grid_step, error=error_kind)
 th_other = coverage.fit(frames, cems, step=grid_step, error="absolute" if error == "squared" else "squared")
 t_th = coverage.thresholds_table([th, th_other] if th else [], rq3_findings.paper_thresholds())
 outputs.save_table(t_th, "rq3_thresholds", profile=profile, seed=seed, directory=tables_out,
-                   title="Algorithm 2 thresholds (grid step %.2f)" % grid_step,
+                   title=f"Algorithm 2 thresholds (grid step {grid_step:.2f})",
                    notes=[f"Used: the '{error}' error. Metrics: {', '.join(cems)}. Each region holds at least "
                           f"{coverage.MIN_REGION_SHARE:.0%} of the fitted points." if th else
                           "Algorithm 2 found no tuple leaving all three regions non-empty: too few pairs here."])
@@ -169,7 +170,7 @@ released_frames = ({"released LoCaL_balanced": scoring.score_frame(rel_bal, plai
                     "CodeScore_test": frames["CodeScore_test"]} if len(rel_bal) else None)
 fits = region_checks.ablation_fits(frames, cems, subs, released_frames,
                                    coverage.balanced(authors, P.rq3_balanced, seed) if len(authors) else None)
-t_abl = region_checks.ablation(fits, frames, paper_th, step=grid_step, error=error)
+t_abl = region_checks.ablation(fits, frames, paper_th, step=grid_step, error=error_kind)
 outputs.save_table(t_abl, region_checks.ABLATION, profile=profile, seed=seed, directory=tables_out,
                    title="Algorithm 2 ablation: thresholds per metric set, region floor and fitted points",
                    notes=[f"Substitutes: {', '.join(subs)}. Region floor: {coverage.MIN_REGION_SHARE:.0%} of the "
@@ -188,7 +189,7 @@ show(t_abl)
 # %%
 scored_local = scoring.score_frame(local, codescore_model=model)
 draw_table = coverage.draws(scored_local, frames["CodeScore_test"], cems, P.rq3_balanced,
-                            coverage.draw_seeds(seed, n_draws), step=grid_step, error=error)
+                            coverage.draw_seeds(seed, n_draws), step=grid_step, error=error_kind)
 outputs.save_table(draw_table, "rq3_draws", profile=profile, seed=seed, directory=tables_out,
                    title=f"Algorithm 2 on {n_draws} draws of LoCaL_balanced (seeds recorded)")
 draw_summary = coverage.draws_summary(draw_table)
@@ -225,7 +226,7 @@ show(by_source)
 all_frame = scoring.pairs_frame(all_rows)
 bal_all = coverage.balanced(all_frame, P.rq3_balanced, seed)
 frames_all = {"LoCaL_balanced": scoring.score_frame(bal_all, codescore_model=model), "CodeScore_test": frames["CodeScore_test"]}
-th_all = coverage.fit(frames_all, cems, step=grid_step, error=error)
+th_all = coverage.fit(frames_all, cems, step=grid_step, error=error_kind)
 sens = pd.DataFrame([coverage.headline(curation.LOCAL, th, cov, hits),
                      coverage.headline(curation.LOCAL_ALL, th_all, coverage.region_table(frames_all, th_all),
                                        coverage.hit_rates(effectiveness.with_sim(all_rows), th_all))])

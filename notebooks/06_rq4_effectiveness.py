@@ -39,13 +39,12 @@ worst_k = 100  # pairs per metric in the worst-case analysis (paper: 100)
 
 from IPython.display import Markdown
 
-from lcl.report.display import show
-
 from lcl.core import profiles
 from lcl.report import claims, outputs
-from lcl.study import codescore_base, curation, loaders, pair_files, scoring
+from lcl.report.display import show
 from lcl.rq import effectiveness as eff
 from lcl.rq import rq4_findings
+from lcl.study import codescore_base, curation, loaders, pair_files, scoring
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)

@@ -55,13 +55,12 @@ import pandas as pd
 import torch
 from IPython.display import Markdown
 
-from lcl.report.display import bullets, show
-
-from lcl.report import outputs
-from lcl.study import codescore_base, loaders, pair_files, scoring, sources
 from lcl.core import claim_links, profiles
-from lcl.rq import rq5, rq5_capacity
 from lcl.engine.metrics.codescore_style import LABEL
+from lcl.report import outputs
+from lcl.report.display import bullets, show
+from lcl.rq import rq5, rq5_capacity
+from lcl.study import codescore_base, loaders, pair_files, scoring, sources
 
 P = profiles.get(profile)
 FULL = profiles.get("full")  # the paper's settings

@@ -41,9 +41,8 @@ figures_dir = ""
 
 from IPython.display import Markdown
 
-from lcl.report.display import show
-
 from lcl.report import claims, outputs
+from lcl.report.display import show
 
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 table = claims.build(str(tables_out))

@@ -71,13 +71,12 @@ import time
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.report.display import show
-
-from lcl.study import codescore_base, pair_files, scoring
-from lcl.report import findings, outputs
 from lcl.core import profiles
-from lcl.rq import sparse_tests as X
 from lcl.engine.fuzz import semantics as S
+from lcl.report import findings, outputs
+from lcl.report.display import show
+from lcl.rq import sparse_tests as X
+from lcl.study import codescore_base, pair_files, scoring
 
 P = profiles.get(profile)
 PAPER = profiles.get("full")  # the paper's Algorithm 1 settings (profiles.py: full = paper settings)

@@ -85,12 +85,12 @@ min_groups = 10  # X3: fewer matched groups than this and a finding says the int
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.report.display import show
-
-from lcl.study import candidate_generation, codescore_base, pair_files, scoring
-from lcl.rq import red_herrings as rh, robustness as rb
-from lcl.report import findings, outputs
 from lcl.core import profiles
+from lcl.report import findings, outputs
+from lcl.report.display import show
+from lcl.rq import red_herrings as rh
+from lcl.rq import robustness as rb
+from lcl.study import candidate_generation, codescore_base, pair_files, scoring
 
 P = profiles.get(profile)
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)

@@ -70,19 +70,17 @@ import time
 import pandas as pd
 from IPython.display import Markdown
 
-from lcl.report.display import show
-
-from lcl.rq import calibration as cal
-from lcl.rq import effectiveness as eff, label_sensitivity
-from lcl.report import findings, outputs
-from lcl.study import loaders, pair_files
-from lcl.engine import metrics
-from lcl.core import paths
-from lcl.study import codescore_base, scoring
-from lcl.core import profiles
-from lcl.rq import trained_metric as tm
+from lcl.core import paths, profiles
 from lcl.core.io import write_text
+from lcl.engine import metrics
 from lcl.engine.metrics.local_trained import LABEL as RELEASED
+from lcl.report import findings, outputs
+from lcl.report.display import show
+from lcl.rq import calibration as cal
+from lcl.rq import effectiveness as eff
+from lcl.rq import label_sensitivity
+from lcl.rq import trained_metric as tm
+from lcl.study import codescore_base, loaders, pair_files, scoring
 
 T0 = time.time()
 P = profiles.get(profile)

@@ -4,6 +4,7 @@ reason when it is absent; the suite passes with and without it."""
 from __future__ import annotations
 
 import importlib.util
+import os
 import shutil
 from pathlib import Path
 from types import ModuleType
@@ -16,6 +17,82 @@ from lcl.study import sources
 ROOT = Path(__file__).resolve().parents[1]
 
 
+# ----------------------------------------------------------------------------- the checkout stays as it was
+#: the checkout's generated outputs (what `make all` writes): tests write under temporary folders
+#: (``tmp_path``, ``tmp_root``), never here. Caches are not watched: ``.cache`` (the content cache, which
+#: LCL_CACHE defaults to and some tests share on purpose), ``.pytest_cache``, ``.mypy_cache``,
+#: ``.hypothesis``, ``__pycache__``; nor ``data/raw`` (the ``project_data`` fixture fetches into it).
+WATCHED_DIRS = ("build", "tables", "figures", "data/processed", "data/interim")
+WATCHED_GLOBS = ("notebooks/*.ipynb",)
+NOT_WATCHED = frozenset({"__pycache__", ".ipynb_checkpoints"})
+
+
+def checkout_outputs(root: Path = ROOT) -> dict[str, tuple[int, int]]:
+    """Every file (and directory, with size -1) under the watched outputs of ``root``: relative
+    path -> (mtime in ns, size). Links are listed, not followed."""
+    found: dict[str, tuple[int, int]] = {}
+    for top in WATCHED_DIRS:
+        for folder, dirs, files in os.walk(root / top):
+            dirs[:] = [d for d in dirs if d not in NOT_WATCHED]
+            here = Path(folder)
+            for name in [*files, *dirs]:
+                path = here / name
+                st = path.lstat()
+                found[path.relative_to(root).as_posix()] = (st.st_mtime_ns, -1 if name in dirs else st.st_size)
+    for pattern in WATCHED_GLOBS:
+        for path in root.glob(pattern):
+            st = path.lstat()
+            found[path.relative_to(root).as_posix()] = (st.st_mtime_ns, st.st_size)
+    return found
+
+
+def checkout_changes(before: dict[str, tuple[int, int]], after: dict[str, tuple[int, int]]) -> list[str]:
+    """``created PATH`` / ``modified PATH`` / ``deleted PATH`` lines; a directory is named only when
+    it is new and holds nothing new (a new file names its new folders)."""
+    lines = []
+    for path in sorted(after.keys() - before.keys()):
+        if after[path][1] == -1 and any(p.startswith(path + "/") for p in after.keys() - before.keys()):
+            continue
+        lines.append(f"created  {path}{'/' if after[path][1] == -1 else ''}")
+    lines += [f"modified {path}" for path in sorted(after.keys() & before.keys())
+              if after[path] != before[path] and after[path][1] != -1]
+    lines += [f"deleted  {path}" for path in sorted(before.keys() - after.keys())]
+    return lines
+
+
+_CHECKOUT_BEFORE = pytest.StashKey[dict[str, tuple[int, int]]]()
+
+
+def pytest_sessionstart(session: pytest.Session) -> None:
+    if not hasattr(session.config, "workerinput"):  # the controller only, were the suite run distributed
+        session.config.stash[_CHECKOUT_BEFORE] = checkout_outputs()
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    """Fail the session, naming the files, when the tests created, changed or deleted any of the
+    checkout's generated outputs (a test must write under ``tmp_path`` / ``tmp_root``)."""
+    before = session.config.stash.get(_CHECKOUT_BEFORE, None)
+    if before is None:
+        return
+    changes = checkout_changes(before, checkout_outputs())
+    if not changes:
+        return
+    reporter = session.config.pluginmanager.get_plugin("terminalreporter")
+    message = (f"the tests wrote into the checkout ({ROOT}); a test writes under tmp_path or tmp_root "
+               "(LCL_ROOT), never into build/, tables/, figures/, data/processed/, data/interim/ or "
+               "notebooks/*.ipynb (another process writing there while the tests ran shows here too):\n  "
+               + "\n  ".join(changes))
+    if reporter is not None:
+        reporter.write("\n")
+        reporter.write_sep("=", "files written into the checkout", red=True, bold=True)
+        reporter.write_line(message)
+    else:
+        print(message)
+    if session.exitstatus == pytest.ExitCode.OK:
+        session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+
+# ----------------------------------------------------------------------------- fixtures
 @pytest.fixture(autouse=True)
 def no_label_archive(monkeypatch: pytest.MonkeyPatch) -> None:
     """Tests never merge the committed label archive (data/labels/) into their stores; the

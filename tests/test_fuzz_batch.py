@@ -364,10 +364,12 @@ def test_local_pool_and_dask_agree(tmp_path: Path) -> None:
         == (tmp_path / "dask.jsonl").read_bytes()
 
 
-def test_published_rows_duplicates_and_unfuzzable_rows(tmp_path):
+def test_published_rows_duplicates_and_unfuzzable_rows(tmp_path, monkeypatch):
     """A published file is accepted as it is: repeated ids become id#k; rows that cannot be
     fuzzed stop the batch with a list of them, or become error rows with keep_going."""
     from lcl.core.errors import UserError
+
+    monkeypatch.setenv("LCL_CACHE", str(tmp_path / "cache"))  # the run without store= opens the default one
     from lcl.engine.fuzz import batch as B
 
     def resolver(row):

@@ -2,10 +2,26 @@
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
+
+import pytest
+
 from lcl.report import pipeline
 
+from .conftest import ROOT
 
-def test_graph_links_sources_notebooks_outputs_and_report():
+
+@pytest.fixture
+def project(tmp_root: Path) -> Path:
+    """A scratch root with the library too: ``make -pnq`` reads what each notebook imports of lib/ at
+    parse time and writes the digests to build/deps/ of the folder it runs in (here, not the checkout)."""
+    shutil.rmtree(tmp_root / "lib")
+    shutil.copytree(ROOT / "lib", tmp_root / "lib", ignore=shutil.ignore_patterns("__pycache__", "*.egg-info"))
+    return tmp_root
+
+
+def test_graph_links_sources_notebooks_outputs_and_report(project: Path):
     rules = pipeline.make_rules("quick")
     assert "all" in rules and any(t.startswith("build/notebooks/quick/") for t in rules)
     edges, outputs = pipeline.collapsed_graph(rules)
@@ -17,7 +33,7 @@ def test_graph_links_sources_notebooks_outputs_and_report():
     assert any(o.endswith("table1_datasets.csv") for o in outputs["notebook 00_data"])
 
 
-def test_figure_draws():
+def test_figure_draws(project: Path):
     fig = pipeline.figure3("quick")
     texts = {t.get_text() for t in fig.axes[0].texts}
     assert "notebook 00_data" in texts and "HTML report" in texts

@@ -177,14 +177,44 @@ def test_the_readme_marks_its_recipes_to_run():
     assert any("lcl evaluate --metric examples.toy_metric:score" in b for b in blocks)
 
 
+def _fresh_clone(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A copy of the checkout as a clone has it after `make data` (the Makefile, pyproject, the lock,
+    lib/, notebooks/*.py, examples/, data/ with the fetched raw files; no build outputs) and the
+    environment a user has there (no test settings), so that a README recipe runs from its root as
+    printed and writes its outputs under ``tmp_path``, not into the checkout. It shares the checkout's
+    .venv (a folder of links to it, with a fresh install stamp, so Make never reinstalls into it), its
+    content cache .cache (what a run from the checkout would reuse) and its data mirror."""
+    root = tmp_path / "clone"
+    root.mkdir()
+    skip = shutil.ignore_patterns("__pycache__", "*.egg-info", "*.ipynb", ".ipynb_checkpoints")
+    for f in ("Makefile", "pyproject.toml", "requirements", "lib", "notebooks", "examples",
+              "data/sources.toml", "data/constraints", "data/labels", "data/reference", "data/raw"):
+        src, dst = ROOT / f, root / f
+        dst.parent.mkdir(parents=True, exist_ok=True)
+        if src.is_dir():
+            shutil.copytree(src, dst, symlinks=True, ignore=skip)
+        elif src.exists():
+            shutil.copy2(src, dst)
+    (root / ".venv").mkdir()
+    for entry in (ROOT / ".venv").iterdir():
+        if entry.name != ".lcl-installed":
+            (root / ".venv" / entry.name).symlink_to(entry)
+    (root / ".venv" / ".lcl-installed").touch()
+    mirror = paths.mirror()
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("LCL_", "PYTEST"))}
+    return root, env | {"LCL_ROOT": str(root), "LCL_CACHE": str(ROOT / ".cache"),
+                        "LOCAL_DATA_MIRROR": str(mirror) if mirror else ""}
+
+
 @pytest.mark.slow
 @pytest.mark.notebooks
-def test_the_readmes_recipes_run_as_written():
-    """Each block marked `<!-- readme-test: run -->` runs in the checkout, exactly as printed (the
-    two main commands, `make all` and `make test`, are what CI itself runs)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("LCL_", "PYTEST"))}
+def test_the_readmes_recipes_run_as_written(tmp_path: Path):
+    """Each block marked `<!-- readme-test: run -->` runs from the root of a fresh copy of the
+    checkout, exactly as printed (the two main commands, `make all` and `make test`, are what CI
+    itself runs)."""
+    root, env = _fresh_clone(tmp_path)
     for block in _readme_blocks():
-        r = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=ROOT, capture_output=True, text=True,
+        r = subprocess.run(["bash", "-euo", "pipefail", "-c", block], cwd=root, capture_output=True, text=True,
                            timeout=900, env=env)
         assert r.returncode == 0, (r.stdout[-2000:], r.stderr[-3000:])
         if "lcl score" in block:
@@ -192,7 +222,7 @@ def test_the_readmes_recipes_run_as_written():
             assert len(maes) == 3 and int(maes[0][0]) > 0, r.stdout
         if "lcl evaluate" in block:
             assert any(ln.startswith("On LoCaL, Token Jaccard (toy) has MAE") for ln in r.stdout.splitlines()), r.stdout
-            card = ROOT / "build" / "evaluate" / "examples.toy_metric_score" / "quick"
+            card = root / "build" / "evaluate" / "examples.toy_metric_score" / "quick"
             assert all((card / f"card.{ext}").exists() for ext in ("json", "md", "html")), sorted(card.glob("*"))
 
 

@@ -85,3 +85,11 @@ def test_no_tuple_meets_the_minimum_region_size():
         regions.thresholds(x, y, scores, step=0.1, min_region=15)
     with pytest.raises(ValueError, match="at least 1"):
         regions.thresholds(x, y, scores, step=0.1, min_region=0)
+
+
+def test_a_notebook_error_parameter_is_checked() -> None:
+    from lcl.core.errors import UserError
+
+    assert regions.error_kind("squared") == "squared" and regions.error_kind("absolute") == "absolute"
+    with pytest.raises(UserError, match="'squared' or 'absolute'"):
+        regions.error_kind("sqaured")

@@ -32,9 +32,12 @@ def _toy(n: int, offset: int = 0) -> list[TrainPair]:
 
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A tiny fast-mode model saved once for the module (frozen MiniLM + MLP head)."""
+    """A tiny fast-mode model saved once for the module (frozen MiniLM + MLP head); the embeddings
+    it caches go to a scratch cache, not the checkout's .cache."""
     out = tmp_path_factory.mktemp("models")
-    return train(_toy(6), config=TrainConfig(mode="fast", seed=3, epochs=40)).save(out)
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("LCL_CACHE", str(tmp_path_factory.mktemp("cache")))
+        return train(_toy(6), config=TrainConfig(mode="fast", seed=3, epochs=40)).save(out)
 
 
 @pytest.fixture

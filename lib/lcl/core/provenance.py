@@ -1,5 +1,7 @@
 """Provenance sidecars: every table and figure carries ``<file>.provenance.json`` with the
-git commit, profile, seeds, the notebook that made it, input digests and package versions."""
+git commit, profile, seeds, the notebook that made it, input digests and package versions, and,
+when a notebook run wrote it, the digest of the library content that notebook reads
+(``lib_digest``, set by :mod:`lcl.report.runner` through ``LCL_LIB_DIGEST``)."""
 
 from __future__ import annotations
 
@@ -62,6 +64,7 @@ def record(output: str | Path, *, profile: str, seed: int | None, notebook: str 
         "platform": platform.platform(),
         "packages": package_versions(),
         "inputs": inputs or {},
+        **({"lib_digest": os.environ["LCL_LIB_DIGEST"]} if os.environ.get("LCL_LIB_DIGEST") else {}),
         **(extra or {}),
     })
     return sidecar

@@ -24,7 +24,21 @@ from typing import Literal
 
 import numpy as np
 
+from lcl.core.errors import UserError
+
 ErrorKind = Literal["squared", "absolute"]
+
+
+def error_kind(name: str) -> ErrorKind:
+    """``name`` as Algorithm 2's error (a notebook parameter is a plain string): a mistyped one
+    stops here rather than running as some other error."""
+    if name == "squared":
+        return "squared"
+    if name == "absolute":
+        return "absolute"
+    raise UserError(f"error={name!r}: Algorithm 2's error is 'squared' or 'absolute'")
+
+
 _EPS = 1e-9
 
 

@@ -12,6 +12,10 @@ shown in the executed notebook (its files are written by :func:`lcl.report.outpu
 before). What a notebook prints to stderr (progress bars, warnings) is moved from the executed
 notebook to ``NN_name.stderr.log`` beside it, cell by cell: a red block in a rendered notebook then
 means an error, and nothing printed is lost.
+
+Each run records which library content produced it: the digest of the ``lcl`` modules the notebook
+reads (:func:`lcl.core.deps.notebook_digest`, the one Make compares) is the executed notebook's
+``metadata.lcl.lib_digest`` and, through ``LCL_LIB_DIGEST``, every provenance sidecar's ``lib_digest``.
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ import sys
 import time
 from pathlib import Path
 
-from lcl.core import paths, profiles
+from lcl.core import deps, paths, profiles
 from lcl.core.errors import UserError
 from lcl.core.io import atomic_path, temporary_environ, write_json, write_text
 
@@ -69,7 +73,9 @@ def run(name: str, *, profile: str = "full", seed: int = 20250101, jobs: int = 2
     start = time.perf_counter()
     failed = output.with_name(f"{output.stem}.failed.ipynb")
     failed.unlink(missing_ok=True)
-    with temporary_environ({"LCL_NOTEBOOK": name, "MPLBACKEND": INLINE_BACKEND, "PYTHONHASHSEED": "0"}):
+    digest = lib_digest(name, profile)
+    with temporary_environ({"LCL_NOTEBOOK": name, "LCL_LIB_DIGEST": digest, "MPLBACKEND": INLINE_BACKEND,
+                            "PYTHONHASHSEED": "0"}):
         try:
             with atomic_path(output) as tmp:
                 try:
@@ -80,11 +86,31 @@ def run(name: str, *, profile: str = "full", seed: int = 20250101, jobs: int = 2
                         shutil.copyfile(tmp, failed)
                     raise
                 move_stderr_to_log(Path(tmp), output.with_name(f"{output.stem}.stderr.log"))
+                record_lib_digest(Path(tmp), digest)
         except pm.PapermillExecutionError as exc:
             where = f"; executed up to the error, with its traceback: {failed}" if failed.exists() else ""
             raise UserError(f"notebook {name} failed in cell {exc.exec_count}: {exc.ename}: {exc.evalue}{where}") from exc
     _record_timing(output.parent / "timings.json", name, time.perf_counter() - start)
     return output
+
+
+def lib_digest(name: str, profile: str) -> str:
+    """The digest of the library content notebook ``name`` reads (``unknown`` when it cannot be
+    computed); Make's scan cache for ``profile`` makes it a few milliseconds."""
+    cache = paths.root() / "build" / "deps" / profile / ".scan.json"
+    try:
+        return deps.notebook_digest(paths.notebook_source(name), cache=cache)
+    except (OSError, SyntaxError, KeyError, UnicodeDecodeError):
+        return "unknown"
+
+
+def record_lib_digest(notebook: Path, digest: str) -> None:
+    """Write ``digest`` into the executed ``notebook``'s metadata as ``lcl.lib_digest``."""
+    import nbformat
+
+    nb = nbformat.read(notebook, as_version=4)
+    nb.metadata.setdefault("lcl", {})["lib_digest"] = digest
+    nbformat.write(nb, notebook)
 
 
 def move_stderr_to_log(notebook: Path, log: Path) -> int:

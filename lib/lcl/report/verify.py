@@ -8,8 +8,9 @@ such cell is a change of the analysis. A loose rule names the cells whose value 
 that is not bit-stable across machines (the MiniLM encoder, which runs in bf16 or fp32 by CPU; a
 trained model; a fuzz label re-executed under a time limit): ``rows``, a regular expression over the
 table's ``key`` column (all rows when absent), ``columns``, one over column names (all when absent),
-and the ``class`` whose measured spread sets its ``atol``/``rtol`` (``[classes.<name>]``, each saying
-how it was measured: :func:`spread` between two builds). Non-numeric cells match exactly, or, with
+the ``class`` of what it rests on (``[classes.<name>]``, each saying how its spread was measured:
+:func:`spread` between two builds) and its ``atol``/``rtol`` from that measurement (a ``name`` tells
+two rules of one class apart in the measurement). Non-numeric cells match exactly, or, with
 ``mask_numbers`` in a loose rule, once every number in them is masked (a claim's reason quotes numbers
 that move within its value's tolerance; its words must not). A table's ``columns`` restricts the
 comparison to those columns. ``lcl verify --record`` copies the current tables there, ``--only`` a
@@ -108,7 +109,8 @@ def table_tolerance(table: str, raw: Mapping[str, dict] | None = None) -> TableT
                           float(entry.get("rtol", base.get("rtol", 0.0))),
                           re.compile(entry["rows"]) if "rows" in entry else None,
                           re.compile(entry["columns"]) if "columns" in entry else None,
-                          bool(entry.get("mask_numbers", False)), cls or f"{table}.loose[{i}]"))
+                          bool(entry.get("mask_numbers", False)),
+                          str(entry.get("name") or cls or f"{table}.loose[{i}]")))
     cols = section.get("columns")
     return TableTolerance(section.get("key"), tuple(cols) if cols else None, exact, tuple(loose))
 

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, overload
 
 import numpy as np
 import pandas as pd
@@ -267,6 +267,14 @@ def benchmark_split(frame: pd.DataFrame, train_benchmarks: Sequence[str]) -> tup
     return frame[is_train].reset_index(drop=True), frame[~is_train].reset_index(drop=True)
 
 
+@overload
+def rq3_thresholds(local: pd.DataFrame, control: pd.DataFrame, n_balanced: int, seed: int,
+                   metrics: Sequence[str], step: float = ..., error: regions.ErrorKind = ..., *,
+                   fallback: Thresholds) -> tuple[Thresholds, str]: ...
+@overload
+def rq3_thresholds(local: pd.DataFrame, control: pd.DataFrame, n_balanced: int, seed: int,
+                   metrics: Sequence[str], step: float = ..., error: regions.ErrorKind = ...,
+                   fallback: None = None) -> tuple[Thresholds | None, str]: ...
 def rq3_thresholds(local: pd.DataFrame, control: pd.DataFrame, n_balanced: int, seed: int,
                    metrics: Sequence[str], step: float = 0.05, error: regions.ErrorKind = "squared",
                    fallback: Thresholds | None = None) -> tuple[Thresholds | None, str]:
