@@ -17,4 +17,7 @@ cp Makefile "$root/"
 : > "$root/pyproject.toml"
 export LOCAL_DATA_MIRROR="" LCL_ROOT="$root" LCL_CACHE="$root/.cache"
 PY="${PYTHON:-.venv/bin/python}"
+# the tests run `make` in scratch roots, where the Makefile reads PYTHON (the interpreter that works
+# out what each notebook imports): a relative .venv/bin/python from here does not exist there
+unset PYTHON
 "$PY" -m pytest -q -p no:cacheprovider -m "not build" "$@"

@@ -37,3 +37,13 @@ def test_figure_draws(project: Path):
     fig = pipeline.figure3("quick")
     texts = {t.get_text() for t in fig.axes[0].texts}
     assert "notebook 00_data" in texts and "HTML report" in texts
+
+
+def test_a_makefile_error_is_said_not_drawn_as_an_empty_graph(project: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A Makefile that stops (here: the interpreter that reads the notebooks' imports is missing)
+    is a one-line error naming it, not a Figure 3 with no rules."""
+    from lcl.core.errors import UserError
+
+    monkeypatch.setenv("PYTHON", "./no-such-python")
+    with pytest.raises(UserError, match=r"Makefile: .*no-such-python"):
+        pipeline.make_rules("quick")

@@ -14,6 +14,7 @@ import subprocess
 from collections import defaultdict
 
 from lcl.core import paths
+from lcl.core.errors import UserError
 from lcl.study.overview import unavailable_figure
 
 
@@ -33,6 +34,10 @@ def make_rules(profile: str = "quick") -> dict[str, list[str]]:
             if target.startswith(".") or "%" in target:
                 continue
             rules[target.strip()] = prereqs.replace("|", " ").split()
+    # -q exits 1 when something is out of date and 2 on an error; a missing prerequisite (a scratch
+    # root without the lock file) still prints the rules, an error while reading the Makefile does not
+    if proc.returncode == 2 and not any(t.startswith("build/notebooks/") for t in rules) and "***" in proc.stderr:
+        raise UserError(f"{paths.root() / 'Makefile'}: {proc.stderr.strip().splitlines()[-1]}")
     return rules
 
 
