@@ -335,6 +335,24 @@ def test_kill_9_and_resume_is_byte_identical(tmp_path: Path) -> None:
     assert _procs_in(sbx) == []  # no worker left behind
 
 
+def test_a_harness_killed_before_its_first_worker_leaves_no_directory(tmp_path: Path) -> None:
+    # the window the kill -9 test above hits only by chance, under load: the harness has its
+    # sandbox directory and is killed before any worker was started in it
+    sbx = tmp_path / "sandboxes"
+    sbx.mkdir()
+    code = ("import os, signal, sys; from lcl.engine.fuzz.sandbox.forkserver import ForkServer; "
+            "fs = ForkServer('auto', heavy=False); d = fs.make_tmpdir(sys.argv[1]); print(d, flush=True); "
+            "os.kill(os.getpid(), signal.SIGKILL)")
+    r = subprocess.run([PY, "-c", code, str(sbx)], capture_output=True, text=True, timeout=60)
+    assert r.returncode == -signal.SIGKILL
+    made = Path(r.stdout.strip())
+    assert made.parent == sbx.resolve() and made.name.startswith("lcl-fuzz-")
+    deadline = time.monotonic() + 10
+    while made.exists() and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not made.exists()
+
+
 def _procs_in(d: Path) -> list[int]:
     """Processes whose working directory is under ``d`` (sandbox workers chdir there)."""
     import psutil

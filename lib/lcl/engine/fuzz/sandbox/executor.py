@@ -148,8 +148,11 @@ class Executor:
         self.spec = spec
         self.s = settings
         self.fs = get_forkserver(network, needs_heavy(spec.code), isolation)
-        base = tmp_base or os.environ.get("LCL_FUZZ_TMP") or None
-        self.tmpdir = os.path.realpath(tempfile.mkdtemp(prefix="lcl-fuzz-", dir=base))
+        base = tmp_base or os.environ.get("LCL_FUZZ_TMP") or tempfile.gettempdir()
+        try:
+            self.tmpdir = self.fs.make_tmpdir(base)
+        except (OSError, EOFError, SandboxError) as exc:
+            raise ForkServerDied(f"fork-server: {exc}") from None
         self.blobs: list[bytes] = []
         self._version = 0
         self._live: list[Worker] = []

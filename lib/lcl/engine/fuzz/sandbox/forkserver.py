@@ -19,12 +19,13 @@ import select
 import signal
 import socket
 import sys
+import tempfile
 import threading
 import time
 from typing import TypedDict
 
 from .. import isolation as ISO
-from .containment import load_libc, remove_tree
+from .containment import TMP_PREFIX, load_libc, remove_tree
 from .protocol import SandboxError, WorkerConfig, layout
 from .worker import worker_entry
 from .worker_handle import Worker
@@ -126,8 +127,20 @@ def forkserver_main(ctl_fd: int, network: str, heavy: str = "1", mode: str = "be
         if not msg:
             break
         reap()
-        cfg: WorkerConfig = pickle.loads(msg)  # from the trusted harness (ForkServer.spawn)
+        req = pickle.loads(msg)  # from the trusted harness (ForkServer.spawn, .make_tmpdir)
         tmpdirs = {d for d in tmpdirs if os.path.isdir(d)}
+        if req.get("op") == "mkdtemp":  # (ForkServer.make_tmpdir) created here, so that a
+            # harness killed at any moment leaves no directory this loop does not know of
+            for fd in fds:
+                os.close(fd)
+            try:
+                made = os.path.realpath(tempfile.mkdtemp(prefix=TMP_PREFIX, dir=req.get("base")))
+                tmpdirs.add(made)
+                ctl.send(pickle.dumps({"tmpdir": made}))
+            except OSError as exc:
+                ctl.send(pickle.dumps({"error": f"{type(exc).__name__}: {exc}"[:300]}))
+            continue
+        cfg: WorkerConfig = req
         tmpdirs.add(cfg["tmpdir"])
         sock_fd, shm_fd = fds
         try:
@@ -242,6 +255,19 @@ class ForkServer:
             child.close()
             os.close(shm_fd)
         return Worker(pid, parent, shm, slots)
+
+    def make_tmpdir(self, base: str) -> str:
+        """A new sandbox temporary directory under ``base``, created by the fork-server, which
+        removes it when the harness goes away, even when the harness is killed (-9) between
+        creating it and starting the first worker in it."""
+        with self.lock:
+            if self.proc.poll() is not None:
+                raise SandboxError("fork-server died")
+            self.ctl.send(pickle.dumps({"op": "mkdtemp", "base": base}))
+            reply = pickle.loads(self.ctl.recv(1 << 16))
+        if "error" in reply:
+            raise SandboxError(f"fork-server: cannot create a directory in {base}: {reply['error']}")
+        return str(reply["tmpdir"])
 
     def alive(self) -> bool:
         """False once the fork-server has exited. Its end of the control socket is closed as it
