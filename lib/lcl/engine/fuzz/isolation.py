@@ -18,8 +18,11 @@ starts later:
   (``EPERM``) process creation and ``execve``, ``ptrace`` and cross-process memory access,
   namespaces and mounts, kernel keyrings, BPF, io_uring, file metadata changes
   (``chmod``/``chown``/``utime``/xattrs, which Landlock does not cover), memfd, inotify, device
-  nodes, System V IPC, sockets other than ``AF_INET``/``AF_INET6``, and signals, rlimits,
-  priorities and affinities aimed at any process but the worker.
+  nodes, System V IPC, sockets other than ``AF_INET``/``AF_INET6`` (``socketpair`` only as
+  ``AF_UNIX`` + ``SOCK_STREAM``: no unix datagram socket whose ``sendto`` names a host path),
+  socket buffer sizes (``SO_SNDBUF``/``SO_RCVBUF`` and their ``FORCE`` variants: kernel memory
+  outside ``RLIMIT_AS``), and signals, rlimits, priorities and affinities aimed at any process
+  but the worker.
 * ``capabilities``: the worker drops every capability (effective, permitted, inheritable
   and the bounding set), so a worker running as root cannot raise its rlimits or bypass
   file permissions.
@@ -27,6 +30,9 @@ starts later:
   objects and POSIX message queues of its own, gone with it) and a private mount namespace
   in which its temporary directory is a tmpfs of at most ``dir_bytes`` and ``max_files``
   inodes: the kernel keeps the disk and file-count limits.
+* ``procfs`` (in that mount namespace): a fresh ``proc`` over ``/proc``, of the fork-server's
+  pid namespace and with ``hidepid=invisible``: not even ``stat`` finds a host process, and
+  ``/proc/self`` no longer names the worker's host pid.
 * ``unprivileged`` (root only, too): the worker runs as a uid of its own (``UID_BASE`` + its
   pid), so the kernel's per-user limits (``RLIMIT_NPROC``: threads) apply to it alone. It keeps
   one capability, ``CAP_DAC_READ_SEARCH``, because the interpreter may live below a directory
@@ -53,7 +59,7 @@ from typing import Literal, TypedDict
 #: every mechanism, in report order (``netns`` and ``pidns`` are the fork-server's, the rest each worker's)
 FORKSERVER_MECHANISMS = ("netns", "pidns")
 MECHANISMS = ("netns", "pidns", "no_new_privs", "landlock_fs", "landlock_net", "landlock_scope", "seccomp", "capabilities",
-              "namespaces", "unprivileged")
+              "namespaces", "procfs", "unprivileged")
 MODES = ("best", "strict")
 
 
@@ -66,6 +72,7 @@ class Want(TypedDict, total=False):
     capabilities: bool
     seccomp: bool
     namespaces: bool
+    procfs: bool
     unprivileged: bool
     no_new_privs: bool
 
@@ -77,6 +84,7 @@ class Probe(TypedDict, total=False):
     landlock_abi: int
     errors: dict[str, str]
     namespaces: bool
+    procfs: bool
     no_new_privs: bool
     landlock: bool
     landlock_fs: bool
@@ -247,6 +255,7 @@ def landlock(tmpdir: str, readable: list[str], abi: int) -> dict[str, bool]:
 AUDIT_ARCH_X86_64 = 0xC000003E
 RET_ALLOW, RET_ERRNO, RET_KILL_PROCESS = 0x7FFF0000, 0x00050000, 0x80000000
 _LD_ABS, _JEQ, _JSET, _JGE, _RET = 0x20, 0x15, 0x45, 0x35, 0x06
+_AND = 0x54  # BPF_ALU | BPF_AND | BPF_K
 CLONE_THREAD = 0x00010000
 AF_UNIX = 1
 
@@ -295,7 +304,7 @@ ALLOW_X86_64 = {
     "sched_yield": 24, "mremap": 25, "msync": 26, "mincore": 27, "madvise": 28, "dup": 32, "dup2": 33, "pause": 34,
     "nanosleep": 35, "getitimer": 36, "alarm": 37, "setitimer": 38, "getpid": 39, "sendfile": 40, "connect": 42,
     "accept": 43, "sendto": 44, "recvfrom": 45, "sendmsg": 46, "recvmsg": 47, "shutdown": 48, "bind": 49,
-    "listen": 50, "getsockname": 51, "getpeername": 52, "socketpair": 53, "setsockopt": 54, "getsockopt": 55,
+    "listen": 50, "getsockname": 51, "getpeername": 52, "getsockopt": 55,
     "exit": 60, "wait4": 61, "uname": 63, "fcntl": 72, "flock": 73, "fsync": 74, "fdatasync": 75, "truncate": 76,
     "ftruncate": 77, "getdents": 78, "getcwd": 79, "chdir": 80, "fchdir": 81, "rename": 82, "mkdir": 83, "rmdir": 84,
     "creat": 85, "link": 86, "unlink": 87, "symlink": 88, "readlink": 89, "umask": 95, "gettimeofday": 96,
@@ -332,6 +341,17 @@ PRCTL_X86_64 = (1, 2, 3, 15, 16, 21, 23, 39, 0x53564D41)
 #: and every other family is refused); they reach nothing inside the private network namespace
 SOCKET_FAMILIES = (2, 10)  # AF_INET, AF_INET6
 SYS_CLONE, SYS_CLONE3, SYS_SOCKET, SYS_IOCTL, SYS_PRCTL = 56, 435, 41, 16, 157
+#: ``socketpair`` only for ``AF_UNIX`` + ``SOCK_STREAM`` (``SOCK_CLOEXEC``/``SOCK_NONBLOCK`` aside),
+#: what asyncio's self-pipe and ``socket.socketpair()`` create; else EPERM. With ``socket()``
+#: limited to IP families, a worker then holds no unix datagram or seqpacket socket, the only
+#: kinds whose ``sendto``/``sendmsg`` name a destination path (a host's world-writable socket,
+#: e.g. syslog's); a connected stream socket refuses a destination (``EISCONN``)
+SYS_SOCKETPAIR, SOCK_STREAM, SOCK_TYPE_FLAGS = 53, 1, 0o2000000 | 0o4000  # SOCK_CLOEXEC | SOCK_NONBLOCK
+#: ``setsockopt(SOL_SOCKET, ...)`` options refused (EPERM): a socket's buffer sizes. Raised to
+#: the system maximum on many sockets whose data stays in flight, they pin kernel memory that
+#: ``RLIMIT_AS`` does not count; the defaults (``net.core.[rw]mem_default``) stay
+SYS_SETSOCKOPT, SOL_SOCKET = 54, 1
+SOCKOPT_BUFFERS = (7, 8, 32, 33)  # SO_SNDBUF, SO_RCVBUF, SO_SNDBUFFORCE, SO_RCVBUFFORCE
 
 
 def _pid_args_x86_64(pid: int) -> dict[int, list[tuple[int, tuple[int, ...]]]]:
@@ -394,6 +414,14 @@ def _program_parts() -> tuple[bytes, bytes]:
                                    _ins(_RET, RET_ALLOW), _ins(_RET, eperm)]))
         blocks.append((SYS_IOCTL, _arg_block([(1, IOCTL_X86_64)], RET_ERRNO | errno.ENOTTY)))
         blocks.append((SYS_PRCTL, _arg_block([(0, PRCTL_X86_64)], eperm)))
+        blocks.append((SYS_SOCKETPAIR, [_ins(_LD_ABS, _arg_low(0)), _ins(_JEQ, AF_UNIX, 1, 0), _ins(_RET, eperm),
+                                        _ins(_LD_ABS, _arg_low(1)), _ins(_AND, ~SOCK_TYPE_FLAGS),
+                                        _ins(_JEQ, SOCK_STREAM, 0, 1), _ins(_RET, RET_ALLOW), _ins(_RET, eperm)]))
+        n = len(SOCKOPT_BUFFERS)
+        blocks.append((SYS_SETSOCKOPT, [_ins(_LD_ABS, _arg_low(1)), _ins(_JEQ, SOL_SOCKET, 0, n + 1),
+                                        _ins(_LD_ABS, _arg_low(2)),
+                                        *[_ins(_JEQ, v, n - j, 0) for j, v in enumerate(SOCKOPT_BUFFERS)],
+                                        _ins(_RET, RET_ALLOW), _ins(_RET, eperm)]))
         head = [_ins(_LD_ABS, 4), _ins(_JEQ, AUDIT_ARCH_X86_64, 1, 0), _ins(_RET, RET_KILL_PROCESS),
                 _ins(_LD_ABS, 0), _ins(_JGE, 0x40000000, 0, 1), _ins(_RET, enosys)]  # no x32 calls
         tail = _chain([(nr, [_ins(_RET, RET_ALLOW)]) for nr in sorted(set(ALLOW_X86_64.values()))])
@@ -486,6 +514,29 @@ def private_namespaces(tmpdir: str, size_bytes: int, max_files: int, uid: int) -
     return True
 
 
+MS_NOEXEC = 8
+#: a process of the worker's pid namespace only, and only the worker's own (``hidepid``: other
+#: uids' processes are not there, not even for ``stat``); no system files (``subset=pid``). Older
+#: kernels (< 5.8) know neither word: the numeric ``hidepid=2`` alone is tried next.
+PROC_OPTIONS = (b"hidepid=invisible,subset=pid", b"hidepid=2")
+
+
+def private_proc() -> bool:
+    """Mount a fresh ``proc`` over ``/proc`` in this process's (private) mount namespace: it
+    shows the pid namespace this process belongs to (the fork-server's, see
+    :func:`enter_pid_namespace`), and of it only this process's own uid's processes, so neither
+    ``stat("/proc/<pid>")`` nor ``readlink("/proc/self")`` names a host process or pid (Landlock
+    decides what a worker reads, not what it may ``stat``). Needs CAP_SYS_ADMIN and
+    :func:`private_namespaces` first (else the host's ``/proc`` would be covered)."""
+    libc = _libc()
+    err = 0
+    for opts in PROC_OPTIONS:
+        if libc.mount(b"proc", b"/proc", b"proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, opts) == 0:
+            return True
+        err = ctypes.get_errno()
+    raise OSError(err, f"mount(proc, /proc): {os.strerror(err)}")
+
+
 def become(uid: int) -> bool:
     """Run as ``uid`` (and gid ``uid``, no groups) from now on, keeping the capabilities for
     :func:`drop_capabilities` to reduce. Needs CAP_SETUID and CAP_SETGID."""
@@ -534,6 +585,8 @@ def confine(tmpdir: str, readable: list[str], want: Want, limits: tuple[int, int
     uid = UID_BASE + host_pid()
     if want.get("namespaces"):  # first: it needs CAP_SYS_ADMIN, and Landlock's rule names the tmpfs
         got["namespaces"] = private_namespaces(tmpdir, limits[0], limits[1], uid)
+        if want.get("procfs"):
+            got["procfs"] = private_proc()
     got["no_new_privs"] = no_new_privs()
     abi = int(want.get("landlock_abi", 0) or 0)
     if want.get("landlock_fs") and abi:
@@ -551,7 +604,7 @@ def confine(tmpdir: str, readable: list[str], want: Want, limits: tuple[int, int
 
 
 #: the probe's steps, in order (``landlock`` applies the three ``landlock_*`` mechanisms)
-_Step = Literal["namespaces", "no_new_privs", "landlock", "unprivileged", "capabilities", "seccomp"]
+_Step = Literal["namespaces", "procfs", "no_new_privs", "landlock", "unprivileged", "capabilities", "seccomp"]
 
 
 def _try_all(tmpdir: str, readable: list[str]) -> Probe:
@@ -562,9 +615,10 @@ def _try_all(tmpdir: str, readable: list[str]) -> Probe:
     root = os.geteuid() == 0
     uid = UID_BASE + host_pid()
     want: Want = {"landlock_abi": abi, "landlock_fs": abi > 0, "capabilities": True, "seccomp": seccomp_supported(),
-                  "namespaces": root, "unprivileged": root}
+                  "namespaces": root, "procfs": root, "unprivileged": root}
     steps: list[tuple[_Step, Callable[[], dict[str, bool] | bool | None]]] = [
         ("namespaces", lambda: private_namespaces(tmpdir, 1 << 20, 16, uid) if root else None),
+        ("procfs", lambda: private_proc() if want["namespaces"] else None),
         ("no_new_privs", no_new_privs),
         ("landlock", lambda: landlock(tmpdir, readable, abi) if abi else None),
         ("unprivileged", lambda: become(uid) if root else None),
@@ -587,6 +641,8 @@ def _try_all(tmpdir: str, readable: list[str]) -> Probe:
             out[name] = bool(r)
         else:
             out[name] = want["seccomp"]
+    if not out.get("procfs"):
+        want["procfs"] = False
     out["want"] = want
     return out
 
