@@ -219,6 +219,13 @@ def test_cli_variants_label_fills_the_store_the_notebook_uses(project_data: dict
     out = capsys.readouterr().out
     assert "2 labelled pair(s) fuzzed again from scratch" in out
     assert len(ResultStore()) == len(rows)  # the recheck used a scratch store
+    # --recheck-timed samples among the labels time decided part of: exactly those the predicate names
+    stored = labelling.label_candidates(rows, labelling.profile_settings(profile), 20250101, jobs=1, progress=False)
+    n_timed = sum(map(labelling.timed, stored))
+    assert main(["variants", "label", "--profile", "smoke", "--recheck", "50", "--recheck-timed", "--no-progress",
+                 "HumanEval"]) == 0
+    out = capsys.readouterr().out
+    assert (f"{n_timed} labelled pair(s) fuzzed again" in out) if n_timed else ("nothing to recheck" in out)
     assert main(["variants", "label", "--profile", "nope"]) == 2
     assert main(["variants", "label", "--profile", "smoke", "Nope"]) == 2
     assert "unknown benchmark" in capsys.readouterr().err
@@ -249,3 +256,11 @@ def test_candidates_are_cached_per_task_and_keyed_by_what_they_depend_on(tmp_pat
     candidate_generation.candidates(tasks[:1], profile, 8, records.Ledger())
     candidate_generation.candidates(tasks[:1], replace(profile, mutants_per_function=1), 7, records.Ledger())
     assert calls == ["HumanEval/9990"] * 3
+
+
+def test_timed_names_the_labels_time_decided_part_of() -> None:
+    assert labelling.timed({"variant_load": "timeout"})
+    assert labelling.timed({"runs": [{"reason": "time budget exceeded", "counts": None}]})
+    assert labelling.timed({"counts": {"timeouts": 2}})
+    assert not labelling.timed({"counts": {"timeouts": 0, "crashes": 3}, "variant_load": "ok",
+                                "runs": [{"reason": "reference alone exceeds the time budget"}]})

@@ -488,16 +488,16 @@ def test_results_of_engine_4_carry_over_unless_a_run_was_excluded_for_time(tmp_p
             {"id": "b", "reference": REF, "variant": VARIANTS[1], "entry": "f", "inputs": [[1, 2], [3, 0]]}]
     s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
     jobs = batch.load_jobs(rows, tmp_path, s, 0)
-    assert S.CARRY_OVER == ("6", "5", "4") and all(len(j.legacy_keys) == 3 and j.key not in j.legacy_keys for j in jobs)
+    assert S.CARRY_OVER == ("7", "6", "5", "4") and all(len(j.legacy_keys) == 4 and j.key not in j.legacy_keys for j in jobs)
     fake = {"df_score": 0.25, "runs": [{"run": 0, "excluded": False, "reason": None}], "engine_version": "4"}
     timed = {"df_score": 1.0, "runs": [{"run": 0, "excluded": True, "reason": "time budget exceeded"}],
              "engine_version": "4"}
     with ResultStore(tmp_path / "s.sqlite") as st:
-        st.put(jobs[0].legacy_keys[2], "a", fake)
-        st.put(jobs[1].legacy_keys[2], "b", timed)
+        st.put(jobs[0].legacy_keys[3], "a", fake)
+        st.put(jobs[1].legacy_keys[3], "b", timed)
         assert batch.batch_status(rows, settings=s, store=st, base=tmp_path) == {"a": True, "b": False}
         res = {r["id"]: r for r in batch.run_batch(rows, settings=s, store=st, progress=False, jobs=1, base=tmp_path)}
-    assert res["a"]["df_score"] == 0.25 and res["a"]["engine_version"] == S.ENGINE_VERSION == "7"  # carried over
+    assert res["a"]["df_score"] == 0.25 and res["a"]["engine_version"] == S.ENGINE_VERSION == "8"  # carried over
     assert res["b"]["df_score"] == 1.0 and len(res["b"]["runs"]) == 2  # fuzzed anew (the fake had one run)
 
 
@@ -521,7 +521,7 @@ def test_results_of_engine_5_carry_over_unless_the_variant_crashed_or_timed_out(
               "load": {**result(), "variant_load": "crash"}}
     with ResultStore(tmp_path / "s.sqlite") as st:
         for j in jobs:
-            st.put(j.legacy_keys[1], j.id, stored[j.id])  # version 5's key
+            st.put(j.legacy_keys[S.CARRY_OVER.index("5")], j.id, stored[j.id])  # version 5's key
         assert batch.batch_status(rows, settings=s, store=st, base=tmp_path) == {
             "clean": True, "crashed": False, "timed": False, "load": False}
     assert S.carries_over(stored["clean"]) and not S.carries_over(stored["crashed"])
@@ -538,9 +538,30 @@ def test_results_of_engine_6_carry_over_even_with_crashes_and_timeouts(tmp_path:
     old = {"df_score": 0.0, "counts": c, "engine_version": "6", "variant_load": "ok",
            "runs": [{"run": 0, "excluded": False, "reason": None, "counts": c}]}
     with ResultStore(tmp_path / "s.sqlite") as st:
-        st.put(jobs[0].legacy_keys[0], "t", old)
+        st.put(jobs[0].legacy_keys[S.CARRY_OVER.index("6")], "t", old)
         assert batch.batch_status(rows, settings=s, store=st, base=tmp_path) == {"t": True}
     assert S.carries_over(old) and not S.carries_over({**old, "engine_version": "5"})
+
+
+def test_results_of_engine_7_carry_over_and_the_score_rule_has_keys_of_its_own(tmp_path: Path) -> None:
+    """Version 8 (the harness decides from kernel facts; the default over-budget rule is the
+    paper's, as before) carries every version-7 result over, a run excluded for time included;
+    a result fuzzed under ``over_budget="score"`` is stored under another key, so neither rule
+    ever reads the other's results."""
+    from lcl.engine.fuzz import semantics as S
+
+    rows = [{"id": "t", "reference": REF, "variant": VARIANTS[2], "entry": "f", "inputs": [[1, 2], [3, 0]]}]
+    s = Settings(runs=2, run_budget=5, timeout_floor=0.2)
+    jobs = batch.load_jobs(rows, tmp_path, s, 0)
+    scored = batch.load_jobs(rows, tmp_path, s.with_(over_budget="score"), 0)
+    assert scored[0].key != jobs[0].key and scored[0].key not in jobs[0].legacy_keys
+    old = {"df_score": -1.0, "engine_version": "7", "variant_load": "ok",
+           "runs": [{"run": 0, "excluded": True, "reason": S.OVER_BUDGET, "counts": None}]}
+    with ResultStore(tmp_path / "s.sqlite") as st:
+        st.put(jobs[0].legacy_keys[S.CARRY_OVER.index("7")], "t", old)
+        assert batch.batch_status(rows, settings=s, store=st, base=tmp_path) == {"t": True}
+        assert batch.batch_status(rows, settings=s.with_(over_budget="score"), store=st, base=tmp_path) == {"t": False}
+    assert S.carries_over(old)
 
 
 def test_every_vocabulary_of_the_codes_gives_the_same_job(tmp_path: Path) -> None:
@@ -585,5 +606,10 @@ def test_settings_dict_names_every_setting() -> None:
 
     from lcl.engine.fuzz.semantics import SettingsDict
 
-    assert list(SettingsDict.__annotations__) == [f.name for f in fields(Settings)]
-    assert list(Settings().to_dict()) == [f.name for f in fields(Settings)]
+    names = [f.name for f in fields(Settings)]
+    assert list(SettingsDict.__annotations__) == names
+    # the default over-budget rule (the paper's) is left out, so that earlier results keep their records and keys
+    assert list(Settings().to_dict()) == [n for n in names if n != "over_budget"]
+    assert list(Settings(over_budget="score").to_dict()) == names
+    assert "over_budget" not in Settings().result_relevant()
+    assert Settings(over_budget="score").result_relevant()["over_budget"] == "score"

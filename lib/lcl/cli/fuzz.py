@@ -36,6 +36,10 @@ def _settings_args(p: argparse.ArgumentParser) -> None:
                    help="generated inputs per run for functions (default 2000; generator inputs only)")
     g.add_argument("--n-program", type=int, metavar="N",
                    help="generated inputs per run for stdin programs (default 1000; generator inputs only)")
+    g.add_argument("--over-budget", choices=("exclude", "score"), default=None,
+                   help="a run the candidate pushes over T, or whose load hangs: exclude (default, the paper's "
+                        "Algorithm 1: its one clock covers both programs) or score (its unfinished inputs are "
+                        "timeouts, so an untrusted candidate cannot choose which runs count)")
     g.add_argument("--network", choices=("auto", "netns", "audit"), default=None,
                    help="network containment (default auto: private namespace, Landlock; the audit hook "
                         "refuses sockets where no namespace is available)")
@@ -71,6 +75,7 @@ class _SettingsOptions(TypedDict, total=False):
     workers: int
     n_function: int
     n_program: int
+    over_budget: str
 
 
 def _settings(args: argparse.Namespace) -> Settings:
@@ -91,6 +96,8 @@ def _settings(args: argparse.Namespace) -> Settings:
         kw["n_function"] = args.n_function
     if getattr(args, "n_program", None) is not None:
         kw["n_program"] = args.n_program
+    if getattr(args, "over_budget", None) is not None:
+        kw["over_budget"] = args.over_budget
     for k, v in kw.items():
         if isinstance(v, (int, float)) and v <= 0:
             raise UserError(f"--{k.replace('_', '-')}: must be positive")
@@ -133,8 +140,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
                     help="run on a Dask distributed cluster (default $LCL_DASK_SCHEDULER)")
     pb.add_argument("--store", type=Path, default=None, help="result store (default .cache/fuzz/results.sqlite)")
     pb.add_argument("--keep-going", action="store_true",
-                    help="record published rows that cannot be fuzzed (unknown task, code that does not compile) "
-                         "as error rows instead of stopping")
+                    help="record rows that cannot be fuzzed (unknown task, code that does not compile, a pair "
+                         "the harness fails on) as error rows instead of stopping")
     pb.add_argument("--resolver", metavar="MODULE:FUNCTION", action="append", default=[],
                     help="input resolver for published-format rows (also $LCL_FUZZ_RESOLVER)")
     add_run_options(pb, profile=False, seed=False, jobs=False, progress={"help": "no progress bars"})

@@ -40,7 +40,8 @@ def cmd_variants_label(args: argparse.Namespace) -> int:
                              profile.name, len(tasks))
     if args.recheck is not None:
         return _print_recheck(labelling.recheck(rows, labelling.profile_settings(profile), args.seed, args.recheck,
-                                                args.jobs, progress=not args.no_progress))
+                                                args.jobs, progress=not args.no_progress,
+                                                only_timed=args.recheck_timed))
     summary: Counter = Counter()
     for row, res in zip(rows, results):
         what = {"n/a": "excluded (df = -1)", "0": "df = 0", "1": "df = 1", "between": "0 < df < 1"}[
@@ -208,6 +209,9 @@ def register(sub: argparse._SubParsersAction) -> None:
     q.add_argument("--recheck", type=int, metavar="K", help="fuzz nothing new: re-fuzz K already labelled "
                    "candidates (a seeded sample) from scratch in an empty store and compare with the stored or "
                    "archived labels (exit status 1 if a df_score differs)")
+    q.add_argument("--recheck-timed", action="store_true", help="with --recheck: sample only among labels that "
+                   "time decided part of (a run excluded for the budget T, a per-input timeout, a load that timed "
+                   "out), where a change of the harness's clocks shows first")
     q.set_defaults(func=cmd_variants_label)
     o = s.add_parser("pool", help="build the RQ2 pool of df = 0 PIE mutants with Algorithm 1 (resumable)",
                      description="Fuzz mutants of PIE slow programs in the 04 notebook's seeded order until "

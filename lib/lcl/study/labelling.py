@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import random
 import tempfile
+from collections.abc import Mapping
 from pathlib import Path
-from typing import TypedDict
+from typing import Any, TypedDict
 
 from lcl.core.profiles import Profile
 from lcl.core.records import PairRow
 from lcl.engine import fuzz
 from lcl.engine.fuzz.batch.jobs import Resolver
-from lcl.engine.fuzz.semantics import FuzzResult
+from lcl.engine.fuzz.semantics import OVER_BUDGET, FuzzResult
 from lcl.engine.fuzz.store import ResultStore
 
 from . import label_archive
@@ -89,13 +90,26 @@ class Recheck(TypedDict):
     identical: bool
 
 
+def timed(result: Mapping[str, Any]) -> bool:
+    """Whether time decided part of a stored result: a run excluded for the budget T, a
+    per-input timeout, or a variant load that timed out. Where a change of the harness's
+    clocks shows first, so an engine change is rechecked on these too (``recheck(only_timed)``)."""
+    runs = [r for r in result.get("runs") or [] if isinstance(r, dict)]
+    return (result.get("variant_load") == "timeout" or any(r.get("reason") == OVER_BUDGET for r in runs)
+            or bool((result.get("counts") or {}).get("timeouts")))
+
+
 def recheck(rows: list[PairRow], settings: fuzz.Settings, seed: int, k: int, jobs: int,
-            sample_seed: int = 0, progress: bool = True) -> list[Recheck]:
+            sample_seed: int = 0, progress: bool = True, only_timed: bool = False) -> list[Recheck]:
     """Re-fuzz ``k`` already labelled candidates (a seeded sample) in an empty store, ignoring
     the stored and archived results, and compare: one row per pair with the stored and the
-    fresh df_score and per-run scores. How an evaluator checks the committed label archive."""
+    fresh df_score and per-run scores. How an evaluator checks the committed label archive.
+    ``only_timed``: sample among the labels :func:`timed` says time decided part of."""
     status = candidates_stored(rows, settings, seed)
     done = [r for r in rows if status.get(r["id"])]
+    if only_timed:
+        stored_all = label_candidates(done, settings, seed, jobs, progress=False)  # all stored: nothing is fuzzed
+        done = [r for r, res in zip(done, stored_all) if timed(res)]
     pick = sorted(random.Random(sample_seed).sample(done, min(k, len(done))), key=lambda r: r["id"])
     if not pick:
         return []

@@ -357,6 +357,36 @@ def _verdicts_numpy(rk: bytes, rd: bytes, vk: bytes, vd: bytes) -> str:
     return out.tobytes().decode()
 
 
+# ---------------------------------------------------------------------------- exclusions
+_NOTRUN, _TIMEOUT = bytes([S.NOTRUN]), bytes([S.TIMEOUT])
+_NOT_INVALID = bytes(ord(S.INVALID) if b == ord(S.INVALID) else ord(S.VTIMEOUT) for b in range(256))
+
+
+def reference_exclusion(ref: ReferenceOutcomes, s: S.Settings) -> str | None:
+    """Why a run with these reference outcomes is excluded before the variant runs, or None.
+
+    Only the reference can exclude a run (``docs/FUZZING.md``, "Which runs are excluded"):
+    its CPU times are no measurement (not finite, or negative: a fault of the measuring, not
+    of the code, and T, the timeouts and ``math.fsum`` cannot use them), or it alone needs more
+    than T. A run with no valid input is excluded later, by :func:`semantics.score_run`."""
+    if not all(map(math.isfinite, ref.cpu)) or any(c < 0 for c in ref.cpu):
+        return S.REFERENCE_UNMEASURED
+    if S.reference_over_budget(math.fsum(ref.cpu), s):  # times out whatever the variant does
+        return S.REFERENCE_OVER_BUDGET
+    return None
+
+
+def timed_out_verdicts(ref: ReferenceOutcomes) -> str:
+    """The verdicts of a run in which the variant finished no input (its load hung): ``T``
+    for every valid input, ``I`` for the reference's invalid ones."""
+    return run_verdicts(ref, bytes([S.TIMEOUT]) * ref.n, bytes(ref.n * S.DIGEST_SIZE))
+
+
+def _all_timeouts(verdicts: str) -> str:
+    """:func:`timed_out_verdicts` from a run's verdicts (``I`` where the reference is invalid)."""
+    return verdicts.encode().translate(_NOT_INVALID).decode()
+
+
 # ---------------------------------------------------------------------------- one pair
 class InputSet(list):
     """One run's generated inputs plus what the harness derives from them (their digest, and
@@ -434,7 +464,7 @@ class PairResult:
             "run_scores": [r.score for r in self.runs],
             "runs": [
                 {"run": r.run, "seed": r.seed, "score": r.score, "excluded": r.excluded, "reason": r.reason,
-                 "counts": None if r.reason in (S.OVER_BUDGET, S.REFERENCE_OVER_BUDGET) else r.counts}
+                 "counts": None if r.reason in S.UNCOUNTED_REASONS else r.counts}
                 for r in self.runs
             ],
             "counts": self.counts(),
@@ -554,11 +584,16 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
                                              repeat(s.timeout_floor)), repeat(s.timeout_cap)))
                 last_inputs = items
             assert ref is not None
-            if load_status == "timeout":  # hangs while loading: every run would, too
+            scored = s.over_budget == "score"
+            if load_status == "timeout" and not scored:  # hangs while loading: every run would, too (excluded)
                 runs.append(S.score_run(r, seeds[r], S.SKIPPED * len(items), 0.0, True))
                 continue
-            if S.reference_over_budget(math.fsum(ref.cpu), s):  # times out whatever the variant does
-                runs.append(S.score_run(r, seeds[r], S.SKIPPED * len(items), 0.0, True, S.REFERENCE_OVER_BUDGET))
+            excluded = reference_exclusion(ref, s)
+            if excluded is not None:  # the reference's doing: the run is excluded whatever the variant does
+                runs.append(S.score_run(r, seeds[r], S.SKIPPED * len(items), 0.0, True, excluded))
+                continue
+            if load_status == "timeout":  # hangs while loading: every run would, too (scored)
+                runs.append(S.score_run(r, seeds[r], timed_out_verdicts(ref), 0.0, False))
                 continue
             if r > order[0] and mode == "explicit":
                 wipe_dir(ex.tmpdir)
@@ -570,9 +605,13 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
                 ed = S.exception_digest(res.load.detail or "?")
                 res.kinds, res.digests = kinds, bytearray(ed * len(items))
                 res.exceeded = load_status == "timeout"
-            if res.exceeded:
+            if res.exceeded and not scored:  # Algorithm 1: a run over T is excluded
                 runs.append(S.score_run(r, seeds[r], S.SKIPPED * len(items), 0.0, True))
                 continue
+            if res.exceeded and res.load.status == "ok":
+                # the variant alone went over T (the reference is within it, checked above): the
+                # inputs it did not finish are its timeouts, and the run is scored
+                res.kinds = bytearray(bytes(res.kinds).replace(_NOTRUN, _TIMEOUT))
             verdicts = run_verdicts(ref, res.kinds, res.digests)
             runs.append(S.score_run(r, seeds[r], verdicts, 0.0, False))
     return PairResult(S.df_score(runs), runs, len(per_run[order[0]]), level, entry, int(seed), s, load_status, mode,
@@ -582,16 +621,21 @@ def fuzz_pair(reference: str, variant: str, *, entry: str | None = None, stdin: 
 def merge_runs(parts: Sequence[PairResult]) -> PairResult:
     """One pair's result from parts computed with ``fuzz_pair(..., only_runs=[r])`` (one per run,
     in any order): the result ``fuzz_pair`` gives for all runs at once.
-    As there, a variant whose load hangs has every later run skipped."""
+    As there, a variant whose load hangs has every input of every later run timed out (the
+    reference's invalid inputs stay invalid, and a run the reference excludes stays excluded)."""
     by_run = sorted(((run, p, i) for p in parts for i, run in enumerate(p.runs)), key=lambda x: x[0].run)
     first = parts[0]
     if [x[0].run for x in by_run] != list(range(first.settings.runs)) or any(len(p.runs) != 1 for p in parts):
         raise ValueError("merge_runs: one part per run, covering every run")
     runs: list[S.RunScore] = []
     load_status = "ok"
+    scored = first.settings.over_budget == "score"
     for run, part, _ in by_run:
-        if load_status == "timeout":
+        if load_status == "timeout" and not scored:  # as there: every later run excluded
             run = S.score_run(run.run, run.seed, S.SKIPPED * part.n, 0.0, True)
+        elif load_status == "timeout":
+            if run.reason not in S.REFERENCE_REASONS:  # as there: every input the variant had is a timeout
+                run = S.score_run(run.run, run.seed, _all_timeouts(run.verdicts), 0.0, False)
         elif part.variant_load != "ok":
             load_status = part.variant_load
         runs.append(run)

@@ -2,8 +2,8 @@
 
 Algorithm 1 of the paper fixes the skeleton: R runs, each generating N inputs, executing the
 reference and the variant on every input and scoring ``matches / N``; a run exceeding the
-time budget T is excluded; ``df_score`` is the mean over kept runs, or -1 when every run was
-excluded. Everything the paper leaves open is decided here, and every other module of
+time budget T is excluded (here: only when the reference alone exceeds it, see "Run budget
+T"); ``df_score`` is the mean over kept runs, or -1 when every run was excluded. Everything the paper leaves open is decided here, and every other module of
 ``lcl.engine.fuzz`` imports these decisions instead of re-deciding them. ``docs/FUZZING.md`` explains
 them at length; in short:
 
@@ -61,14 +61,15 @@ Run budget T
     would be excluded (df_score -1) for the reference's slowness, not the variant's. Beyond
     that, when the reference alone needs more than T (C > 2 x run_budget), the run is excluded
     without running the variant (:func:`reference_over_budget`): Algorithm 1's one clock covers
-    both programs, so the run times out whatever the variant does. A
-    run exceeding T is stopped at once
-    (busy workers are killed) and excluded, so a variant that hangs on every input costs about
-    R x T: 15 s for a HumanEval-sized pair instead of the 150 s a fixed 30 s budget cost. A
-    run stays within T while its per-input timeouts add up to less than about 3 s (30
-    timeouts of the 0.1 s floor, 1.5 % of N = 2000); more than that and it is excluded, as
-    the paper excluded timed-out runs (it lost 15 % of CodeScore_test and 19 % of the
-    training pairs to timeouts, a budget evidently far shorter than 30 s). Per-input timeouts
+    both programs, so the run times out whatever the variant does. A reference whose CPU
+    times are not finite and non-negative excludes the run too (:data:`REFERENCE_UNMEASURED`).
+    A run the *variant* pushes over T (or past the wall cap) is stopped at once (busy workers
+    are killed) and, since engine version 8, scored: every input the harness holds no outcome
+    for is a ``TIMEOUT``; a variant whose load hangs has ``TIMEOUT`` on every input of every
+    run. Only the reference's doing excludes a run: a candidate that could get itself excluded
+    could choose which runs count (one spinning past T exactly where its bug shows would score
+    as if it had none). A variant that hangs on every input costs about R x T: 15 s for a
+    HumanEval-sized pair instead of the 150 s a fixed 30 s budget cost. Per-input timeouts
     are CPU time, so the verdicts themselves do not depend on the machine's load, and since
     engine version 5 neither does T (before, a run of a variant near T, e.g. of HumanEval/75
     whose reference needs 38 s per run against T = 60 s, was kept on a quiet machine and
@@ -103,7 +104,7 @@ import math
 import sys
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, fields, replace
-from typing import Any, Literal, TypedDict, cast
+from typing import Any, Literal, NotRequired, TypedDict, cast
 
 #: df_score when every run was excluded (the paper's -1); equal to lcl.core.records.NO_KEPT_RUN, written
 #: out because the sandbox's modules import only the standard library (tests/test_core.py checks it)
@@ -111,10 +112,10 @@ NO_KEPT_RUN = -1.0
 
 #: bump when a change alters any outcome, verdict or score (it invalidates stored results); what
 #: each version changed, and why kernel isolation kept version 5: docs/FUZZING.md, "Engine versions"
-ENGINE_VERSION = "7"
+ENGINE_VERSION = "8"
 
 #: older engine versions whose stored results carry over when :func:`carries_over` says so
-CARRY_OVER = ("6", "5", "4")
+CARRY_OVER = ("7", "6", "5", "4")
 
 # ---------------------------------------------------------------------------- result records
 CountKey = Literal["matches", "mismatches", "timeouts", "crashes", "invalid", "skipped"]
@@ -138,7 +139,8 @@ class Counts(TypedDict):
 
 
 class RunRecord(TypedDict):
-    """One run of a result (``runs``); ``counts`` is None for a run excluded for time."""
+    """One run of a result (``runs``); ``counts`` is None for a run excluded before or while
+    its variant ran (:data:`UNCOUNTED_REASONS`)."""
 
     run: int
     seed: int
@@ -171,6 +173,7 @@ class SettingsDict(TypedDict):
     stdout_bytes: int
     workers: int
     chunk: int
+    over_budget: NotRequired[str]  # recorded only where it is not the default ("exclude")
 
 
 class IsolationProvenance(TypedDict):
@@ -230,8 +233,16 @@ def carries_over(result: FuzzResult) -> bool:
 
     6 -> 7: always. The changes reach only code that makes a system call off the allowlist or
     reads or signals its parent's pid; traced archived candidates make none, and re-fuzzed
-    samples of every benchmark were identical (docs/FUZZING.md, "Engine version 7")."""
-    if result.get("engine_version") == "6":
+    samples of every benchmark were identical (docs/FUZZING.md, "Engine version 7").
+
+    7 -> 8: always. Version 8's harness decides from kernel facts what a worker used to report
+    (which input runs, the load's status, the replies' order, finite charges), charges the
+    load's CPU to the run, and refuses unix datagram sockets, socket buffer sizes and the
+    host's ``/proc``: it reaches code that forges the protocol, uses those calls, or spends
+    seconds of CPU at import. The default over-budget rule is the paper's, as before (the
+    ``score`` rule is a setting with keys of its own). Re-fuzzed samples of every benchmark,
+    and of the pairs with a run over T, were identical (docs/FUZZING.md, "Engine version 8")."""
+    if result.get("engine_version") in ("7", "6"):
         return True
     # a stored result is JSON written by an older version: checked, not trusted, where it nests
     runs = [r for r in result.get("runs") or [] if isinstance(r, dict)]
@@ -255,6 +266,10 @@ FUNCTION_NAME = "__lcl_fuzz__"  # the module name both sides of a function pair 
 
 
 # ---------------------------------------------------------------------------- settings
+#: :attr:`Settings.over_budget`'s values, the default (the paper's) first
+OVER_BUDGET_RULES = ("exclude", "score")
+
+
 @dataclass(frozen=True)
 class Settings:
     """Every knob that can change a result. Recorded with each result; part of its key."""
@@ -279,9 +294,24 @@ class Settings:
     stdout_bytes: int = 64 << 20  # program stdout beyond this is an EXC(OutputLimitExceeded)
     workers: int = 1  # workers per pair (inputs split into contiguous shards)
     chunk: int = 4096  # inputs per worker request (at most 4096)
+    #: what a run the VARIANT pushes over T (or whose load hangs) counts as: ``exclude`` (the
+    #: paper's Algorithm 1, whose one clock covers both programs: such a run is excluded; the
+    #: labels of LoCaL) or ``score`` (its unfinished inputs are timeouts and the run is scored,
+    #: so a candidate cannot choose which runs count: for untrusted candidates). See
+    #: docs/FUZZING.md, "Which runs are excluded"
+    over_budget: str = "exclude"
+
+    def __post_init__(self) -> None:
+        if self.over_budget not in OVER_BUDGET_RULES:
+            raise ValueError(f"over_budget must be one of {OVER_BUDGET_RULES}, not {self.over_budget!r}")
 
     def to_dict(self) -> SettingsDict:
-        return cast("SettingsDict", asdict(self))  # its fields, which SettingsDict names
+        # the default rule is left out, so that results and keys of the paper's rule stay
+        # those every earlier result was recorded with
+        d = asdict(self)
+        if d["over_budget"] == OVER_BUDGET_RULES[0]:
+            del d["over_budget"]
+        return cast("SettingsDict", d)  # its fields, which SettingsDict names
 
     @classmethod
     def from_dict(cls, d: Mapping[str, Any]) -> Settings:
@@ -299,10 +329,12 @@ class Settings:
     def n_default(self, level: str) -> int:
         return self.n_program if level == "program" else self.n_function
 
-    def result_relevant(self) -> dict[str, float]:
+    def result_relevant(self) -> dict[str, float | str]:
         """The settings that enter a result's cache key (``chunk`` only changes batching)."""
-        d: dict[str, float] = asdict(self)
+        d: dict[str, float | str] = asdict(self)
         d.pop("chunk")
+        if d["over_budget"] == OVER_BUDGET_RULES[0]:  # as to_dict: the keys of the paper's rule stay
+            del d["over_budget"]
         return d
 
 
@@ -669,9 +701,19 @@ class RunScore:
     counts: Counts = field(default_factory=lambda: summary_counts(""))
 
 
-#: reasons of runs excluded for time (their per-input counts are not part of a result)
+#: why a run was excluded. ``OVER_BUDGET``: the run went over T (engine versions up to 7, which
+#: excluded a run the variant pushed over T; since version 8 such a run is scored and only the
+#: reference's reasons below exclude one, with ``NO_VALID_INPUT``)
 OVER_BUDGET = "time budget exceeded"
 REFERENCE_OVER_BUDGET = "reference alone exceeds the time budget"
+#: the reference's CPU times are no measurement (not finite, or negative): T and the per-input
+#: timeouts cannot be derived from them, so the run is excluded without running the variant
+REFERENCE_UNMEASURED = "reference CPU time not measurable"
+NO_VALID_INPUT = "no valid input"
+#: the reasons that exclude a run before the variant runs: the reference's doing alone
+REFERENCE_REASONS = (REFERENCE_OVER_BUDGET, REFERENCE_UNMEASURED)
+#: reasons of runs whose per-input counts are not part of a result (the variant did not run)
+UNCOUNTED_REASONS = (OVER_BUDGET, *REFERENCE_REASONS)
 
 
 def reference_over_budget(ref_cpu_total: float, s: Settings) -> bool:
@@ -685,12 +727,14 @@ def reference_over_budget(ref_cpu_total: float, s: Settings) -> bool:
 
 def score_run(run: int, seed: int, verdicts: str, charged: float, budget_exceeded: bool,
               reason: str = OVER_BUDGET) -> RunScore:
+    """One run's score from its verdicts; ``budget_exceeded``: excluded for ``reason`` instead
+    (since engine version 8 only the reference's reasons, :data:`REFERENCE_REASONS`, exclude)."""
     counts = summary_counts(verdicts)
     valid = len(verdicts) - counts["invalid"]
     if budget_exceeded:
         return RunScore(run, seed, verdicts, charged, True, reason, None, counts)
     if valid == 0:
-        return RunScore(run, seed, verdicts, charged, True, "no valid input", None, counts)
+        return RunScore(run, seed, verdicts, charged, True, NO_VALID_INPUT, None, counts)
     return RunScore(run, seed, verdicts, charged, False, None, counts["matches"] / valid, counts)
 
 

@@ -148,9 +148,9 @@ def run_batch(pairs: str | Path | Sequence[Mapping[str, Any]], out: str | Path |
             if pending:
                 chunks = list(task_chunks(pending, CHUNK_TASKS if not scheduler else len(pending)))
                 if scheduler or jobs <= 1:
-                    run_chunks(chunks, ex, completed, refs, st, settings_d, network, ref_bar, bar)
+                    run_chunks(chunks, ex, completed, refs, st, settings_d, network, ref_bar, bar, keep_going)
                 else:
-                    run_chunks_pipelined(chunks, ex, refs, st, settings_d, network, ref_bar, bar)
+                    run_chunks_pipelined(chunks, ex, refs, st, settings_d, network, ref_bar, bar, keep_going)
             ref_bar.close()
             bar.close()
         results: list[S.FuzzResult] = []

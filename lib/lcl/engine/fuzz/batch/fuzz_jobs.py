@@ -45,13 +45,45 @@ def _sandboxed(fn: Callable[[], _T]) -> _T:
     raise AssertionError("unreachable")
 
 
-def ref_job(job: PairJob, settings: S.SettingsDict, network: str | None) -> tuple[str, dict[str, bytes] | str]:
+def job_failure(job: PairJob, exc: BaseException) -> str:
+    """One line naming the pair whose job raised ``exc`` (an exception no rule of the engine
+    expects: a fault of the harness or of what it measured, never a score)."""
+    detail = " ".join(str(exc).split())[:300]
+    return f"pair {job.id}: the fuzzing harness failed on this pair ({type(exc).__name__}{': ' + detail if detail else ''})"
+
+
+def guarded(job: PairJob, keep_going: bool, fn: Callable[[], _T], on_error: Callable[[str], _T]) -> _T:
+    """The boundary every job runs in: ``fn()``, or ``on_error(message)`` (the pair's error
+    row or its reference's error) for any exception, so that no pair can end a batch.
+
+    A :class:`UserError` (code that cannot load, a sandbox that failed three times) is an error
+    row as it always was. Any other exception (from the candidate's replies, the reference's
+    charges, validation, a generator, storage) is one too under ``keep_going``; otherwise it
+    becomes a one-line :class:`UserError` naming the pair, which ends the batch without a
+    traceback (the pairs finished so far are in the store: a rerun resumes). ``Aborted``
+    (Ctrl-C of the batch) and non-``Exception``s pass through."""
+    try:
+        return fn()
+    except Aborted:
+        raise
+    except UserError as exc:
+        return on_error(str(exc))
+    except Exception as exc:  # noqa: BLE001 - the boundary: whatever one pair raises is that pair's
+        msg = job_failure(job, exc)
+        if not keep_going:
+            raise UserError(msg) from None
+        return on_error(msg)
+
+
+def ref_job(job: PairJob, settings: S.SettingsDict, network: str | None,
+            keep_going: bool = False) -> tuple[str, dict[str, bytes] | str]:
     """Reference outcomes of one task for every input set its runs use (one for explicit
     inputs, one per run for a generator). Runs in a local thread or on a Dask worker."""
     s = S.Settings.from_dict(settings)
     spec = CodeSpec(job.level, job.reference, job.entry, "reference.py")
-    cache_: dict[str, bytes] = {}
-    try:
+
+    def run() -> tuple[str, dict[str, bytes] | str]:
+        cache_: dict[str, bytes] = {}
         if job.inputs is not None:
             items = job.inputs if job.n is None else job.inputs[: job.n]
             _sandboxed(lambda: compute_reference(spec, items, s, network=network, ref_cache=cache_,
@@ -61,9 +93,9 @@ def ref_job(job: PairJob, settings: S.SettingsDict, network: str | None) -> tupl
             for r in range(s.runs):
                 key, blob = reference_run(job, r, s, network, None)
                 cache_[key] = blob
-    except UserError as exc:
-        return job.ref_key, str(exc)
-    return job.ref_key, cache_
+        return job.ref_key, cache_
+
+    return guarded(job, keep_going, run, lambda msg: (job.ref_key, msg))
 
 
 def reference_run(job: PairJob, run: int, s: S.Settings, network: str | None,
@@ -88,7 +120,8 @@ def reference_run(job: PairJob, run: int, s: S.Settings, network: str | None,
 
 
 def ref_run_job(job: PairJob, run: int, settings: S.SettingsDict, network: str | None,
-                 refs: MutableMapping[str, bytes] | None) -> tuple[str, int, dict[str, bytes] | str]:
+                refs: MutableMapping[str, bytes] | None,
+                keep_going: bool = False) -> tuple[str, int, dict[str, bytes] | str]:
     """Reference outcomes of run ``run`` of a generated task -> (task's ref key, run, ``{run's
     reference key: outcomes}`` or an error). One thread-pool job per run, so that the runs of a
     slow reference spread over the threads like the runs of its pairs do.
@@ -96,46 +129,51 @@ def ref_run_job(job: PairJob, run: int, settings: S.SettingsDict, network: str |
     ``refs`` is consulted and filled per run: a run's outcomes depend on its inputs and the
     reference settings, not on R, so a run shared by two labels that differ only in R (the RQ2
     screen at R = 1, then the full label) runs the reference once."""
-    try:
+    def one() -> tuple[str, int, dict[str, bytes] | str]:
         key, blob = reference_run(job, run, S.Settings.from_dict(settings), network, refs)
-    except UserError as exc:
-        return job.ref_key, run, str(exc)
-    return job.ref_key, run, {key: blob}
+        return job.ref_key, run, {key: blob}
+
+    return guarded(job, keep_going, one, lambda msg: (job.ref_key, run, msg))
 
 
 def pair_job(job: PairJob, settings: S.SettingsDict, network: str | None,
-              ref_blobs: dict[str, bytes] | None) -> tuple[str, S.FuzzResult]:
-    """One pair -> (key, deterministic result dict)."""
+             ref_blobs: dict[str, bytes] | None, keep_going: bool = False) -> tuple[str, S.FuzzResult]:
+    """One pair -> (key, deterministic result dict, or its error row)."""
     s = S.Settings.from_dict(settings)
     cache_: dict[str, bytes] = dict(ref_blobs or {})
-    try:
+
+    def run() -> tuple[str, S.FuzzResult]:
         res = _sandboxed(lambda: fuzz_pair(
             job.reference, job.candidate, entry=job.entry, stdin=job.stdin, inputs=job.inputs,
             generator=job.generator, n=job.n, seed=job.seed, settings=s, network=network,
             ref_cache=cache_, label=f"pair {job.id}", inputs_hash=job.inputs_hash if job.inputs is not None else None))
         out = res.to_dict()
         out["error"] = None
-    except UserError as exc:
-        out = error_result(s, job, str(exc))
-    return job.key, out
+        return job.key, out
+
+    return guarded(job, keep_going, run, lambda msg: (job.key, error_result(s, job, msg)))
 
 
-def error_result(s: S.Settings, job: PairJob, msg: str) -> S.FuzzResult:
-    return {"df_score": None, "error": msg, "settings": s.to_dict(), "engine_version": S.ENGINE_VERSION,
+def error_result(s: S.Settings | S.SettingsDict, job: PairJob, msg: str) -> S.FuzzResult:
+    """The error row of ``job``'s pair: no score, and why."""
+    settings = s.to_dict() if isinstance(s, S.Settings) else s
+    return {"df_score": None, "error": msg, "settings": settings, "engine_version": S.ENGINE_VERSION,
             "base_seed": job.seed}
 
 
 def run_part_job(job: PairJob, run: int, settings: S.SettingsDict, network: str | None,
-                  ref_blobs: dict[str, bytes] | None) -> tuple[str, int, PairResult | S.FuzzResult]:
+                 ref_blobs: dict[str, bytes] | None,
+                 keep_going: bool = False) -> tuple[str, int, PairResult | S.FuzzResult]:
     """Run ``run`` of a generator pair -> (key, run, its one-run result, or an error dict)."""
     s = S.Settings.from_dict(settings)
-    try:
+
+    def one() -> tuple[str, int, PairResult | S.FuzzResult]:
         return job.key, run, _sandboxed(lambda: fuzz_pair(
             job.reference, job.candidate, entry=job.entry, stdin=job.stdin, generator=job.generator, n=job.n,
             seed=job.seed, settings=s, network=network, ref_cache=dict(ref_blobs or {}), label=f"pair {job.id}",
             only_runs=[run]))
-    except UserError as exc:
-        return job.key, run, error_result(s, job, str(exc))
+
+    return guarded(job, keep_going, one, lambda msg: (job.key, run, error_result(s, job, msg)))
 
 
 class Parts:

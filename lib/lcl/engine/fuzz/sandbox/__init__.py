@@ -13,9 +13,12 @@ to the harness. A worker executes *chunks* of inputs and writes one fixed-size r
 input (kind byte, 16-byte digest, charged seconds) into the shared memfd; nothing a worker
 says is trusted beyond these fixed-size records and small capped JSON frames (no unpickling
 of worker data, ever). The harness polls the records while it waits, which gives the
-watchdog the input in flight: on a missed wall-clock deadline it SIGKILLs the worker
-(``pidfd_send_signal``), records TIMEOUT, re-forks, reloads and continues with the next input;
-on EOF (the worker died) it records CRASH the same way.
+watchdog the input in flight of an honest worker: on a missed wall-clock deadline it SIGKILLs
+the worker (``pidfd_send_signal``), records TIMEOUT, re-forks, reloads and continues with the
+next input; on EOF (the worker died) it records CRASH the same way. What the records say can
+only add a TIMEOUT: the kernel's CPU time of the worker (``/proc``) and the wall clock bound
+each chunk by the sums of its inputs' timeouts, and past either the chunk runs again one input
+per request, where the input in flight is the one the request names (``executor``).
 
 Modules: ``protocol`` (shared-memory records, frames, errors), ``containment`` (what a worker
 does to itself: rlimits, kernel isolation, audit hook), ``worker`` (the code inside a worker),

@@ -84,7 +84,9 @@ class InputsRequest(TypedDict):
 
 
 class ChunkRequest(TypedDict):
-    """Run inputs ``start..end``, records in slots ``base..``; ``seq`` is echoed in the reply."""
+    """Run inputs ``start..end``, records in slots ``base..``; ``seq`` is echoed in the reply.
+    After a shard's last chunk the harness sends an empty one (``start == end``): its reply is
+    the only frame that may follow that chunk's, so a second reply to it is always seen."""
 
     op: Literal["chunk"]
     start: int
@@ -99,7 +101,9 @@ Request = LoadRequest | InputsRequest | ChunkRequest
 class Reply(TypedDict, total=False):
     """A worker's reply (JSON, capped, checked by :func:`parse_reply`: :data:`REPLY_FIELDS`)."""
 
-    status: str  # load: ok | exc | timeout | syntax | noentry; inputs: ok; chunk: done | restart
+    # load: ok | exc | timeout (believed only with the kernel's CPU) | syntax | noentry (never
+    # believed: the harness checks both on the source first); inputs: ok; chunk: done | restart
+    status: str
     detail: str
     message: str
     seq: int

@@ -17,6 +17,7 @@ import socket
 import struct
 import threading
 import time
+from collections.abc import Callable
 
 from .protocol import FRAME, H_CREATES, H_STOP, KIND_MAP, MAX_FRAME, Reply, Request, layout, parse_reply
 
@@ -32,6 +33,8 @@ class Worker:
         self.buf = bytearray()
         self.dead = False
         self.violation = False  # it sent something other than the reply the harness waits for
+        #: its CPU seconds (kernel) before its latest load request: what the run is charged from
+        self.load_cpu0: float | None = None
         self._sender: threading.Thread | None = None
         self._send_failed = False
         self.lay = layout(slots)
@@ -64,6 +67,26 @@ class Worker:
             self.sock.sendall(data)
         except OSError:  # the worker died: seen as EOF by the reader
             self._send_failed = True
+
+    def in_background(self, fn: Callable[[], None]) -> None:
+        """Run ``fn``, which owns the socket until then, in a helper thread; the next
+        :meth:`sent` (so the next :meth:`send`, or :meth:`close` once the worker is killed)
+        waits for it. ``fn`` sends with :meth:`send_now`."""
+        self.sent()
+        t = threading.Thread(target=self._guarded, args=(fn,), name="lcl-fuzz-start", daemon=True)
+        self._sender = t
+        t.start()
+
+    def _guarded(self, fn: Callable[[], None]) -> None:
+        try:
+            fn()
+        except (OSError, EOFError, ValueError):  # the worker died or was closed: seen as EOF
+            self._send_failed = True
+
+    def send_now(self, msg: Request) -> None:
+        """Send ``msg`` from the helper thread of :meth:`in_background` (no wait for it)."""
+        data = pickle.dumps(msg, protocol=pickle.HIGHEST_PROTOCOL)
+        self.sock.sendall(FRAME.pack(len(data)) + data)
 
     def sent(self) -> bool:
         """Wait for a background send; False if it failed."""
@@ -99,17 +122,28 @@ class Worker:
             self.dead = True
             return False
         self.buf += b
-        if len(self.buf) > MAX_FRAME + 4:
-            self.dead = True
+        if len(self.buf) > MAX_FRAME + 4:  # more than one frame's worth: not the protocol
+            self._violate()
             return False
         return True
 
+    def _violate(self) -> None:
+        """A frame the protocol does not allow: the worker is done for (the executor decides
+        which input that fails, from its own records of what it asked)."""
+        self.violation = True
+        self.kill()
+
+    def take_frame(self) -> Reply | None:
+        """The next complete frame, or None (none complete yet, or a protocol violation: then
+        :attr:`violation` is set and the worker killed)."""
+        return self._take_frame()
+
     def _take_frame(self) -> Reply | None:
-        if len(self.buf) < 4:
+        if len(self.buf) < 4 or self.violation:
             return None
         (n,) = FRAME.unpack_from(self.buf)
         if n > MAX_FRAME:
-            self.dead = True
+            self._violate()
             return None
         if len(self.buf) < 4 + n:
             return None
@@ -117,8 +151,7 @@ class Worker:
         del self.buf[:4 + n]
         obj = parse_reply(data)
         if obj is None:  # a protocol violation: the worker is done for (see the executor)
-            self.violation = True
-            self.kill()
+            self._violate()
         return obj
 
     def pending(self) -> bool:
