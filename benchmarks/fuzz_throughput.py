@@ -27,7 +27,7 @@ the pairs file is a measured serial share), are printed as diagnostics.
 
 One "input" is one input executed by both sides in one run (N x R per pair).
 
-    python benchmarks/fuzz_throughput.py            # full (about 10 minutes)
+    python benchmarks/fuzz_throughput.py            # full (about 4 minutes on an idle 2-core machine)
     python benchmarks/fuzz_throughput.py --quick    # about 1 minute
 """
 
