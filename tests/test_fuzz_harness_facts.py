@@ -11,13 +11,11 @@ import math
 
 import pytest
 
-from lcl.engine.fuzz import Settings, fuzz_pair
+from lcl.engine.fuzz import fuzz_pair
 from lcl.engine.fuzz import sandbox as SB
 
-FAST = Settings(runs=1, run_budget=5, timeout_floor=0.2, timeout_cap=1.0, watchdog_factor=2.0,
-                watchdog_grace=0.3, reference_timeout=2.0)
-REF = "def f(x):\n    return x * 2\n"
-INPUTS = [[1], [2], [3]]
+# the boundary tests' settings and pair: the same protocol, attacked from the other side
+from tests.test_fuzz_boundary import FAST, INPUTS, REF
 
 pytestmark = pytest.mark.timeout(90)
 
