@@ -1,4 +1,4 @@
-"""Nothing outside a worker is reachable (issue 56): no datagram from a worker reaches a unix
+"""Nothing outside a worker is reachable: no datagram from a worker reaches a unix
 socket of the host, a worker's ``/proc`` names no host process, and a worker cannot raise its
 sockets' buffers (kernel memory outside its address-space limit). Each hostile candidate runs
 through the real engine and reports what it reached in its return value; the reference returns

@@ -649,9 +649,7 @@ class Executor:
         for word in (H_STOP, H_SLOT):  # hints and requests about this chunk's slots are spent
             if c.base <= w.header(word) - 1 < c.base + c.end - c.start:
                 w.set_header(word, 0)
-        over = w.creates() > 0 and dir_size(self.tmpdir) > self.s.dir_bytes
-        if over:
-            wipe_dir(self.tmpdir)
+        over = self._wipe_if_over(w)
         if over or status != "done":
             # the worker must not go on: drop what it may have started of the next chunk and
             # continue from ``done`` in a fresh worker
@@ -683,9 +681,16 @@ class Executor:
         if old > sh.next:  # what later chunks of this worker reported is not taken either
             res.kinds[sh.next:old] = bytes(old - sh.next)
         sh.q.clear()
-        if w.creates() and dir_size(self.tmpdir) > self.s.dir_bytes:
-            wipe_dir(self.tmpdir)
+        self._wipe_if_over(w)
         self._respawn(sh, res)
+
+    def _wipe_if_over(self, w: Worker) -> bool:
+        """Empty the pair's directory if the worker created files and it is over its size
+        limit (so that the next worker starts within it); whether it was."""
+        over = w.creates() > 0 and dir_size(self.tmpdir) > self.s.dir_bytes
+        if over:
+            wipe_dir(self.tmpdir)
+        return over
 
     @staticmethod
     def _cpu_stop(sh: _Shard) -> None:
@@ -761,8 +766,7 @@ class Executor:
             nxt = end
         sh.q.clear()
         sh.next = nxt
-        if w.creates() and dir_size(self.tmpdir) > self.s.dir_bytes:
-            wipe_dir(self.tmpdir)
+        self._wipe_if_over(w)
         self._respawn(sh, res)
 
     def _watch(self, sh: _Shard, res: PassResult, timeouts: list[float], now: float) -> None:
