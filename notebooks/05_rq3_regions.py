@@ -25,11 +25,19 @@
 # **Our setting.** LoCaL = our pairs from `02_variants` (mutants from MutPy; optimised variants from
 # our offline rewriter and PIE's fast programs, not GPT-4). CodeScore_test's df_score is the LoCaL
 # authors' published label (our re-derivation is checked in `01_inputs`). Algorithm 2 needs the CEM
-# scores (two are substitutes: CodeBERTScore[MiniLM], CodeScore-style), and a minimum region size the
-# paper does not state (`coverage.MIN_REGION_SHARE`, printed with the thresholds). Because those pieces
-# are ours, three checks follow the fit: the paper's thresholds on the same sets, the authors' released
-# variants in the regions, and an ablation of Algorithm 2. Computation: `lib/lcl/rq/coverage.py`,
-# `lib/lcl/engine/regions.py` (Algorithm 2, Eq. 4), `lib/lcl/rq/region_checks.py` (the three checks).
+# scores (two are substitutes: CodeBERTScore[MiniLM], CodeScore-style).
+#
+# **How Algorithm 2 is run.** The primary fit uses the rules of the authors' released script
+# (`Experiments/RQ3/scripts/calculate_thresholds.py` in their replication package), which the paper
+# does not print: x_lo and y_lo searched only in [0.10, 0.65], x_hi and y_hi in [0.10, 0.90]; at least
+# 50 DFS, 50 SFD and 150 Control points; the absolute error; ties on the objective rounded to two
+# decimals broken by higher y_hi, lower y_lo, higher x_hi, lower x_lo (`regions.AUTHORS`). Algorithm 2
+# as the paper prints it (whole grid, no minimum, squared error), our former 2% region floor and each of
+# the authors' rules removed alone are sensitivity rows (`rq3_search_rules`), on our points and on the
+# authors' released points. Region counts, shares, control distances (divided by sqrt(2), the paper's
+# normalisation) and hit rates are judged under the paper's thresholds. Every fitted threshold and share
+# has a bootstrap interval over pairs. Computation: `lib/lcl/rq/coverage.py`, `lib/lcl/engine/regions.py`
+# (Algorithm 2, Eq. 4), `lib/lcl/rq/region_checks.py` (checks of our own pieces).
 
 # %% tags=["parameters"]
 profile = "full"
@@ -38,8 +46,7 @@ jobs = 2
 tables_dir = ""
 figures_dir = ""
 grid_step = 0.05  # Algorithm 2's grid step (paper: 0.05)
-n_draws = 20  # repeated draws of LoCaL_balanced for the thresholds' uncertainty
-error = "squared"  # Algorithm 2 as printed squares the error; "absolute" is the MAE its prose names
+n_boot = 0  # bootstrap replicates over pairs for the primary fit (0: from the profile, coverage.boot_count)
 
 # %%
 
@@ -54,7 +61,9 @@ from lcl.rq import coverage, effectiveness, region_checks, rq3_findings
 from lcl.study import codescore_base, curation, loaders, pair_files, scoring
 
 P = profiles.get(profile)
-error_kind = regions.error_kind(error)  # a mistyped parameter stops here, not as another error
+rules = coverage.PRIMARY_RULES  # the authors' search rules (regions.AUTHORS)
+n_boot = n_boot or coverage.boot_count(P.bootstrap)
+n_boot_rules = max(5, n_boot // 2)  # each sensitivity row reruns Algorithm 2 this many times
 tables_out, figures_out = outputs.output_dirs(tables_dir, figures_dir)
 all_rows = pair_files.load_local(profile, subset="all")  # LoCaL-all: the sensitivity set
 rows = curation.select(all_rows)  # LoCaL: the sample of the curated pairs at Table 2's makeup
@@ -82,27 +91,39 @@ model = codescore_base.base_model(P, seed, jobs)
 frames = {"LoCaL_balanced": scoring.score_frame(bal, codescore_model=model),
           "CodeScore_test": scoring.score_frame(base, codescore_model=model)}
 cems = scoring.cem_columns(frames["LoCaL_balanced"])
-th = coverage.fit(frames, cems, step=grid_step, error=error_kind)
-th_other = coverage.fit(frames, cems, step=grid_step, error="absolute" if error == "squared" else "squared")
-t_th = coverage.thresholds_table([th, th_other] if th else [], rq3_findings.paper_thresholds())
-outputs.save_table(t_th, "rq3_thresholds", profile=profile, seed=seed, directory=tables_out,
-                   title=f"Algorithm 2 thresholds (grid step {grid_step:.2f})",
-                   notes=[f"Used: the '{error}' error. Metrics: {', '.join(cems)}. Each region holds at least "
-                          f"{coverage.MIN_REGION_SHARE:.0%} of the fitted points." if th else
-                          "Algorithm 2 found no tuple leaving all three regions non-empty: too few pairs here."])
+fit_rules = [rules, regions.AS_PRINTED, regions.FLOOR_2PCT]  # the used row first: the authors' rules
+fitted = coverage.fit_rule_sets(frames, cems, fit_rules)
+th, th_other, _ = fitted  # the used fit and the as-printed one, which the sentences below compare
+t_th = coverage.thresholds_table(fitted, rq3_findings.paper_thresholds(), fit_rules)
+outputs.save_table(t_th, coverage.THRESHOLDS, profile=profile, seed=seed, directory=tables_out,
+                   title=f"Algorithm 2 thresholds (grid step {grid_step:.2f}): the authors' rules (used), as printed, "
+                         "the former 2% floor",
+                   notes=[f"Used: Algorithm 2 under {rules.name} ({rules.describe()}), from the authors' released "
+                          f"Experiments/RQ3/scripts/calculate_thresholds.py. Metrics: {', '.join(cems)}."
+                          if th else f"Under {rules.name} ({rules.describe()}) no tuple qualifies on these "
+                          f"{coverage.point_count(frames)} points: too few pairs here.",
+                          f"'{coverage.ON_BOUND}': thresholds on an end of that row's search range; "
+                          f"'{coverage.on_bound_column('x_lo')}' etc.: 1 on an end, 0 inside."])
 show(t_th)
 
 # %% [markdown]
 # ## Coverage of the regions per dataset
 
 # %%
-cov = coverage.with_paper(coverage.region_table(frames, th), coverage.COVERAGE)
-outputs.save_table(cov, "rq3_coverage", profile=profile, seed=seed, directory=tables_out,
-                   title="Pairs per region (Eq. 4) and control points' distance to the nearest SFD/DFS boundary",
-                   notes=["Paper counts are for 854 pairs per dataset; compare shares when our n differs."])
+paper_th = region_checks.paper_thresholds(rq3_findings.paper_thresholds(), grid_step)
+cov = coverage.with_paper(coverage.region_table(frames, paper_th), coverage.COVERAGE)
+outputs.save_table(cov, coverage.COVERAGE, profile=profile, seed=seed, directory=tables_out,
+                   title="Pairs per region (Eq. 4) under the paper's thresholds, and control points' distance to the "
+                         "nearest SFD/DFS boundary",
+                   notes=["Under the paper's thresholds (Section 4.5.2 counts with them; ours fitted are in "
+                          "rq3_coverage_paper_thresholds). Paper counts are for 854 pairs per dataset; compare shares "
+                          "when our n differs.",
+                          "Distances divided by sqrt(2) (the paper's normalisation: the authors' RQ3 points under the "
+                          "paper's thresholds give its 0.12 and 0.24 only so)."])
 hits = coverage.with_paper(coverage.hit_rates(local_sim, th), coverage.HITS)
-outputs.save_table(hits, "rq3_hit_rates", profile=profile, seed=seed, directory=tables_out,
-                   title="Hit rates: all mutants in SFD, all optimised variants in DFS")
+outputs.save_table(hits, coverage.HITS, profile=profile, seed=seed, directory=tables_out,
+                   title="Hit rates under our fit (the authors' rules): all mutants in SFD, all optimised variants in DFS",
+                   notes=["Empty without a fit (too few pairs for the authors' minimum region sizes)."])
 show(cov, hits)
 
 # %% [markdown]
@@ -113,7 +134,6 @@ show(cov, hits)
 # own data. LoCaL_balanced's counts under them show how much of the gap our thresholds make.
 
 # %%
-paper_th = region_checks.paper_thresholds(rq3_findings.paper_thresholds(), grid_step)
 t_paper_th = region_checks.paper_threshold_table(frames, paper_th, th, rq3_findings.paper_counts())
 outputs.save_table(t_paper_th, region_checks.PAPER_THRESHOLDS, profile=profile, seed=seed, directory=tables_out,
                    title="Pairs per region under the paper's thresholds and under ours",
@@ -125,10 +145,13 @@ show(t_paper_th)
 # than our variants, move "more than half of the mutants fall in SFD" and its optimised counterpart.
 
 # %%
-hits_paper = coverage.hit_rates(local_sim, paper_th)
+hits_paper = coverage.with_paper(coverage.hit_rates(local_sim, paper_th), coverage.HITS_PAPER)
 outputs.save_table(hits_paper, coverage.HITS_PAPER, profile=profile, seed=seed, directory=tables_out,
                    title="Hit rates under the paper's thresholds: LoCaL's mutants in SFD, its optimised variants in DFS",
-                   notes=["Wilson 95% intervals; the paper's thresholds are read from the claims data."])
+                   notes=["Wilson 95% intervals; the paper's thresholds are read from the claims data.",
+                          f"'{coverage.OPT_PIE}': LoCaL's optimised variants that are PIE's fast programs, the ones "
+                          "nobody here built; the paper's share (RQ3.opt_in_dfs) is compared with this row. 'OPT' "
+                          "takes the rewriter's variants in too, whose place follows from their surface target."])
 show(hits_paper)
 
 # %% [markdown]
@@ -155,13 +178,13 @@ outputs.save_table(t_rel, region_checks.RELEASED, profile=profile, seed=seed, di
 show(t_rel)
 
 # %% [markdown]
-# ## Algorithm 2 ablation: what moves the thresholds
+# ## Algorithm 2 ablation: metric sets and point sets
 #
-# Each row fits Algorithm 2 again (same grid and error) with another metric set or another set of points
+# Each row fits Algorithm 2 again under the authors' rules with another metric set or another set of points
 # ("ours": our LoCaL_balanced and CodeScore_test; "released": a balanced draw of the authors' released
-# pairs), and counts our LoCaL_balanced and CodeScore_test under its thresholds. "region floor" is the minimum
-# region size (1 = the rule before the floor); "smallest region" is on the points fitted. The rows on the
-# released pairs use the authors' own CodeBERTScore and CodeScore values, which exist only there.
+# pairs), and counts our LoCaL_balanced and CodeScore_test under its thresholds. "floor rule" gives the minimum
+# region sizes ("none": removed); "smallest region" is on the points fitted. The rows on the released pairs
+# use the authors' own CodeBERTScore and CodeScore values, which exist only there.
 
 # %%
 subs, plain = rq3_findings.metric_split(cems)
@@ -170,31 +193,59 @@ released_frames = ({"released LoCaL_balanced": scoring.score_frame(rel_bal, plai
                     "CodeScore_test": frames["CodeScore_test"]} if len(rel_bal) else None)
 fits = region_checks.ablation_fits(frames, cems, subs, released_frames,
                                    coverage.balanced(authors, P.rq3_balanced, seed) if len(authors) else None)
-t_abl = region_checks.ablation(fits, frames, paper_th, step=grid_step, error=error_kind)
+t_abl = region_checks.ablation(fits, frames, paper_th, step=grid_step, error=rules.error, rules=rules)
 outputs.save_table(t_abl, region_checks.ABLATION, profile=profile, seed=seed, directory=tables_out,
                    title="Algorithm 2 ablation: thresholds per metric set, region floor and fitted points",
-                   notes=[f"Substitutes: {', '.join(subs)}. Region floor: {coverage.MIN_REGION_SHARE:.0%} of the "
-                          "fitted points unless 1. Counts: our LoCaL_balanced and CodeScore_test under each row's "
-                          "thresholds."])
+                   notes=[f"Substitutes: {', '.join(subs)}. Rules: {rules.name} ({rules.describe()}), the minimum "
+                          "region sizes removed where 'floor rule' says none. Counts: our LoCaL_balanced and "
+                          "CodeScore_test under each row's thresholds."])
 show(t_abl)
 
 # %% [markdown]
-# ## Uncertainty: Algorithm 2 on repeated draws of LoCaL_balanced
+# ## Algorithm 2 under each search rule: ours and the authors' points
 #
-# The whole LoCaL is scored once (cached scores); each draw takes a new balanced subset of the scored
-# frame with a recorded seed and refits the thresholds, so the spread costs no re-scoring. The
-# 2.5-97.5 percentile range over the draws is the interval the claims table judges the paper's
-# thresholds, shares and control distances against.
+# Each row runs Algorithm 2 under one set of rules: the authors' (the primary fit), each of their rules
+# removed alone, their bounds and rounded tie removed together, Algorithm 2 as the paper prints it, and the
+# former 2% region floor. Point sets: ours (LoCaL_balanced and CodeScore_test, with all four CEMs and with
+# the two reimplemented ones only) and the authors' (a balanced draw of the released LoCaL pairs with the
+# authors' own scores, and CodeScore_test with ours: CodeBLEU and CrystalBLEU, then each substitute in).
+# Every threshold and share has a 95% bootstrap interval over pairs (pairs resampled within each dataset
+# and kind, Algorithm 2 refitted); "on search bound" names the thresholds on an end of that row's range.
 
 # %%
-scored_local = scoring.score_frame(local, codescore_model=model)
-draw_table = coverage.draws(scored_local, frames["CodeScore_test"], cems, P.rq3_balanced,
-                            coverage.draw_seeds(seed, n_draws), step=grid_step, error=error_kind)
+point_sets = region_checks.rule_point_sets(frames, cems, subs, coverage.balanced(authors, P.rq3_balanced, seed)
+                                           if len(authors) else None)
+t_rules = coverage.search_rules_table(point_sets, coverage.rule_sets(), n_boot_rules, seed)
+outputs.save_table(t_rules, coverage.SEARCH_RULES, profile=profile, seed=seed, directory=tables_out,
+                   title="Algorithm 2 under each search rule set, on our points and the authors' released points",
+                   notes=[f"Authors' rules: {rules.describe()} (Experiments/RQ3/scripts/calculate_thresholds.py).",
+                          f"95% percentile intervals over {n_boot_rules} bootstrap replicates over pairs, seeded "
+                          "(lcl.core.seeds); 'bootstrap fits': replicates where a tuple qualified.",
+                          "Shares: LoCaL = the first dataset of the point set, baseline = CodeScore_test, under the "
+                          "row's thresholds."])
+show(t_rules)
+
+# %% [markdown]
+# ## Uncertainty: a bootstrap over pairs
+#
+# Each replicate resamples the pairs of LoCaL_balanced (within each kind) and of CodeScore_test with
+# replacement, refits Algorithm 2 under the authors' rules, and counts the regions and control distances
+# under the paper's thresholds. The 2.5-97.5 percentile range over the replicates is the interval the
+# claims table judges the thresholds, shares and control distances against. (Re-drawing LoCaL_balanced
+# from LoCaL, the former spread, reuses every optimised variant when LoCaL has fewer than a draw takes,
+# so it had no pair-level uncertainty.)
+
+# %%
+draw_table = coverage.bootstrap(frames, cems, rules, n_boot, seed, label="primary", shares_under=paper_th)
 outputs.save_table(draw_table, "rq3_draws", profile=profile, seed=seed, directory=tables_out,
-                   title=f"Algorithm 2 on {n_draws} draws of LoCaL_balanced (seeds recorded)")
-draw_summary = coverage.draws_summary(draw_table)
+                   title=f"Algorithm 2 (authors' rules) on {n_boot} bootstrap replicates over pairs; shares and "
+                         "control distances under the paper's thresholds",
+                   notes=["Replicate seeds: lcl.core.seeds.unit_seed(seed, 'rq3-bootstrap', 'primary', replicate)."])
+draw_summary = coverage.draws_summary(draw_table, cov)
 outputs.save_table(draw_summary, coverage.DRAWS, profile=profile, seed=seed, directory=tables_out,
-                   title="Spread of the RQ3 numbers over the draws (mean, std, 2.5-97.5 percentiles)")
+                   title="Spread of the RQ3 numbers over the bootstrap replicates (mean, std, 2.5-97.5 percentiles)",
+                   notes=[f"'interval': how each row's CI was made; a share whose replicates are all equal gets the "
+                          f"Wilson interval of its count under the paper's thresholds ({coverage.WILSON_FALLBACK})."])
 show(draw_summary)
 
 # %% [markdown]
@@ -216,7 +267,10 @@ outputs.save_table(by_source, "rq3_hit_rates_by_source", profile=profile, seed=s
                    notes=["Every labelled optimised variant with df_score above the curation boundary, per source "
                           "(LoCaL's sample takes part of them; refactorings are never in LoCaL).",
                           "The rewriter's surface target is drawn per task from the released GPT-4 variants' "
-                          "SurfaceSim (lcl.study.surface_budget), not from an RQ3 threshold."])
+                          "SurfaceSim (lcl.study.surface_budget), not from an RQ3 threshold.",
+                          f"'{coverage.JUDGED}': the rewriter's rows are by construction (where a variant stopped at "
+                          "a surface target lands says how it was made), the others measured; the conclusions read "
+                          "the shares under the paper's thresholds (Wilson 95% intervals)."])
 show(by_source)
 
 # %% [markdown]
@@ -226,20 +280,21 @@ show(by_source)
 all_frame = scoring.pairs_frame(all_rows)
 bal_all = coverage.balanced(all_frame, P.rq3_balanced, seed)
 frames_all = {"LoCaL_balanced": scoring.score_frame(bal_all, codescore_model=model), "CodeScore_test": frames["CodeScore_test"]}
-th_all = coverage.fit(frames_all, cems, step=grid_step, error=error_kind)
+th_all = coverage.fit(frames_all, cems, rules=rules)
 sens = pd.DataFrame([coverage.headline(curation.LOCAL, th, cov, hits),
                      coverage.headline(curation.LOCAL_ALL, th_all, coverage.region_table(frames_all, th_all),
                                        coverage.hit_rates(effectiveness.with_sim(all_rows), th_all))])
 outputs.save_table(sens, "rq3_sensitivity", profile=profile, seed=seed, directory=tables_out,
                    title="Sensitivity: RQ3's thresholds, corner shares and hit rates on LoCaL and on LoCaL-all",
-                   notes=["Each row fits Algorithm 2 again on its own LoCaL_balanced (same seed) with CodeScore_test."])
+                   notes=["Each row fits Algorithm 2 (the authors' rules) again on its own LoCaL_balanced (same seed) "
+                          "with CodeScore_test."])
 show(sens)
 
 # %% [markdown]
 # ## Figure 5 · SurfaceSim vs df_score with the SFD, DFS and Control regions
 
 # %%
-fig = coverage.plot_regions(frames, th)
+fig = coverage.plot_regions(frames, th if th is not None else paper_th)
 outputs.save_figure(fig, "figure5_regions", profile=profile, seed=seed, directory=figures_out)
 
 # %% [markdown]
@@ -259,10 +314,11 @@ if ex:
 # `lcl.rq.region_checks`).
 
 # %%
-found = rq3_findings.found(th, th_other, grid_step, cov, hits, hits_paper, by_source)
+found = rq3_findings.found(th, th_other, grid_step, cov, hits, hits_paper, by_source, rules)
+found += [*rq3_findings.bounds_sentence(paper_th, t_rules, rules), *rq3_findings.rules_sentence(t_rules),
+          region_checks.paper_threshold_sentence(t_paper_th), region_checks.released_sentence(t_rel)]
 if th is not None:
-    found += [region_checks.paper_threshold_sentence(t_paper_th), region_checks.released_sentence(t_rel),
-              region_checks.ablation_sentence(t_abl), *rq3_findings.sensitivity_sentence(sens)]
+    found += [region_checks.ablation_sentence(t_abl), *rq3_findings.sensitivity_sentence(sens)]
 found.append("- The thresholds depend on the data they are fitted on (the paper says so too) and on the CEM scores, two "
              "of which come from substitutes here.")
 found.append("**The paper's conclusions (Section 4.5) on these numbers** (computed by `lcl.report.conclusions`):")

@@ -44,16 +44,18 @@ NB_03_rq1_correlation_OUT := tables/table3_correlation.csv tables/table3_correla
                              tables/table3_crystalbleu_sensitivity.csv tables/table3_crystalbleu_sensitivity.md \
                              figures/rq1_scatter.png figures/rq1_scatter.pdf
 
-NB_04_rq2_distinguishability_IN  := $(BASE_MODEL) $(wildcard data/constraints/PIE/*.json)
+NB_04_rq2_distinguishability_IN  := $(BASE_MODEL) $(LOCAL_PAIRS) $(wildcard data/constraints/PIE/*.json)
 NB_04_rq2_distinguishability_OUT := tables/table4_distinguishability.csv tables/table4_distinguishability.md \
                                     tables/rq2_repetitions.csv tables/rq2_repetitions.md \
                                     tables/rq2_populations.csv tables/rq2_populations.md \
                                     tables/rq2_against_constant.csv tables/rq2_against_constant.md \
                                     tables/table4_crystalbleu_sensitivity.csv tables/table4_crystalbleu_sensitivity.md \
+                                    tables/rq2_released_surface.csv tables/rq2_released_surface.md \
+                                    tables/rq2_drop_differences.csv tables/rq2_drop_differences.md \
                                     figures/rq2_distinguishability.png figures/rq2_distinguishability.pdf
 
 NB_05_rq3_regions_IN  := $(BASE_MODEL) $(LOCAL_PAIRS)
-NB_05_rq3_regions_OUT := tables/rq3_thresholds.csv tables/rq3_thresholds.md tables/rq3_coverage.csv tables/rq3_coverage.md \
+NB_05_rq3_regions_OUT := tables/rq3_thresholds.csv tables/rq3_thresholds.md tables/rq3_search_rules.csv tables/rq3_search_rules.md tables/rq3_coverage.csv tables/rq3_coverage.md \
                          tables/rq3_hit_rates.csv tables/rq3_hit_rates.md \
                          tables/rq3_draws.csv tables/rq3_draws.md tables/rq3_draws_summary.csv tables/rq3_draws_summary.md \
                          tables/rq3_sensitivity.csv tables/rq3_sensitivity.md \
@@ -69,7 +71,7 @@ NB_05_rq3_regions_OUT := tables/rq3_thresholds.csv tables/rq3_thresholds.md tabl
 # (at full they come from the committed archive data/labels/, whose shards are declared too)
 RELEASED_LABELS := build/notebooks/$(PROFILE)/01_inputs.ipynb $(wildcard data/labels/LOCAL_*.jsonl.gz)
 NB_06_rq4_effectiveness_IN  := $(BASE_MODEL) $(LOCAL_PAIRS) $(RELEASED_LABELS)
-NB_06_rq4_effectiveness_OUT := tables/table5_mae.csv tables/table5_mae.md tables/rq4_author_scores.csv tables/rq4_author_scores.md \
+NB_06_rq4_effectiveness_OUT := tables/rq4_intervals.csv tables/rq4_intervals.md tables/table5_mae.csv tables/table5_mae.md tables/rq4_author_scores.csv tables/rq4_author_scores.md \
                                tables/rq4_increase.csv tables/rq4_increase.md tables/rq4_worst_cases.csv tables/rq4_worst_cases.md \
                                tables/rq4_increase_by_group.csv tables/rq4_increase_by_group.md \
                                tables/rq4_mae_by_benchmark.csv tables/rq4_mae_by_benchmark.md \

@@ -41,7 +41,8 @@ def test_table1_links() -> None:
 
 
 def test_table2_links() -> None:
-    pairs = [{"variant_type": k, "level": lv, "surface_sim": 0.5 + i / 10, "df_score": d}
+    pairs = [{"variant_type": k, "level": lv, "surface_sim": 0.5 + i / 10, "df_score": d,
+              "generator": "pie_fast" if lv == "program" or i == 0 else "rewriter"}
              for k, d in (("OPT", 1.0), ("MUT", 0.0)) for i, lv in enumerate(("function", "program", "function"))]
     t = makeup.table2_with_paper(pairs)
     _assert_linked(t, makeup.TABLE2)
@@ -80,11 +81,13 @@ def test_table5_links() -> None:
 def test_rq3_links() -> None:
     th = regions.Thresholds(0.65, 0.9, 0.1, 0.9, 0.1, 0.05, "squared")
     local = pd.DataFrame({"variant_type": ["MUT", "OPT"] * 5, "SurfaceSim": [0.95, 0.5] * 4 + [0.7, 0.7],
-                          "df_score": [0.0, 1.0] * 4 + [0.5, 0.5]})
+                          "df_score": [0.0, 1.0] * 4 + [0.5, 0.5],
+                          # where each optimised variant comes from: RQ3.opt_in_dfs reads PIE's fast programs
+                          "opt_source": [None, "PIE fast programs"] * 5})
     frames = {"LoCaL_balanced": local, "CodeScore_test": local.assign(SurfaceSim=0.7, df_score=0.5)}
     _assert_linked(coverage.with_paper(coverage.region_table(frames, th), coverage.COVERAGE), coverage.COVERAGE)
-    hits = coverage.with_paper(coverage.hit_rates(local, th), coverage.HITS)
-    _assert_linked(hits, coverage.HITS)
+    hits = coverage.with_paper(coverage.hit_rates(local, th), coverage.HITS_PAPER)
+    _assert_linked(hits, coverage.HITS_PAPER)
     assert hits.set_index("Variants").loc["MUT", "CI low"] < 80.0 < hits.set_index("Variants").loc["MUT", "CI high"]
     _assert_linked(coverage.thresholds_table([th], {"x_lo": 0.65, "x_hi": 0.9, "y_lo": 0.1, "y_hi": 0.9}),
                    coverage.THRESHOLDS)
@@ -149,6 +152,7 @@ def test_evidence_rows_are_read_from_the_tables_their_builders_write(tmp_path) -
     local = pd.DataFrame({"variant_type": ["MUT", "MUT", "OPT"], "SurfaceSim": [0.95, 0.5, 0.5],
                           "df_score": [0.0, 0.0, 1.0]})
     coverage.hit_rates(local, th).to_csv(tmp_path / f"{coverage.HITS_PAPER}.csv", index=False)
+    coverage.hit_rates(local, th).to_csv(tmp_path / f"{coverage.HITS}.csv", index=False)
     got = claim_links.read(str(tmp_path), reasons.evidence_declarations())
     assert got[reasons.evidence_id("RQ3.mut_in_sfd")].value == 50.0  # one of the two mutants in SFD
     # the authors' released variants and the counts under the paper's thresholds (region_checks' tables)

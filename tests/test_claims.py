@@ -8,9 +8,9 @@ import numpy as np
 import pandas as pd
 
 from lcl.core import claim_links
-from lcl.report import claims, conclusions, reasons
-from lcl.engine import stats
 from lcl.core.claim_links import Reading
+from lcl.engine import stats
+from lcl.report import claims, conclusions, reasons
 
 
 def _row(table: pd.DataFrame, cid: str) -> pd.Series:
@@ -128,12 +128,16 @@ def test_a_reason_explains_only_when_its_evidence_row_closes_the_gap():
 
 
 def test_table2_conclusions_and_by_construction():
-    good = {"T2.opt.surfacesim": 0.6, "T2.mut.surfacesim": 0.9, "T2.opt.df": 0.99, "T2.mut.df": 0.1}
+    good = {"T2.opt.surfacesim": Reading(0.6, 0.58, 0.62), "T2.mut.surfacesim": Reading(0.9, 0.89, 0.91),
+            "T2.opt.df": Reading(0.99), "T2.mut.df": Reading(0.1)}
     t = claims.compare(good)
     assert _row(t, "C.T2.surface").status == claims.HOLDS
     assert _row(t, "C.T2.behaviour").status == claims.BY_CONSTRUCTION
-    bad = claims.compare(dict(good, **{"T2.opt.surfacesim": 0.95}))
+    bad = claims.compare(dict(good, **{"T2.opt.surfacesim": Reading(0.95, 0.94, 0.96)}))
     assert _row(bad, "C.T2.surface").status == claims.FAILS
+    # point values alone resolve nothing: neither holds nor fails
+    points = claims.compare({k: Reading(r.value) for k, r in good.items()})
+    assert _row(points, "C.T2.surface").status == claims.NOT_COMPARABLE
 
 
 def _agreement(cem: str, ours: Reading, authors: float) -> dict[str, Reading]:
@@ -141,20 +145,27 @@ def _agreement(cem: str, ours: Reading, authors: float) -> dict[str, Reading]:
 
 
 def test_a_substitute_is_judged_by_one_rule_in_every_rq():
-    v = {"T4.CodeScore.d_orig": Reading(3.0), "T4.CodeBLEU.d_orig": Reading(3.0), "T4.CrystalBLEU.d_orig": Reading(9.0),
-         "T4.CodeBERTScore.d_orig": Reading(1.2), "T3.CodeScore.rho": Reading(0.35, 0.3, 0.4),
+    def rep(x: float) -> Reading:  # a mean over 10 repetitions with its std
+        return Reading(x, std=0.1, n=10)
+    v = {"T4.CodeScore.d_orig": rep(3.0), "T4.CodeBLEU.d_orig": rep(3.0), "T4.CrystalBLEU.d_orig": rep(9.0),
+         "T4.CodeBERTScore.d_orig": rep(1.2), "T3.CodeScore.rho": Reading(0.35, 0.3, 0.4),
          "aux.T3.CodeScore.p": Reading(0.001), "T5.LoCaL.CodeScore": Reading(0.75, 0.7, 0.8),
          "T5.CodeScore_test.CodeScore": Reading(0.08, 0.05, 0.1),
          **_agreement("CodeScore", Reading(0.55, 0.51, 0.57), 0.30),  # the authors' MAE outside our CI
          **_agreement("CodeBERTScore", Reading(0.70, 0.68, 0.73), 0.71)}
     t = claims.compare(v)
-    for cid in ("T4.CodeScore.d_orig", "T3.CodeScore.rho", "T5.LoCaL.CodeScore", "C.RQ2.d_orig.CodeScore",
-                "C.RQ1.positive.CodeScore", "C.RQ4.local.CodeScore"):
+    for cid in ("T4.CodeScore.d_orig", "T3.CodeScore.rho", "T5.LoCaL.CodeScore"):
         assert _row(t, cid).status == claims.NOT_COMPARABLE, cid
+        assert "does not reproduce the authors' scores" in _row(t, cid).reason
+    # a directional conclusion on the substitute keeps its direction, under its own label
+    for cid in ("C.RQ2.d_orig.CodeScore", "C.RQ1.positive.CodeScore", "C.RQ4.local.CodeScore"):
+        assert _row(t, cid).status == claims.HOLDS_SUB, cid
         assert "does not reproduce the authors' scores" in _row(t, cid).reason
     assert _row(t, "C.RQ2.d_orig.CodeBERTScore").status == claims.HOLDS  # agrees with the authors: judged
     assert _row(t, "C.RQ2.d_orig.CodeBLEU").status == claims.HOLDS  # a reimplementation, not a substitute
     assert _row(t, "C.RQ2.crystal_best_orig").status == claims.HOLDS  # ranked among comparable CEMs
+    v["T4.CodeScore.d_orig"] = rep(0.5)
+    assert _row(claims.compare(v), "C.RQ2.d_orig.CodeScore").status == claims.FAILS_SUB
     unmeasured = claims.compare({"T4.CodeScore.d_orig": Reading(3.0)})
     assert _row(unmeasured, "T4.CodeScore.d_orig").status == claims.NOT_COMPARABLE
     assert "not measured" in _row(unmeasured, "T4.CodeScore.d_orig").reason
@@ -207,9 +218,9 @@ def test_optimised_variants_in_dfs_are_tested_only_on_sources_built_without_a_th
     t = claims.compare(_opt(built=300, pie=100, pie_inside=30))
     row = _row(t, "C.RQ3.opt_in_dfs")
     assert row.status == claims.FAILS and "rewriter" in row.reason and "not tested" in row.reason
-    assert _row(claims.compare(_opt(built=0, pie=200, pie_inside=150)), "C.RQ3.opt_in_dfs").status == claims.HOLDS
-    # 55 of 100: above half, but its Wilson interval reaches below 50 %
-    assert _row(claims.compare(_opt(built=300, pie=100, pie_inside=55)), "C.RQ3.opt_in_dfs").status == claims.FAILS
+    # a share the paper states (50.97 %) is tested as that share: 75 % of 200 is not it, 55 of 100 is
+    assert _row(claims.compare(_opt(built=0, pie=200, pie_inside=150)), "C.RQ3.opt_in_dfs").status == claims.FAILS
+    assert _row(claims.compare(_opt(built=300, pie=100, pie_inside=55)), "C.RQ3.opt_in_dfs").status == claims.HOLDS
     no_pie = {k: r for k, r in _opt(built=300, pie=100, pie_inside=30).items() if ".2." not in k}
     assert _row(claims.compare(no_pie), "C.RQ3.opt_in_dfs").status == claims.MISSING
 
@@ -217,8 +228,11 @@ def test_optimised_variants_in_dfs_are_tested_only_on_sources_built_without_a_th
 def test_the_released_variants_are_judged_under_the_papers_thresholds():
     lo, hi = (100 * b for b in stats.wilson(106, 205))
     t = claims.compare({"aux.RQ3.released.opt": Reading(51.7, lo, hi), "aux.RQ3.released.mut": Reading(65.4, 60.0, 70.4)})
-    assert _row(t, "C.RQ3.released.opt_in_dfs").status == claims.FAILS  # "about half": not above half
-    assert _row(t, "C.RQ3.released.mut_in_sfd").status == claims.HOLDS
+    # the paper's 237 of 465 (50.97 %) inside the released share's interval: the paper's share, found again
+    assert _row(t, "C.RQ3.released.opt_in_dfs").status == claims.HOLDS
+    assert "not resolved above half" in _row(t, "C.RQ3.released.opt_in_dfs").reason
+    # 65.4 % [60.0, 70.4]: above half, but not the paper's 59.8 %
+    assert _row(t, "C.RQ3.released.mut_in_sfd").status == claims.FAILS
 
 
 def test_significance_uses_the_cis():
@@ -300,10 +314,12 @@ def test_a_table5_comparison_a_constant_score_passes_too_is_flagged():
 def test_rq3_comparisons_need_their_intervals_apart():
     v = {"aux.RQ3.local.sfd_share": Reading(32.1, 27.8, 37.0), "aux.RQ3.base.sfd_share": Reading(30.0, 29.0, 31.0)}
     assert _row(claims.compare(v), "C.RQ3.sfd").status == claims.FAILS  # higher mean, overlapping intervals
-    v["aux.RQ3.base.sfd_share"] = Reading(0.0, 0.0, 0.0)
+    v["aux.RQ3.base.sfd_share"] = Reading(0.0, 0.0, 0.0)  # zero width: nothing varied, nothing resolved
+    assert _row(claims.compare(v), "C.RQ3.sfd").status == claims.NOT_COMPARABLE
+    v["aux.RQ3.base.sfd_share"] = Reading(0.0, 0.0, 0.45)  # an interval over pairs (Wilson of 0 in 854)
     assert _row(claims.compare(v), "C.RQ3.sfd").status == claims.HOLDS
     near = claims.compare({"RQ3.mut_in_sfd": Reading(51.0, 48.0, 54.0)})
-    assert _row(near, "C.RQ3.mut_in_sfd").status == claims.FAILS  # 51 % with a CI reaching below half
+    assert _row(near, "C.RQ3.mut_in_sfd").status == claims.FAILS  # the paper's 59.8 % outside our CI
 
 
 def test_a_count_under_the_papers_thresholds_explains_only_by_equality():
@@ -311,6 +327,6 @@ def test_a_count_under_the_papers_thresholds_explains_only_by_equality():
     # explains our 139 only when it equals the paper's 59
     ours = Reading(139.0, 139.2, 139.2)
     same = claims.compare({"RQ3.base.dfs": ours, reasons.evidence_id("RQ3.base.dfs"): Reading(59.0, 59.0, 59.0)})
-    assert _row(same, "RQ3.base.dfs").reason.startswith("our thresholds are not the paper's")
+    assert _row(same, "RQ3.base.dfs").reason.startswith("counted under the paper's thresholds")
     off = claims.compare({"RQ3.base.dfs": ours, reasons.evidence_id("RQ3.base.dfs"): Reading(60.0, 60.0, 60.0)})
     assert _row(off, "RQ3.base.dfs").reason.startswith("unexplained")

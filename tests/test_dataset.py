@@ -264,3 +264,34 @@ def test_timed_names_the_labels_time_decided_part_of() -> None:
     assert labelling.timed({"counts": {"timeouts": 2}})
     assert not labelling.timed({"counts": {"timeouts": 0, "crashes": 3}, "variant_load": "ok",
                                 "runs": [{"reason": "reference alone exceeds the time budget"}]})
+
+
+def test_pie_optimised_variants_come_from_pairs_outside_the_selected_slow_programs(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Table 1's footnote: PIE's k selected slow programs get mutants only; its optimised variants
+    are other PIE pairs' fast programs (the release's ``LOCAL_PIE_extra_*`` ids), a seeded sample."""
+    from types import SimpleNamespace
+
+    from lcl.core.profiles import PROFILES
+    from lcl.core.records import Task
+    from lcl.study import loaders
+
+    monkeypatch.setenv("LCL_CACHE", str(tmp_path))
+    body = "n = int(input())\nfor i in range(n):\n    print(i * {k})\n"
+    tasks = [Task("PIE", f"p{k:05d}_s{k}", "program", body.format(k=k) + "x = 1\n" * (30 - k), None,
+                  extra={"problem_id": f"p{k:05d}", "fast": f"print({k})\n", "loc": 40 - k}) for k in range(12)]
+    monkeypatch.setitem(loaders.LOADERS, "PIE", lambda: SimpleNamespace(tasks=tasks))
+    monkeypatch.setitem(loaders.SELECT_K, "PIE", 4)
+    monkeypatch.setattr(loaders, "benchmark_available", lambda b: True)
+    profile = PROFILES["smoke"]  # two tasks per benchmark
+    chosen = {t.task_id for t in loaders.select("PIE", tasks)}
+    opt = candidate_generation.pie_opt_tasks(profile, 7)
+    assert len(opt) == profile.max_tasks_per_benchmark and not chosen & {t.task_id for t in opt}
+    assert [t.task_id for t in candidate_generation.pie_opt_tasks(profile, 7)] == [t.task_id for t in opt]  # seeded
+    rows = candidate_generation.candidates([t for t in tasks if t.task_id in chosen], profile, 7, records.Ledger())
+    assert rows and {r["variant_type"] for r in rows} == {"MUT"}  # the selected slow programs: mutants only
+    ledger = records.Ledger()
+    pairs = candidate_generation.pie_opt_candidates(opt, ledger)
+    assert [r["generator"] for r in pairs] == ["pie_fast"] * len(opt) and ledger.generated["OPT candidates"] == len(opt)
+    assert all(r["stdin"] and r["candidate"].startswith("print(") for r in pairs)
+    assert {r["task"] for r in pairs} == {f"PIE/{t.extra['problem_id']}" for t in opt}

@@ -24,7 +24,8 @@ def test_table4_sentences_read_the_table_and_the_paper_columns() -> None:
     t4 = _t4()
     lines = F.table4_sentences(t4, k=2)
     # CodeBLEU: d orig 3.17 > 1, d repl 0.60 < 1 in the synthetic table
-    assert lines[0] == "- d > 1 on ds_orig: CodeBLEU of 1 CEMs (paper: all four)."
+    assert lines[0] == ("- Table 4 (mutants: LoCaL's df = 0 mutants, every benchmark (the authors' script)): "
+                        "d > 1 on ds_orig: CodeBLEU of 1 CEMs (paper: all four).")
     assert lines[1] == "- d < 1 on ds_replaced: CodeBLEU of 1 (paper: all four)."
     drop = t4.set_index("metric").loc["CodeBLEU", "drop %"]
     paper_drop = t4.set_index("metric").loc["CodeBLEU", "drop % (paper)"]
@@ -69,9 +70,9 @@ def test_population_sentences_skip_a_population_without_mutants() -> None:
     reps = [D.Repetition(r.r, r.seed, [{**row, "reference": "a\n\nb\nc"} for row in r.eq], r.neq_orig, r.neq_repl)
             for r in reps]
     lines = F.population_sentences(t4, F.population_tables({PIE_PAIRS: long, LOCAL: long}), pools, reps)
-    assert len(lines) == 1 and lines[0].startswith("- Mutants of the slow programs of the PIE pairs: SurfaceSim")
+    assert len(lines) == 1 and lines[0].startswith("- fresh mutants of the slow programs of the PIE pairs: SurfaceSim")
     assert "from 2 programs of mean 2 non-blank lines (slow programs of the equivalent pairs: 3)" in lines[0]
-    assert lines[0].endswith("NEQ score on ds_replaced: CodeBLEU 0.93.")
+    assert lines[0].endswith("NEQ score on ds_replaced: CodeBLEU 0.93; d on ds_replaced: CodeBLEU 0.60 (±0.10).")
 
 
 def test_shown_table4_prints_mean_and_std_as_the_paper_does() -> None:

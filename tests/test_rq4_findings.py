@@ -52,7 +52,8 @@ def test_found_reads_table5_and_says_what_was_not_computed() -> None:
     lines = F.found(t5, inc, groups, worst, F.worst_benchmarks(by_bench, by_kind, ["CodeBLEU"]), by_kind,
                     ["CodeBLEU"], 2)
     assert lines[0] == "- LoCaL is harder than CodeScore_test for 1 of 1 CEMs (CodeBLEU: 0.10 -> 0.70)."
-    assert lines[1].startswith("- Mean MAE increase over the CEMs: 0.600 (paper ")
+    assert lines[1].startswith("- Mean MAE increase over all the CEMs, substitutes included: 0.600 (paper ")
+    assert "not judged" in lines[1]
     assert lines[2].startswith("- Over the metrics that are not substitutes (CodeBLEU): mean increase 0.6")
     assert lines[3] == ("- Worst benchmark per CEM, overall / within the mutants / within the optimised variants: "
                         "CodeBLEU APPS / APPS / PIE.")
@@ -66,3 +67,40 @@ def test_baseline_mae_is_each_cems_codescore_test_row() -> None:
     t5 = eff.table5({"CodeScore_test": _scored(0.1), "LoCaL": _scored(0.7)}, ["CodeBLEU"])
     assert F.baseline_mae(t5, ["CodeBLEU"]) == {"CodeBLEU": pytest.approx(0.1)}
     assert F.baseline_mae(t5[t5.Dataset != "CodeScore_test"], ["CodeBLEU"]) == {}
+
+
+def _pairs(n: int, seed: int, shift: float) -> pd.DataFrame:
+    import numpy as np
+
+    rng = np.random.default_rng(seed)
+    df = rng.integers(0, 2, n).astype(float)
+    out = pd.DataFrame({"id": [f"p{i:03d}" for i in range(n)], "df_score": df,
+                        "SurfaceSim": rng.uniform(0.3, 1.0, n),
+                        "benchmark": rng.choice(["APPS", "PIE", "HumanEval", "MBPP"], n), "variant_type": "MUT"})
+    for j, c in enumerate(scoring.label(m) for m in scoring.CEMS):
+        out[c] = np.clip(np.abs(df - shift - 0.05 * j) + rng.normal(0, 0.1, n), 0, 1)
+    return out
+
+
+def test_intervals_judge_the_real_metrics_and_bootstrap_over_pairs() -> None:
+    """The aggregates come with an interval over pairs (not over a handful of per-metric means),
+    the real-metric row is the mean over CodeBLEU and CrystalBLEU only, and the worst-cases point
+    value equals rq4_worst_cases' mean over the same metrics."""
+    import numpy as np
+
+    cems = [scoring.label(n) for n in scoring.CEMS]
+    base, local = _pairs(120, 1, 0.8), _pairs(300, 2, 0.2)
+    t = eff.intervals(base, local, F.metric_groups(cems), seed=7, k=20, n_boot=300).set_index("id")
+    real = F.metric_groups(cems)["not substitutes"]
+    inc = eff.increase(eff.table5({"CodeScore_test": base, "LoCaL": local}, cems), cems).set_index("Metric")
+    assert t.loc["RQ4.mean_mae_increase", "value"] == pytest.approx(inc.loc[real, "increase"].mean(), abs=2e-3)
+    worst, _ = eff.worst_cases(local, cems, k=20)
+    w = worst.set_index("Metric")["mean |SurfaceSim - df_score|"]
+    assert t.loc["RQ4.worst100_gap", "value"] == pytest.approx(w[real].mean(), abs=2e-3)
+    assert t.loc["aux.RQ4.worst100_gap.all", "value"] == pytest.approx(w.mean(), abs=2e-3)
+    for cid, r in t.iterrows():
+        assert r["CI low"] <= r["value"] <= r["CI high"] and r["CI low"] < r["CI high"], cid
+    assert "aux.RQ4.diff.ratio.CodeBLEU-CrystalBLEU" in t.index and "aux.RQ4.diff.bench.CodeBLEU.APPS-PIE" in t.index
+    # seeded: the same call gives the same table
+    again = eff.intervals(base, local, F.metric_groups(cems), seed=7, k=20, n_boot=300).set_index("id")
+    assert np.array_equal(again[["CI low", "CI high"]].to_numpy(), t[["CI low", "CI high"]].to_numpy())

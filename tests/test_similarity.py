@@ -97,3 +97,15 @@ def test_agreement_with_authors_surface_sim() -> None:
     assert len(diffs) >= 500
     share = sum(d <= 0.01 for d in diffs) / len(diffs)
     assert share >= 0.99, f"only {share:.1%} within 0.01"
+
+
+def test_python38s_parenthesised_starred_argument_parses_as_38_read_it() -> None:
+    """The authors' Python 3.8 read ``print((*ans))`` as ``print(*ans)`` (3.9+ rejects it; 17 of PIE's
+    pairs use it). Sim_AST must not fall to 0 there, and a real tuple must keep its parentheses."""
+    from lcl.engine import similarity as S
+
+    assert S.sim_ast("print((*ans))\n", "print(*ans)\n") == 1.0
+    assert S._py38_source("print(1, (*a), sep='')\n") == "print(1, *a, sep='')\n"
+    assert S._py38_source("x = (*a, b)\n") is None and S._py38_source("print(*a)\n") is None
+    assert S._parse("print((*a, b))\n") is not None  # a starred tuple is valid in every version
+    assert S._parse("print((*ans)\n") is None  # still a syntax error: nothing is invented

@@ -8,6 +8,7 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -64,7 +65,16 @@ NOT_JUDGED = "not judged"
 TRIVIAL = conclusions.TRIVIAL
 #: the tables a claim needs are absent: their notebook did not run or its data sources were skipped
 NOT_RUN = "not run"
-STATUSES = (WITHIN, OUTSIDE, HOLDS, FAILS, TRIVIAL, BY_CONSTRUCTION, NOT_COMPARABLE, NOT_JUDGED, MISSING, NOT_RUN)
+#: the kind of a row that is a check of the compendium's own (no claim of the paper): never counted as one
+OWN_CHECK = conclusions.OWN_CHECK
+#: a directional conclusion tested on a substitute CEM: its direction, under its own label
+HOLDS_SUB, FAILS_SUB = conclusions.HOLDS_SUB, conclusions.FAILS_SUB
+#: a fitted threshold that sits on the bound of the range its search was given (Algorithm 2 as the
+#: authors ran it): the range, not the data, set it; read from ``aux.RQ3.on_bound.<threshold>`` (1.0
+#: on the bound, 0.0 inside), which lcl.rq.coverage declares (:data:`ON_BOUND`)
+AT_BOUND = "at the search's bound"
+STATUSES = (WITHIN, OUTSIDE, AT_BOUND, HOLDS, FAILS, HOLDS_SUB, FAILS_SUB, TRIVIAL, BY_CONSTRUCTION, NOT_COMPARABLE,
+            NOT_JUDGED, MISSING, NOT_RUN)
 #: qualifies an "outside tolerance" or "fails" verdict whose reason's evidence does not close the gap
 UNEXPLAINED = reasons.UNEXPLAINED
 
@@ -80,18 +90,28 @@ STATUS_MEANINGS: dict[str, tuple[str, str]] = {
     OUTSIDE: ("our value differs from the paper's by more than our uncertainty allows; the reason says why, "
               "or that it is unexplained",
               "a Table 4 mean over 10 repetitions whose Welch test against the paper's mean gives p < 0.05"),
-    HOLDS: ("a conclusion of the paper, tested on our numbers, holds, and the trivial model does not pass it",
-            "MAE on LoCaL above MAE on CodeScore_test with the two CIs apart"),
+    HOLDS: ("a conclusion of the paper, tested on our numbers, holds on a resolved interval (an ordering by its "
+            "paired difference or two CIs apart, a share by our CI containing the paper's), and the trivial model "
+            "does not pass it", "MAE on LoCaL above MAE on CodeScore_test with the two CIs apart"),
     FAILS: ("a conclusion of the paper, tested on our numbers, does not hold",
             "the paper's ranking of the CEMs by drop in d comes out in another order"),
-    TRIVIAL: ("the conclusion's test passes, but it passes for the trivial model too (mean predictor, constant "
-              "score), so it is not evidence for the paper's claim",
+    TRIVIAL: ("the conclusion's test passes, but it passes for a trivial model too (mean predictor, surface rule, "
+              "constant score; the reason names which), so it is not evidence for the paper's claim",
               "Combined MAE falls from p = 0 to p = 100 for the model and for the mean predictor alike"),
     BY_CONSTRUCTION: ("the conclusion follows from how our data were built (the rule that made each pair), so "
                       "it is not counted as support",
                       "optimised variants have df > 0.5 because curation keeps only those"),
+    AT_BOUND: ("a fitted threshold that sits on the bound of the range its search was given: the range set it, "
+               "not the data, so agreeing with (or differing from) the paper's value is no measurement; the reason "
+               "gives the comparison", "x_hi = 0.90 where the search stops at 0.90, as the paper's does"),
+    HOLDS_SUB: ("a directional conclusion of the paper holds on a substitute CEM (ours stands in for the authors' "
+                "model and does not reproduce its scores): the direction is reported, not counted as support",
+                "MAE of CodeBERTScore[MiniLM] on LoCaL above its MAE on CodeScore_test, CIs apart"),
+    FAILS_SUB: ("a directional conclusion of the paper fails on a substitute CEM: reported, not counted against "
+                "the paper", "CodeScore-style's correlation with SurfaceSim not the weakest"),
     NOT_COMPARABLE: ("our number measures something else: a substitute whose measured agreement with the "
-                     "authors' scores is too low, or a quantity whose sample the paper defines differently",
+                     "authors' scores is too low, or a quantity whose sample the paper defines differently; for a "
+                     "conclusion, also an interval of zero width, which resolves nothing",
                      "the retrained CodeScore-style model standing in for the CodeScore checkpoint"),
     NOT_JUDGED: ("our number exists but carries no uncertainty and no stated tolerance, so it is shown "
                  "without a verdict", "a table read without its CI columns"),
@@ -234,10 +254,66 @@ def _broken_cem(claim_id: str, values: dict[str, Reading]) -> str:
     return conclusions.broken(values, cem) if cem else ""
 
 
+def _real_metrics() -> list[str]:
+    """The CEMs we run ourselves (reimplementations): an aggregate is judged over these only."""
+    return [c for c in conclusions.CEMS if c not in conclusions.SUBSTITUTES]
+
+
+def _paper_real_mean_increase() -> float:
+    """The paper's mean MAE increase (LoCaL minus CodeScore_test) over the metrics that are not
+    substitutes here, from its own Table 5 (claims data)."""
+    real = _real_metrics()
+    return sum(paper_value(f"T5.LoCaL.{c}") - paper_value(f"T5.CodeScore_test.{c}") for c in real) / len(real)
+
+
+@dataclass(frozen=True)
+class Restated:
+    """A paper number printed as an aggregate over all four CEMs, judged over the metrics that are
+    not substitutes: ``paper`` recomputes the paper's side on those metrics where its per-metric
+    values exist (None: the paper prints only the four-CEM aggregate, and ours, over the real
+    metrics, is compared with it as printed); ``what`` says so in the verdict."""
+
+    paper: Callable[[], float] | None
+    what: str
+
+
+#: the aggregates that take the substitutes in, as the paper prints them (Section 1, Section 4.6.2):
+#: ours is over CodeBLEU and CrystalBLEU only (lcl.rq.effectiveness.intervals)
+RESTATED: dict[str, Restated] = {
+    "RQ4.mean_mae_increase": Restated(
+        _paper_real_mean_increase,
+        "the paper prints {printed:g}, averaged over its four CEMs, two of which are substitutes here; judged over "
+        "{real} only, against the same mean from the paper's Table 5: {paper:.4g}"),
+    "RQ4.worst100_gap": Restated(
+        None, "ours over {real} only (the substitutes left out); the paper's {printed:g} averages its four CEMs and "
+              "it gives no per-metric values, so it is compared as printed"),
+}
+
+#: the reading that says whether a fitted RQ3 threshold sits on its search's bound (1.0) or not (0.0)
+ON_BOUND = "aux.RQ3.on_bound.{threshold}"
+RQ3_THRESHOLDS = ("x_lo", "x_hi", "y_lo", "y_hi")
+
+
+def on_bound_id(claim_id: str) -> str:
+    """The :data:`ON_BOUND` reading of a threshold claim (``RQ3.x_lo`` ...), '' for other claims."""
+    parts = claim_id.split(".")
+    return ON_BOUND.format(threshold=parts[1]) if len(parts) == 2 and parts[0] == "RQ3" and \
+        parts[1] in RQ3_THRESHOLDS else ""
+
+
 def _number_row(claim_id: str, ref: pd.Series, got: Reading | None, values: dict[str, Reading],
                 available: set[str] | None, absence: Absence) -> dict[str, object]:
     decl = by_id().get(claim_id)
     paper, paper_std = float(ref["paper_value"]), float(ref["paper_std"])
+    restated = RESTATED.get(claim_id)
+    said = ""
+    if restated is not None:
+        real = " and ".join(_real_metrics())
+        if restated.paper is not None:
+            said = restated.what.format(printed=paper, real=real, paper=restated.paper())
+            paper = restated.paper()
+        else:
+            said = restated.what.format(printed=paper, real=real)
     row: dict[str, object] = {"claim_id": claim_id, "kind": "number", "section": ref["section"],
                               "quantity": ref["quantity"], "paper_value": paper,
                               "paper_std": paper_std if _finite(paper_std) else None}
@@ -248,6 +324,8 @@ def _number_row(claim_id: str, ref: pd.Series, got: Reading | None, values: dict
         return {**row, "status": MISSING, "reason": f"not reproduced: no value in {where}"}
     propagated = paper_drop_std(claim_id) if math.isnan(paper_std) else math.nan
     j = judge(paper, paper_std if math.isnan(propagated) else propagated, got, decl)
+    if said:
+        j = Judgement(j.within, f"{said}; {j.judged_by}", j.tolerance)
     if _finite(propagated):
         j = Judgement(j.within, f"{j.judged_by} (the paper prints no std here: {propagated:.2f}, propagated from its "
                                 "Table 4 stds of d by the delta method)", j.tolerance)
@@ -257,6 +335,11 @@ def _number_row(claim_id: str, ref: pd.Series, got: Reading | None, values: dict
                 "judged_by": j.judged_by, "tolerance": _opt(j.tolerance), "within_tolerance": j.within})
     if why := _broken_cem(claim_id, values):
         return {**row, "within_tolerance": None, "status": NOT_COMPARABLE, "reason": why}
+    if (b := values.get(on_bound_id(claim_id))) is not None and b.value == 1.0:
+        return {**row, "status": AT_BOUND,
+                "reason": (f"{AT_BOUND}: the fitted value is the bound of the range its search was given "
+                           f"({on_bound_id(claim_id)}), so it measures the range; by the claim's own rule it is "
+                           f"{WITHIN if j.within else OUTSIDE if j.within is False else NOT_JUDGED} ({j.judged_by})")}
     if j.within is None:
         return {**row, "status": NOT_COMPARABLE if decl.tolerance_reason else NOT_JUDGED, "reason": j.judged_by}
     if j.within:
@@ -307,11 +390,11 @@ def _conclusion_rows(values: dict[str, Reading], available: set[str] | None,
         if v.status == MISSING and (why := absence.why(v.missing)):
             v = conclusions.Verdict(NOT_RUN, why, v.missing)
             reason = why
-        if v.status == FAILS:  # a conclusion has no gap an evidence row could close
+        if v.status == FAILS and c.paper:  # a conclusion has no gap an evidence row could close
             stated = reasons.text(c.claim_id)
             reason = f"{v.evidence}{REASON_SEP}{UNEXPLAINED}: " + (stated or "no reason stated")
-        rows.append({"claim_id": c.claim_id, "kind": "conclusion", "section": c.section, "quantity": c.statement,
-                     "status": v.status, "reason": reason})
+        rows.append({"claim_id": c.claim_id, "kind": "conclusion" if c.paper else OWN_CHECK, "section": c.section,
+                     "quantity": c.statement, "status": v.status, "reason": reason})
     return rows
 
 
@@ -398,7 +481,7 @@ class Absence:
 TABLE_SOURCES: dict[str, tuple[str, ...]] = {
     "table3_correlation": ("pie",), "table3_crystalbleu_sensitivity": ("pie",),
     "table4_distinguishability": ("pie",), "rq2_repetitions": ("pie",), "rq2_populations": ("pie",),
-    "rq2_against_constant": ("pie",),
+    "rq2_against_constant": ("pie",), "rq2_released_surface": ("local_release",),
     "rq4_increase": ("codescore_test",), "table6_training": ("codescore_test",), "rq5_runs": ("codescore_test",),
 }
 
@@ -451,27 +534,72 @@ def _unexplained(g: pd.DataFrame) -> int:
     return int((g.status.isin([OUTSIDE, FAILS]) & r.str.startswith(UNEXPLAINED)).sum())
 
 
+def contradictions(table: pd.DataFrame) -> list[tuple[str, str, str]]:
+    """Pairs of claims of ``table`` (:func:`build`) that cannot both stand, by the implications
+    declared once in :data:`lcl.report.conclusions.IMPLIES`: the premise passes (holds, on the
+    substitute, or trivially) while its consequence, a conclusion, fails, or, a number, has a 95%
+    interval that does not lie above the declared bar. Each: (premise, consequence, why)."""
+    rows = table.set_index("claim_id")
+    out = []
+    for imp in conclusions.IMPLIES:
+        if imp.premise not in rows.index or imp.consequence not in rows.index:
+            continue
+        if rows.loc[imp.premise, "status"] not in conclusions.PASSED:
+            continue
+        c = rows.loc[imp.consequence]
+        if math.isnan(imp.bar):
+            broken = c["status"] in conclusions.NOT_PASSED
+        else:
+            low = pd.to_numeric(pd.Series([c.get("ci_low")]), errors="coerce").iloc[0]
+            broken = bool(pd.isna(low) or low <= imp.bar)
+        if broken:
+            out.append((imp.premise, imp.consequence, imp.why))
+    return out
+
+
+#: the one line :func:`contradiction_lines` gives when no declared implication is broken
+NO_CONTRADICTION = "No pair of verdicts contradicts (every declared implication is respected)."
+
+
+def contradiction_lines(table: pd.DataFrame) -> list[str]:
+    """:func:`contradictions` of ``table`` as markdown bullets, one per broken implication (the
+    premise, the consequence that does not follow, and the implication's declared reason), or the
+    single line :data:`NO_CONTRADICTION`, so a reader sees the check ran either way."""
+    lines = [f"- {a} passes while {b} does not: {why}." for a, b, why in contradictions(table)]
+    return lines or [NO_CONTRADICTION]
+
+
+def paper_rows(table: pd.DataFrame) -> pd.DataFrame:
+    """The rows of ``table`` that are the paper's claims (its numbers and conclusions), without the
+    compendium's own checks (:data:`OWN_CHECK`), which no count of the paper's claims includes."""
+    return table[table.kind != OWN_CHECK]
+
+
 def summary(table: pd.DataFrame) -> dict[str, int]:
-    """Counts per status (and of deviations whose reason is unexplained)."""
+    """Counts per status of the paper's claims (and of deviations whose reason is unexplained), and
+    how many checks of our own the table holds beside them."""
+    own = int((table.kind == OWN_CHECK).sum())
+    table = paper_rows(table)
     out = {"claims": len(table), "numbers": int((table.kind == "number").sum()),
-           "conclusions": int((table.kind == "conclusion").sum())}
+           "conclusions": int((table.kind == "conclusion").sum()), "own checks": own}
     out.update({s: int((table.status == s).sum()) for s in STATUSES})
     out[UNEXPLAINED] = _unexplained(table)
     return out
 
 
 def by_section(table: pd.DataFrame) -> pd.DataFrame:
-    """Per paper section: counts per status."""
+    """Per paper section: counts per status of the paper's claims."""
     rows = []
-    for section, g in table.groupby("section", sort=False):
+    for section, g in paper_rows(table).groupby("section", sort=False):
         rows.append({"section": section, "claims": len(g), **{s: int((g.status == s).sum()) for s in STATUSES},
                      UNEXPLAINED: _unexplained(g)})
     return pd.DataFrame(rows, columns=["section", "claims", *STATUSES, UNEXPLAINED])
 
 
 def deviations(table: pd.DataFrame) -> pd.DataFrame:
-    """Numbers outside their tolerance and failing conclusions, grouped by the stated reason."""
-    out = table[table.status.isin([OUTSIDE, FAILS])]
+    """Numbers outside their tolerance and failing conclusions of the paper, grouped by the stated reason."""
+    out = paper_rows(table)
+    out = out[out.status.isin([OUTSIDE, FAILS])]
     key = out.reason.fillna("").map(_explanation)
     rows = [{"reason": reason or UNEXPLAINED, "claims": len(g), "claim ids": ", ".join(g.claim_id)}
             for reason, g in out.groupby(key, sort=False)]
@@ -492,10 +620,12 @@ def found_text(table: pd.DataFrame) -> str:
     concl = table[table.kind == "conclusion"]
     lines = [
         f"- {s['numbers']} numbers: {s[WITHIN]} within our uncertainty, {s[OUTSIDE]} outside, "
+        f"{s[AT_BOUND]} fitted thresholds at their search's bound, "
         f"{int((nums.status == NOT_COMPARABLE).sum())} not comparable, {int((nums.status == NOT_JUDGED).sum())} not "
         f"judged (no uncertainty in their table), {int((nums.status == MISSING).sum())} not reproduced, "
         f"{int((nums.status == NOT_RUN).sum())} not run.",
-        f"- {s['conclusions']} conclusions of the paper: {s[HOLDS]} hold, {s[FAILS]} fail, {s[TRIVIAL]} pass but "
+        f"- {s['conclusions']} conclusions of the paper: {s[HOLDS]} hold, {s[FAILS]} fail, {s[HOLDS_SUB]} hold and "
+        f"{s[FAILS_SUB]} fail on a substitute (reported, not counted), {s[TRIVIAL]} pass but "
         f"are passed by the trivial model too, {s[BY_CONSTRUCTION]} hold by construction, "
         f"{int((concl.status == NOT_COMPARABLE).sum())} not comparable, "
         f"{int((concl.status == MISSING).sum())} not reproduced, {int((concl.status == NOT_RUN).sum())} not run.",
@@ -503,6 +633,13 @@ def found_text(table: pd.DataFrame) -> str:
         f"{int(table.reason.fillna('').str.startswith(CANCELLING).sum())} numbers within tolerance are so only "
         "by cancelling errors of their parts.",
     ]
+    own = table[table.kind == OWN_CHECK]
+    if len(own):
+        lines.append(f"- {len(own)} checks of our own, which the paper does not state (not counted above): "
+                     + "; ".join(f"{r.claim_id} {r.status}" for r in own.itertuples()) + ".")
+    contra = contradictions(table)
+    lines.append(f"- {len(contra)} pairs of verdicts contradict each other"
+                 + (": " + "; ".join(f"{a} against {b}" for a, b, _ in contra) if contra else "") + ".")
     if len(worst) and int(worst.iloc[0][FAILS]):
         lines.append(f"- Most failing conclusions: {worst.iloc[0]['section']} ({int(worst.iloc[0][FAILS])}).")
     return "\n".join(lines)
@@ -511,8 +648,9 @@ def found_text(table: pd.DataFrame) -> str:
 def section_text(table: pd.DataFrame, section: str) -> str:
     """One line per conclusion of ``section``: its status and the numbers it was decided on
     (for a research-question notebook's "what we found")."""
-    rows = table[(table.kind == "conclusion") & (table.section == section)]
-    return "\n".join(f"- Paper: {r.quantity} — **{r.status}** ({r.reason})" for r in rows.itertuples())
+    rows = table[table.kind.isin(["conclusion", OWN_CHECK]) & (table.section == section)]
+    return "\n".join(f"- {'Ours' if r.kind == OWN_CHECK else 'Paper'}: {r.quantity} — **{r.status}** ({r.reason})"
+                     for r in rows.itertuples())
 
 
 def paper_answer(sections: list[str]) -> str:
@@ -522,7 +660,7 @@ def paper_answer(sections: list[str]) -> str:
     rows = ref[ref.section.isin(sections)]
     nums = [f"{r.quantity} ({cid}): {r.paper_value:g}" + (f" ± {r.paper_std:g}" if r.paper_std == r.paper_std else "")
             for cid, r in rows.iterrows()]
-    said = [c.statement for c in conclusions.CONCLUSIONS if c.section in sections]
+    said = [c.statement for c in conclusions.CONCLUSIONS if c.section in sections and c.paper]
     return ("**The paper's numbers:** " + "; ".join(nums) + ".\n\n" if nums else "") + (
         "**The paper concludes:** " + "; ".join(said) + "." if said else "")
 

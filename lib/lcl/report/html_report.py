@@ -65,6 +65,9 @@ STATUS_COLOURS = {
 NOT_RUN = getattr(claims, "NOT_RUN", "not run")
 STATUS_COLOURS.setdefault(NOT_RUN, "#9aa9c7")
 STATUS_COLOURS.setdefault(getattr(claims, "TRIVIAL", "trivial model passes too"), "#c77dba")
+# on a substitute: the direction in a lighter shade of holds / fails (reported, not counted); a threshold
+# on its search's bound in blue (the search range, not the data, set it)
+STATUS_COLOURS.update({claims.HOLDS_SUB: "#7cc487", claims.FAILS_SUB: "#e89aa4", claims.AT_BOUND: "#3a7ca5"})
 STYLE = (
     "body{font-family:system-ui,sans-serif;max-width:72rem;margin:2rem auto;padding:0 1rem;line-height:1.4}"
     "img{max-width:32rem;border:1px solid #ddd;margin:.3rem}table{border-collapse:collapse;margin:.5rem 0}"

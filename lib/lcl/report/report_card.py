@@ -57,7 +57,7 @@ from lcl.rq import effectiveness as eff
 from lcl.rq import red_herrings as rh
 from lcl.rq import robustness as rb
 from lcl.rq.coverage import wilson
-from lcl.study import candidate_generation, codescore_base, loaders, pair_files, rq2_pool, scoring, sources
+from lcl.study import candidate_generation, codescore_base, loaders, pair_files, scoring, sources
 from lcl.study.labelling import candidates_stored, label_candidates, profile_settings
 
 if TYPE_CHECKING:
@@ -101,7 +101,8 @@ SECTIONS: dict[str, str] = {
 }
 #: the four CEMs' column labels, in the paper's order
 CEM_LABELS = tuple(scoring.label(m) for m in scoring.CEMS)
-T5_ORDER = ("LoCaL", "LoCaL-all", "LoCaL_opt", "LoCaL_mut", "CodeScore_test", "ShareCode_java")
+T5_ORDER = ("LoCaL", "LoCaL-all", "LoCaL_opt", eff.OPT_PIE_ROW, "LoCaL_mut", "CodeScore_test",
+            "ShareCode_java")
 
 
 # ----------------------------------------------------------------------------- the metric under test
@@ -324,17 +325,16 @@ def inputs(P: Profile, seed: int, jobs: int) -> Inputs:
 
 
 def rq2_repetitions(P: Profile, seed: int, jobs: int) -> tuple[list[Repetition], str | None]:
-    """RQ2's repetitions as notebook 04 builds them, from stored labels only; a reason instead when
-    some repetition's pool would still need fuzzing."""
-    n, k = P.rq2_pairs, P.rq2_repetitions
-    for r in range(k):
-        _, complete = rq2_pool.pool_status(P, seed, n, rq2_pool.repetition_seed(seed, r))
-        if not complete:
-            return [], (f"RQ2's mutant pool of repetition {r} is not fully labelled at profile {P.name}: run "
-                        f"'make all PROFILE={P.name}' (notebook 04) first")
+    """RQ2's repetitions as notebook 04 builds them (the authors' construction over LoCaL's df = 0
+    mutants, :func:`lcl.rq.distinguish.table4_repetitions`); a reason instead when LoCaL is not built
+    yet. Nothing is fuzzed: every label comes from LoCaL's pairs file. ``jobs`` is unused (kept for
+    the caller's uniform signature)."""
+    del jobs
+    if not paths.local_pairs(P.name).exists():
+        return [], (f"LoCaL is not built at profile {P.name}: run 'make all PROFILE={P.name}' (notebook 02) first")
     pie_pairs, _ = distinguish.usable_pairs(loaders.load_pie_pairs())
-    pools, _ = rq2_pool.repetition_pools(P, seed, jobs, n, k, rq2_pool.PIE_PAIRS, progress=False)
-    return distinguish.repetitions(pie_pairs, pools, n, k, seed), None
+    local = pair_files.load_local(P.name)
+    return distinguish.table4_repetitions(pie_pairs, local, P.rq2_pairs, P.rq2_repetitions, seed), None
 
 
 def notebook_defaults(name: str) -> dict[str, Any]:
@@ -412,7 +412,9 @@ def table5_section(sets: Mapping[str, pd.DataFrame], cols: list[str], seed: int)
     """Table 5's rows (notebook 06's sets and call) and LoCaL's MAE per source benchmark."""
     loc = eff.in_local(sets["LoCaL-all"])
     ordered = {"CodeScore_test": sets.get("CodeScore_test"), "LoCaL": loc,
-               "LoCaL_opt": loc[loc.variant_type == "OPT"], "LoCaL_mut": loc[loc.variant_type == "MUT"],
+               "LoCaL_opt": loc[loc.variant_type == "OPT"],
+               **({eff.OPT_PIE_ROW: eff.pie_fast(loc)} if "opt_source" in loc else {}),
+               "LoCaL_mut": loc[loc.variant_type == "MUT"],
                "ShareCode_java": sets.get("ShareCode_java")}
     t5 = eff.table5({k: v for k, v in ordered.items() if v is not None}, cols, seed).set_index("Dataset")
     # LoCaL-all (every labelled candidate, before curation) as notebook 06's sensitivity table has it:

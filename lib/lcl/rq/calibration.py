@@ -282,10 +282,12 @@ def rq3_thresholds(local: pd.DataFrame, control: pd.DataFrame, n_balanced: int, 
     draw of ``n_balanced`` mutants and as many optimised variants of the scored ``local``) together
     with the scored control set; ``fallback`` (e.g. the paper's) when no grid tuple leaves every
     region non-empty. Returns the thresholds and where they came from."""
+    del step, error  # the primary rules fix both (the authors' search: absolute error, step 0.05)
     th = coverage.fit({"LoCaL_balanced": coverage.balanced(local, n_balanced, seed), "control": control},
-                      list(metrics), step=step, error=error)
+                      list(metrics), rules=coverage.PRIMARY_RULES)
     if th is not None:
-        return th, f"Algorithm 2 ({error} error, step {step}) on LoCaL_balanced + CodeScore_test, as in notebook 05"
+        return th, (f"Algorithm 2 under the {coverage.PRIMARY_RULES.name} on LoCaL_balanced + CodeScore_test, "
+                    "as in notebook 05")
     return fallback, "the paper's thresholds (Algorithm 2 found no tuple here: too few pairs)"
 
 

@@ -1,24 +1,33 @@
 """RQ3 (paper Section 4.5): how well do LoCaL and CodeScore_test cover the SFD and DFS regions?
 
 LoCaL_balanced = equal numbers of mutated and optimised LoCaL pairs (paper: 427 + 427, the
-size of CodeScore_test), drawn with a recorded seed. Algorithm 2 (:func:`lcl.engine.regions.thresholds`)
-runs on the union of LoCaL_balanced and CodeScore_test; then each dataset's points are
-assigned to SFD / DFS / Control (Eq. 4), control points' distance to the nearest corner is
-averaged, and the hit rates of *all* mutants in SFD and *all* optimised variants in DFS are
-counted. Figure 1's example pair is picked here too (:func:`figure1_examples`).
+size of CodeScore_test), drawn with a recorded seed. Algorithm 2 (:func:`lcl.engine.regions.search`)
+runs on the union of LoCaL_balanced and CodeScore_test under the rules the authors' released script
+ran (:data:`PRIMARY_RULES` = :data:`lcl.engine.regions.AUTHORS`: search bounds, minimum region
+sizes, absolute error, rounded tie rule); Algorithm 2 as printed, the former 2% floor and each of
+the authors' rules removed alone are the sensitivity rows of :func:`search_rules_table`, on our
+points and on the authors' released points. Every fitted threshold and share gets a bootstrap
+interval over pairs (:func:`bootstrap`: pairs resampled within each dataset, Algorithm 2 refitted).
+
+Region counts, shares, control distances and hit rates are judged under the paper's thresholds
+(``rq3_coverage``, ``rq3_hit_rates_paper_thresholds``): they are what Section 4.5.2 counts with,
+and a count under a threshold we fit differently measures the fit, not the data. Control distances
+use the paper's normalisation (divided by sqrt(2), :func:`lcl.engine.regions.distance_to_corners`).
+Figure 1's example pair is picked here too (:func:`figure1_examples`).
 """
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import textwrap
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, TypedDict
 
 import numpy as np
 import pandas as pd
 
-from lcl.core import claim_links
+from lcl.core import claim_links, seeds
 from lcl.core.claim_links import Derived, Link
 from lcl.engine import regions, stats
 from lcl.study.makeup import OPT_SOURCES
@@ -29,22 +38,28 @@ if TYPE_CHECKING:
 X, Y = "SurfaceSim", "df_score"
 
 THRESHOLDS, COVERAGE, HITS, DRAWS = "rq3_thresholds", "rq3_coverage", "rq3_hit_rates", "rq3_draws_summary"
+#: Algorithm 2 under each search rule set, on our points and the authors' (:func:`search_rules_table`)
+SEARCH_RULES = "rq3_search_rules"
+#: the rules of the primary fit: the authors' released script's (lcl.engine.regions.AUTHORS)
+PRIMARY_RULES = regions.AUTHORS
+#: the thresholds table's column naming the thresholds that sit on an end of the search range
+ON_BOUND = "on search bound"
 #: the hit rates of rq3_hit_rates under the paper's thresholds (the evidence row of RQ3.mut_in_sfd)
 HITS_PAPER = "rq3_hit_rates_paper_thresholds"
 _CTRL = "Control: mean distance to SFD/DFS"
+CTRL = _CTRL
 #: Algorithm 2's grid step (paper: 0.05): the thresholds live on it, so they are judged by equality on it
 GRID_STEP = 0.05
-#: Algorithm 2's minimum region size, as a share of the points it is fitted on: 2% (35 of the full
-#: profile's 1,708). The paper states none; without one the scan picks a DFS corner of a single pair
-#: when CodeScore-style is left out (rq3_ablation, "region floor" 1), and 1%, 2% and 5% gave the same
-#: thresholds for every metric set at the full profile (measured 2026-12-04)
-MIN_REGION_SHARE = 0.02
+#: the former minimum region size, as a share of the fitted points (2%: 35 of the full profile's
+#: 1,708): neither the paper's nor the authors' rule (50 DFS, 50 SFD, 150 Control); kept as the
+#: sensitivity row :data:`lcl.engine.regions.FLOOR_2PCT` and as ``fit``'s default without ``rules``
+MIN_REGION_SHARE = regions.FLOOR_2PCT.min_share
 #: the paper's LoCaL_balanced and CodeScore_test both have 854 pairs (Section 4.5)
 PAPER_SAMPLE = 854
 _N = ("a count of pairs in our LoCaL_balanced / CodeScore_test sample, whose size differs from the paper's "
       f"{PAPER_SAMPLE}: not comparable (the shares are compared by the conclusions)")
-_N_CI = ("the share's 95% interval over repeated draws of LoCaL_balanced (rq3_draws_summary) times the sample "
-         f"size, when the sample has the paper's {PAPER_SAMPLE} pairs")
+_N_CI = ("the share's 95% bootstrap interval over pairs under the paper's thresholds (rq3_draws_summary) times the "
+         f"sample size, when the sample has the paper's {PAPER_SAMPLE} pairs")
 _SETS = (("local", "LoCaL_balanced"), ("base", "CodeScore_test"))
 
 
@@ -77,14 +92,25 @@ def _rq3_links() -> list[Link | Derived]:
         out.append(Link(f"RQ3.{tag}.ctrl_dist", COVERAGE, "Dataset", ds, _CTRL, ci_table=DRAWS))
         out += [Link(f"aux.RQ3.{tag}.{r.lower()}_share", COVERAGE, "Dataset", ds, f"{r} %", paper=False, ci_table=DRAWS)
                 for r in ("SFD", "DFS")]
-    out += [Link(cid, HITS, "Variants", kind, "%", low="CI low", high="CI high")
-            for cid, kind in (("RQ3.mut_in_sfd", "MUT"), ("RQ3.opt_in_dfs", "OPT"))]
-    # how each optimised variant was made (rq3_hit_rates_by_source): the by-construction test reads it
+    # hit rates under the paper's thresholds (Section 4.5.2 counts with them); ours fitted in rq3_hit_rates.
+    # The optimised share is read on PIE's fast programs only: the rewriter's variants stop at a surface
+    # target drawn from the released GPT-4 variants, so where they land is construction, not measurement;
+    # the share over every optimised variant of LoCaL is kept beside it (aux.RQ3.opt_in_dfs.all)
+    out += [Link(cid, HITS_PAPER, "Variants", kind, "%", low="CI low", high="CI high")
+            for cid, kind in (("RQ3.mut_in_sfd", "MUT"), ("RQ3.opt_in_dfs", OPT_PIE))]
+    out.append(Link("aux.RQ3.opt_in_dfs.all", HITS_PAPER, "Variants", "OPT", "%", low="CI low", high="CI high",
+                    paper=False))
+    # whether each threshold of the primary fit (the authors' rules) sits on an end of its search range:
+    # 1.0 on it (the value says where the search stopped), 0.0 inside
+    out += [Link(f"aux.RQ3.on_bound.{k}", THRESHOLDS, "used", "True", on_bound_column(k), paper=False)
+            for k in regions.KEYS]
+    # how each optimised variant was made (rq3_hit_rates_by_source), each share under the paper's thresholds
+    # with its Wilson interval: the by-construction test reads it
     for i, source in enumerate(_OPT_SOURCES):
         out += [Link(f"aux.RQ3.opt_source.{i}.{col}", BY_SOURCE, "Source", source, column, paper=False)
-                for col, column in (("n", "n"), ("inside", "inside DFS"), ("sim", "mean SurfaceSim"))]
-        out.append(Link(f"aux.RQ3.opt_source.{i}.share", BY_SOURCE, "Source", source, "%", low="CI low",
-                        high="CI high", paper=False))
+                for col, column in (("n", "n"), ("inside", PAPER_INSIDE), ("sim", "mean SurfaceSim"))]
+        out.append(Link(f"aux.RQ3.opt_source.{i}.share", BY_SOURCE, "Source", source, PAPER_SHARE,
+                        low=f"{PAPER_SHARE} CI low", high=f"{PAPER_SHARE} CI high", paper=False))
     # the authors' released variants under the paper's thresholds (rq3_released_variants, region_checks)
     for tag, row in (("opt", "all OPT"), ("mut", "all MUT")):
         out.append(Link(f"aux.RQ3.released.{tag}", RELEASED, "Variants", row, "%, paper's thresholds",
@@ -93,13 +119,33 @@ def _rq3_links() -> list[Link | Derived]:
 
 
 BY_SOURCE, RELEASED = "rq3_hit_rates_by_source", "rq3_released_variants"
+#: the hit-rate tables' row of the optimised variants nobody here built (PIE's fast programs, the
+#: optimised variants the authors took from PIE): RQ3.opt_in_dfs reads it
+OPT_PIE = "OPT (PIE fast programs)"
+#: the by-source table's column saying how a source's hit rate is to be read (:func:`judged_as`)
+JUDGED = "judged"
+BY_CONSTRUCTION = ("by construction: the rewriter stops at a surface target drawn from the released GPT-4 "
+                   "variants' SurfaceSim (lcl.study.surface_budget)")
+MEASURED = "measured"
+#: the by-source table's columns under the paper's thresholds
+PAPER_INSIDE, PAPER_SHARE = "inside DFS, paper's thresholds", "%, paper's thresholds"
+
+
+def on_bound_column(key: str) -> str:
+    """The thresholds table's numeric column for ``key``: 1.0 when the fit's ``key`` sits on an end
+    of its search range, 0.0 inside (what ``aux.RQ3.on_bound.<key>`` reads)."""
+    return f"{ON_BOUND}: {key}"
+
+
 #: dataset.OPT_SOURCES, in its order (0, 1: the rewriter; 2: PIE's fast programs; 3: human-written clones)
 _OPT_SOURCES = ("rewriter (surface only)", "rewriter (algorithmic strategies)", "PIE fast programs",
                 "human-written clones")
 
 
-#: Section 4.5's claims: thresholds and control distances with their spread over repeated draws
-#: of LoCaL_balanced (rq3_draws_summary), hit rates with a Wilson 95 % CI
+#: Section 4.5's claims: the thresholds of Algorithm 2 under the authors' rules (rq3_thresholds, row
+#: "used"); region counts, shares and control distances under the paper's thresholds (rq3_coverage);
+#: each with its bootstrap interval over pairs (rq3_draws_summary); hit rates under the paper's
+#: thresholds with a Wilson 95 % CI (rq3_hit_rates_paper_thresholds)
 CLAIMS: list[Link | Derived] = _rq3_links()
 
 
@@ -126,34 +172,71 @@ def min_region(n: int, share: float = MIN_REGION_SHARE) -> int:
     return max(1, math.ceil(share * n - 1e-9))
 
 
-def fit(frames: dict[str, pd.DataFrame], metric_columns: list[str], *, step: float,
-        error: regions.ErrorKind, min_share: float = MIN_REGION_SHARE) -> regions.Thresholds | None:
-    """Algorithm 2 on the union of ``frames`` (pairs with SurfaceSim, df_score and the CEMs), each
-    region holding at least ``min_share`` of the points; None when no grid tuple does (too few or
-    too uniform points)."""
+def fit(frames: dict[str, pd.DataFrame], metric_columns: list[str], *, step: float = GRID_STEP,
+        error: regions.ErrorKind = "squared", min_share: float = MIN_REGION_SHARE,
+        rules: regions.SearchRules | None = None, quiet: bool = False) -> regions.Thresholds | None:
+    """Algorithm 2 on the union of ``frames`` (pairs with SurfaceSim, df_score and the CEMs) under
+    ``rules``; without them, as printed with each region holding at least ``min_share`` of the
+    points (the former rule). None when no grid tuple qualifies (too few or too uniform points)."""
     union = pd.concat(list(frames.values()), ignore_index=True)
     union = union.dropna(subset=[X, Y, *metric_columns])
     scores = {c: union[c].to_numpy(float) for c in metric_columns}
+    x, y = union[X].to_numpy(float), union[Y].to_numpy(float)
     try:
-        return regions.thresholds(union[X].to_numpy(float), union[Y].to_numpy(float), scores, step=step, error=error,
-                                  min_region=min_region(len(union), min_share))
+        if rules is not None:
+            return regions.search(x, y, scores, rules)
+        return regions.thresholds(x, y, scores, step=step, error=error, min_region=min_region(len(union), min_share))
     except ValueError as exc:
-        print(f"Algorithm 2: {exc} ({len(union)} points)")
+        if not quiet:
+            print(f"Algorithm 2: {exc} ({len(union)} points)")
         return None
 
 
-def thresholds_table(fitted: list[regions.Thresholds | None], paper: dict[str, float]) -> pd.DataFrame:
-    """The fitted thresholds (first = the one used) next to the paper's."""
-    keys = ("x_lo", "x_hi", "y_lo", "y_hi")
-    rows = [{"error": th.error, **{k: getattr(th, k) for k in keys}, "objective": th.objective, "used": i == 0}
-            for i, th in enumerate(fitted) if th is not None]
-    rows.append({"error": "paper", **paper, "objective": None, "used": False})
-    return pd.DataFrame(rows, columns=["error", *keys, "objective", "used"])
+def fit_rule_sets(frames: dict[str, pd.DataFrame], metric_columns: list[str],
+                  rule_sets: Sequence[regions.SearchRules]) -> list[regions.Thresholds | None]:
+    """Algorithm 2 (:func:`fit`) on the same points once per search rule set, in the order given (the
+    rows of :func:`thresholds_table`, the used rules first); None where no tuple qualifies under a set,
+    which the table then leaves out, so without a primary fit no row is marked used."""
+    return [fit(frames, metric_columns, rules=r) for r in rule_sets]
+
+
+def point_count(frames: dict[str, pd.DataFrame]) -> int:
+    """The number of pairs Algorithm 2 is handed: the rows of all ``frames`` together, before
+    :func:`fit` drops those missing a score (the count the note of a failed fit names)."""
+    return sum(len(f) for f in frames.values())
+
+
+def thresholds_table(fitted: list[regions.Thresholds | None], paper: dict[str, float],
+                     rules: list[regions.SearchRules] | None = None) -> pd.DataFrame:
+    """The fitted thresholds (first = the one used) next to the paper's: the procedure (the search
+    rules' name), the error, and which thresholds sit on an end of their search range (``rules``,
+    one per fit, the same order; without them the whole grid)."""
+    keys = regions.KEYS
+    rows = []
+    for i, th in enumerate(fitted):
+        if th is None:
+            continue
+        r = rules[i] if rules else regions.SearchRules("", step=th.step)
+        bounds = regions.on_bounds(th, r)
+        rows.append({"procedure": th.rules or r.name, "error": th.error, **{k: getattr(th, k) for k in keys},
+                     "objective": th.objective, "used": i == 0, ON_BOUND: ", ".join(bounds),
+                     **{on_bound_column(k): float(k in bounds) for k in keys}})
+    rows.append({"procedure": "paper", "error": "paper", **paper, "objective": None, "used": False, ON_BOUND: None,
+                 **{on_bound_column(k): None for k in keys}})
+    return pd.DataFrame(rows, columns=["procedure", "error", *keys, "objective", "used", ON_BOUND,
+                                       *(on_bound_column(k) for k in keys)])
+
+
+def on_bound(table: pd.DataFrame, key: str) -> bool:
+    """Whether threshold ``key`` of the thresholds table's used fit sits on an end of its search range."""
+    used = table[table["used"].astype(bool)]
+    return bool(len(used)) and key in str(used.iloc[0][ON_BOUND] or "").split(", ")
 
 
 def region_table(frames: dict[str, pd.DataFrame], th: regions.Thresholds | None) -> pd.DataFrame:
     """Counts and shares per region, and the mean distance of control points to the nearest
-    SFD/DFS boundary, per dataset (empty without thresholds)."""
+    SFD/DFS boundary divided by sqrt(2) (the paper's normalisation: the authors' points under the
+    paper's thresholds give its 0.12 and 0.24 only so), per dataset (empty without thresholds)."""
     rows = []
     for name, f in frames.items():
         if th is None:
@@ -162,7 +245,7 @@ def region_table(frames: dict[str, pd.DataFrame], th: regions.Thresholds | None)
         lab = regions.assign(x, y, th)
         counts = regions.region_counts(lab)
         ctrl = lab == "Control"
-        dist = regions.distance_to_corners(x[ctrl], y[ctrl], th)
+        dist = regions.distance_to_corners(x[ctrl], y[ctrl], th, normalised=True)
         n = len(f)
         rows.append({"Dataset": name, "n": n,
                      **{f"{r}": counts[r] for r in ("SFD", "DFS", "Control")},
@@ -175,18 +258,24 @@ REGION_COLUMNS = ["Dataset", "n", "SFD", "DFS", "Control", "SFD %", "DFS %", "Co
 
 
 def hit_rates(local: pd.DataFrame, th: regions.Thresholds | None) -> pd.DataFrame:
-    """Share of all mutants inside SFD and of all optimised variants inside DFS (None without
-    thresholds)."""
+    """Share of all mutants inside SFD, of all optimised variants inside DFS and, where ``local``
+    says where each optimised variant comes from (``opt_source``, :func:`lcl.study.makeup.opt_source`),
+    of PIE's fast programs inside DFS (:data:`OPT_PIE`: the optimised variants nobody here built,
+    on which RQ3.opt_in_dfs is judged); None without thresholds."""
     lab = regions.assign(local[X].to_numpy(float), local[Y].to_numpy(float), th) if th is not None else None
+    groups = [("MUT", "SFD", (local.variant_type == "MUT").to_numpy()),
+              ("OPT", "DFS", (local.variant_type == "OPT").to_numpy())]
+    if "opt_source" in local:
+        groups.append((OPT_PIE, "DFS", ((local.variant_type == "OPT") & (local["opt_source"] == OPT_SOURCES[2])
+                                        ).to_numpy()))
     rows = []
-    for kind, region in (("MUT", "SFD"), ("OPT", "DFS")):
+    for kind, region, sel in groups:
         if lab is None:
-            rows.append({"Variants": kind, "Region": region, "n": int((local.variant_type == kind).sum()),
+            rows.append({"Variants": kind, "Region": region, "n": int(sel.sum()),
                          "inside": None, "%": None, "CI low": None, "CI high": None})
             continue
-        sel = (local.variant_type == kind).to_numpy()
         hit = int(np.sum(lab[sel] == region))
-        lo, hi = wilson(hit, int(sel.sum()))
+        lo, hi = wilson(hit, int(sel.sum())) if sel.sum() else (None, None)
         rows.append({"Variants": kind, "Region": region, "n": int(sel.sum()), "inside": hit,
                      "%": round(100 * hit / sel.sum(), 2) if sel.sum() else None, "CI low": lo, "CI high": hi})
     return pd.DataFrame(rows, columns=["Variants", "Region", "n", "inside", "%", "CI low", "CI high"])
@@ -230,23 +319,26 @@ def figure1_examples(local: pd.DataFrame, max_lines: int = 14) -> Figure1Example
     return {"reference": first["reference"], "mutant": m, "optimised": o, "shared_reference": False}
 
 
-#: the by-source table's columns under the paper's thresholds
-PAPER_INSIDE, PAPER_SHARE = "inside DFS, paper's thresholds", "%, paper's thresholds"
-
-
 def _inside(g: pd.DataFrame, th: regions.Thresholds | None, region: str) -> int | None:
     if th is None:
         return None
     return int(np.sum(regions.assign(g[X].to_numpy(float), g[Y].to_numpy(float), th) == region))
 
 
+def judged_as(source: str) -> str:
+    """How a source's hit rate is read: :data:`BY_CONSTRUCTION` for the rewriter's variants (ours:
+    stopped at a surface target, so where they land follows from how they were made), else
+    :data:`MEASURED` (PIE's fast programs, the human-written clones)."""
+    return BY_CONSTRUCTION if source.startswith("rewriter") else MEASURED
+
+
 def hit_rates_by_source(frame: pd.DataFrame, th: regions.Thresholds | None,
                         paper: regions.Thresholds | None = None) -> pd.DataFrame:
     """Share of the optimised (DFS) pairs inside DFS per ``opt_source`` (rewriter surface-only,
     rewriter with algorithmic strategies, PIE fast programs, human-written clones), under ``th``
-    and, in the last two columns, under the paper's thresholds ``paper``: a source whose
+    and under the paper's thresholds ``paper`` (each with a Wilson 95% interval): a source whose
     SurfaceSim follows the released variants lands in DFS as often as they do only under the
-    thresholds fitted to them."""
+    thresholds fitted to them. :data:`JUDGED` says which rows are measurements (:func:`judged_as`)."""
     rows = []
     for source in OPT_SOURCES:
         g = frame[frame["opt_source"] == source]
@@ -254,12 +346,15 @@ def hit_rates_by_source(frame: pd.DataFrame, th: regions.Thresholds | None,
             continue
         inside, at_paper = _inside(g, th, "DFS"), _inside(g, paper, "DFS")
         lo, hi = wilson(inside, len(g)) if inside is not None else (None, None)
-        rows.append({"Source": source, "n": len(g), "mean SurfaceSim": round(float(g[X].mean()), 3),
+        plo, phi = wilson(at_paper, len(g)) if at_paper is not None else (None, None)
+        rows.append({"Source": source, JUDGED: judged_as(source), "n": len(g),
+                     "mean SurfaceSim": round(float(g[X].mean()), 3),
                      "inside DFS": inside, "%": round(100 * inside / len(g), 2) if inside is not None else None,
                      "CI low": lo, "CI high": hi, PAPER_INSIDE: at_paper,
-                     PAPER_SHARE: round(100 * at_paper / len(g), 2) if at_paper is not None else None})
-    return pd.DataFrame(rows, columns=["Source", "n", "mean SurfaceSim", "inside DFS", "%", "CI low", "CI high",
-                                       PAPER_INSIDE, PAPER_SHARE])
+                     PAPER_SHARE: round(100 * at_paper / len(g), 2) if at_paper is not None else None,
+                     f"{PAPER_SHARE} CI low": plo, f"{PAPER_SHARE} CI high": phi})
+    return pd.DataFrame(rows, columns=["Source", JUDGED, "n", "mean SurfaceSim", "inside DFS", "%", "CI low", "CI high",
+                                       PAPER_INSIDE, PAPER_SHARE, f"{PAPER_SHARE} CI low", f"{PAPER_SHARE} CI high"])
 
 
 def headline(name: str, th: regions.Thresholds | None, cov: pd.DataFrame,
@@ -276,9 +371,116 @@ def headline(name: str, th: regions.Thresholds | None, cov: pd.DataFrame,
     return row
 
 
-# ----------------------------------------------------------------------------- repeated draws
+# ----------------------------------------------------------------------------- bootstrap over pairs
+def boot_count(bootstrap: int) -> int:
+    """Bootstrap replicates of RQ3's refits for a profile whose other intervals take ``bootstrap``
+    resamples: a tenth (each replicate reruns Algorithm 2; full 200, quick 20, smoke 5)."""
+    return max(5, bootstrap // 10)
+
+
+def resample(frames: dict[str, pd.DataFrame], rng: np.random.Generator) -> dict[str, pd.DataFrame]:
+    """Each dataset's pairs drawn with replacement, its size kept, within each ``variant_type``
+    (LoCaL_balanced stays balanced): one bootstrap replicate over pairs."""
+    out = {}
+    for name, f in frames.items():
+        groups = f.groupby(f["variant_type"].fillna("-"), sort=True).indices if "variant_type" in f else {"": range(len(f))}
+        idx = np.concatenate([rng.choice(np.asarray(g), size=len(g), replace=True) for g in groups.values()]
+                             ) if len(f) else np.array([], int)
+        out[name] = f.iloc[np.sort(idx)].reset_index(drop=True)
+    return out
+
+
+def _shares(frames: dict[str, pd.DataFrame], th: regions.Thresholds | None) -> dict[str, float | None]:
+    """``<tag>.sfd_share``, ``<tag>.dfs_share``, ``<tag>.ctrl_dist`` of the first (LoCaL) and second
+    (baseline) dataset under ``th``."""
+    cov = region_table(frames, th)
+    row: dict[str, float | None] = {}
+    for (tag, _), (_, r) in zip(_SETS, cov.iterrows(), strict=False):
+        for col, key in (("SFD %", "sfd_share"), ("DFS %", "dfs_share"), (_CTRL, "ctrl_dist")):
+            row[f"{tag}.{key}"] = r[col]
+    return row
+
+
+def bootstrap(frames: dict[str, pd.DataFrame], metric_columns: list[str], rules: regions.SearchRules, n_boot: int,
+              seed: int, *, label: str = "ours", shares_under: regions.Thresholds | None = None) -> pd.DataFrame:
+    """One row per bootstrap replicate over pairs (:func:`resample`, seeded by ``lcl.core.seeds``
+    from ``seed``, ``label`` and the replicate, so every rule set sees the same replicates): the
+    thresholds Algorithm 2 fits under ``rules`` (None where no tuple qualifies) and the first two
+    datasets' shares and control distances under ``shares_under`` (the paper's thresholds for the
+    claims), or under the refit thresholds when it is None."""
+    rows = []
+    for b in range(n_boot):
+        rng = np.random.default_rng(seeds.unit_seed(seed, "rq3-bootstrap", label, b))
+        rep = resample(frames, rng)
+        th = fit(rep, metric_columns, rules=rules, quiet=True)
+        row: dict[str, float | None] = {"replicate": b, **{k: getattr(th, k) if th else None for k in regions.KEYS}}
+        under = shares_under if shares_under is not None else th
+        row.update(_shares(rep, under) if under is not None else {})
+        rows.append(row)
+    return pd.DataFrame(rows, columns=["replicate", *DRAW_CLAIMS])
+
+
+def _interval(v: pd.Series) -> tuple[float, float]:
+    x = pd.to_numeric(v, errors="coerce").dropna().to_numpy(float)
+    if len(x) < 2:
+        return math.nan, math.nan
+    lo, hi = np.quantile(x, [0.025, 0.975])
+    return float(lo), float(hi)
+
+
+def rule_sets() -> list[regions.SearchRules]:
+    """The rows of :func:`search_rules_table`: the authors' rules, each removed alone, the bounds and
+    the rounded tie removed together, Algorithm 2 as printed and the former 2% floor."""
+    a = PRIMARY_RULES
+    both = dataclasses.replace(a.without("bounds"), tie_decimals=None,
+                               name=f"{a.name}, without the search bounds and the rounded tie rule")
+    return [a, *(a.without(r) for r in regions.RULE_NAMES), both, regions.AS_PRINTED, regions.FLOOR_2PCT]
+
+
+@dataclasses.dataclass(frozen=True)
+class PointSet:
+    """Points Algorithm 2 is fitted on: a LoCaL-side and a baseline dataset, and the metric columns."""
+
+    name: str
+    frames: dict[str, pd.DataFrame] = dataclasses.field(hash=False, compare=False)
+    metrics: tuple[str, ...]
+
+
+SHARE_COLUMNS = ("LoCaL SFD %", "LoCaL DFS %", "baseline SFD %", "baseline DFS %")
+
+
+def search_rules_table(point_sets: list[PointSet], rules: list[regions.SearchRules], n_boot: int,
+                       seed: int) -> pd.DataFrame:
+    """Algorithm 2 under each of ``rules`` on each point set: thresholds, objective, which sit on an
+    end of the search range, the two datasets' SFD/DFS shares under them, and a 95% bootstrap
+    interval over pairs (``n_boot`` replicates, refit each time) for every threshold and share."""
+    rows = []
+    for ps in point_sets:
+        n = sum(len(f) for f in ps.frames.values())
+        for r in rules:
+            th = fit(ps.frames, list(ps.metrics), rules=r, quiet=True)
+            boot = bootstrap(ps.frames, list(ps.metrics), r, n_boot, seed, label=ps.name)
+            row: dict[str, object] = {"Points": ps.name, "Metrics": ", ".join(ps.metrics), "Rules": r.name, "n": n}
+            for k in regions.KEYS:
+                row[k] = getattr(th, k) if th else None
+                row[f"{k} CI low"], row[f"{k} CI high"] = _interval(boot[k])
+            row["objective"] = round(th.objective, 4) if th else None
+            row[ON_BOUND] = ", ".join(regions.on_bounds(th, r)) if th else None
+            sh = _shares(ps.frames, th) if th else {}
+            for col, key in zip(SHARE_COLUMNS, ("local.sfd_share", "local.dfs_share", "base.sfd_share",
+                                                "base.dfs_share"), strict=True):
+                row[col] = sh.get(key)
+                row[f"{col} CI low"], row[f"{col} CI high"] = _interval(boot[key])
+            row["bootstrap fits"] = int(boot["x_lo"].notna().sum())
+            rows.append(row)
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------- repeated draws (former spread)
 def draw_seeds(seed: int, k: int) -> list[int]:
-    """``k`` recorded seeds for repeated draws of LoCaL_balanced, derived from ``seed``."""
+    """``k`` recorded seeds for repeated draws of LoCaL_balanced, derived from ``seed`` (the former
+    spread: when LoCaL holds fewer optimised variants than a draw takes, every draw takes them all,
+    so it has no pair-level uncertainty; :func:`bootstrap` replaces it)."""
     return [int(s) for s in np.random.default_rng(seed).integers(0, 2**31 - 1, size=k)]
 
 
@@ -309,15 +511,45 @@ def draws(scored_local: pd.DataFrame, scored_base: pd.DataFrame, metric_columns:
     return pd.DataFrame(rows, columns=["seed", *DRAW_CLAIMS])
 
 
-def draws_summary(table: pd.DataFrame) -> pd.DataFrame:
-    """Per claim: mean, std and the 2.5-97.5 percentile range over the draws (the CI of the claims table)."""
+#: how draws_summary's interval was made (its ``interval`` column)
+BOOT_INTERVAL = "percentile bootstrap over pairs (2.5-97.5 over the replicates)"
+WILSON_FALLBACK = ("Wilson 95% of the count: every bootstrap replicate gave the same share (each kind's pairs all "
+                   "on one side of the corner, and resampling within each kind keeps the kinds' sizes)")
+
+
+def draws_summary(table: pd.DataFrame, counts: pd.DataFrame | None = None) -> pd.DataFrame:
+    """Per claim: mean, std and the 2.5-97.5 percentile range over the bootstrap replicates (or
+    draws) of ``table`` (the CI of the claims table). With ``counts`` (:func:`region_table` under
+    the thresholds the shares are counted with), a share whose replicates are all equal gets the
+    Wilson interval of its count instead (:data:`WILSON_FALLBACK`): a percentile interval of zero
+    width there says the resampling cannot move the share, not that the share is known exactly."""
+    c = counts.set_index("Dataset") if counts is not None and len(counts) else pd.DataFrame()
     rows = []
     for col, cid in DRAW_CLAIMS.items():
         v = pd.to_numeric(table[col], errors="coerce").dropna().to_numpy(float) if col in table else np.array([])
         lo, hi = (np.quantile(v, [0.025, 0.975]) if len(v) > 1 else (np.nan, np.nan))
+        how = BOOT_INTERVAL if len(v) > 1 else ""
+        share = _share_count(c, col)
+        if share is not None and len(v) > 1 and float(hi) - float(lo) < 1e-12:
+            lo, hi = wilson(*share)
+            how = WILSON_FALLBACK
         rows.append({"claim_id": cid, "draws": len(v), "mean": float(v.mean()) if len(v) else np.nan,
-                     "std": float(v.std(ddof=1)) if len(v) > 1 else np.nan, "CI low": float(lo), "CI high": float(hi)})
-    return pd.DataFrame(rows)
+                     "std": float(v.std(ddof=1)) if len(v) > 1 else np.nan, "CI low": float(lo), "CI high": float(hi),
+                     "interval": how})
+    return pd.DataFrame(rows, columns=["claim_id", "draws", "mean", "std", "CI low", "CI high", "interval"])
+
+
+def _share_count(counts: pd.DataFrame, col: str) -> tuple[int, int] | None:
+    """(pairs in the region, pairs) of the draw column ``col`` (``<tag>.<region>_share``) in ``counts``."""
+    tag, _, key = col.partition(".")
+    if not key.endswith("_share") or not len(counts):
+        return None
+    ds = dict(_SETS).get(tag)
+    region = key.removesuffix("_share").upper()
+    if ds not in counts.index or region not in counts.columns:
+        return None
+    n, k = counts.loc[ds, "n"], counts.loc[ds, region]
+    return (int(k), int(n)) if pd.notna(n) and pd.notna(k) and int(n) > 0 else None
 
 
 def plot_regions(frames: dict[str, pd.DataFrame], th: regions.Thresholds | None) -> Figure:
@@ -340,7 +572,8 @@ def plot_regions(frames: dict[str, pd.DataFrame], th: regions.Thresholds | None)
         ax.set_xlabel("SurfaceSim (Eq. 1)")
         ax.legend(frameon=False, fontsize=8, loc="center left")
     axes[0].set_ylabel("df_score (Algorithm 1)")
-    fig.suptitle(f"Regions from Algorithm 2: x_lo={th.x_lo:.2f}, x_hi={th.x_hi:.2f}, y_lo={th.y_lo:.2f}, y_hi={th.y_hi:.2f}"
+    source = "the paper's thresholds" if th is not None and th.error == "paper" else "Algorithm 2"
+    fig.suptitle(f"Regions from {source}: x_lo={th.x_lo:.2f}, x_hi={th.x_hi:.2f}, y_lo={th.y_lo:.2f}, y_hi={th.y_hi:.2f}"
                  if th else "Algorithm 2: no thresholds (too few pairs)", fontsize=10)
     fig.tight_layout()
     return fig

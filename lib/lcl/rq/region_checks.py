@@ -11,8 +11,8 @@ Three checks, each a table of notebook 05:
   HumanEval, MBPP and APPS, PIE's fast programs, their mutants) inside DFS / SFD, under the
   paper's thresholds and ours: no generator of ours and no threshold of ours shaped them.
 - :func:`ablation` fits Algorithm 2 again with metric sets that leave the substitutes out, with
-  and without the minimum region size, and on the authors' released pairs (with their own metric
-  scores), so the table shows what moves each threshold.
+  and without the minimum region sizes, and on the authors' released pairs (with their own metric
+  scores); what the search rules themselves do is :func:`lcl.rq.coverage.search_rules_table`.
 """
 
 from __future__ import annotations
@@ -25,6 +25,7 @@ import pandas as pd
 
 from lcl.core.claim_links import PAPER_CEMS
 from lcl.engine import regions
+from lcl.study import scoring
 from lcl.study.sources import not_computed
 
 from . import coverage
@@ -47,16 +48,21 @@ def paper_thresholds(values: dict[str, float], step: float) -> regions.Threshold
 def paper_threshold_table(frames: dict[str, pd.DataFrame], paper: regions.Thresholds | None,
                           ours: regions.Thresholds | None, paper_counts: dict[str, float]) -> pd.DataFrame:
     """Counts per region of each dataset under the paper's thresholds and under ours, with the
-    paper's counts (``paper_counts[f"{dataset}.{region}"]``, from the claims data) beside them."""
+    paper's counts (``paper_counts[f"{dataset}.{region}"]``, from the claims data) beside them, and
+    the control points' mean distance to the nearest corner (divided by sqrt(2), as the paper's)."""
     rows = []
-    for label, th in (("paper's", paper), ("ours (Algorithm 2)", ours)):
+    for label, th in (("paper's", paper), (OURS_LABEL, ours)):
         for _, r in coverage.region_table(frames, th).iterrows():
             rows.append({"Thresholds": label, "Dataset": r["Dataset"], "n": r["n"], "SFD": r["SFD"], "DFS": r["DFS"],
-                         "SFD %": r["SFD %"], "DFS %": r["DFS %"],
+                         "SFD %": r["SFD %"], "DFS %": r["DFS %"], coverage.CTRL: r[coverage.CTRL],
                          "SFD (paper)": paper_counts.get(f"{r['Dataset']}.SFD"),
                          "DFS (paper)": paper_counts.get(f"{r['Dataset']}.DFS")})
-    return pd.DataFrame(rows, columns=["Thresholds", "Dataset", "n", "SFD", "DFS", "SFD %", "DFS %", "SFD (paper)",
-                                       "DFS (paper)"])
+    return pd.DataFrame(rows, columns=["Thresholds", "Dataset", "n", "SFD", "DFS", "SFD %", "DFS %", coverage.CTRL,
+                                       "SFD (paper)", "DFS (paper)"])
+
+
+#: the paper-threshold table's label of our fit (Algorithm 2 under the authors' search rules)
+OURS_LABEL = "ours (Algorithm 2, authors' rules)"
 
 
 #: the released pairs' sources as the paper names them (Section 2.3): GPT-4 optimised the
@@ -148,18 +154,26 @@ def ablation_fits(frames: dict[str, pd.DataFrame], cems: list[str], substitutes:
 
 
 def ablation(fits: list[Fit], count_on: dict[str, pd.DataFrame], paper: regions.Thresholds | None, *,
-             step: float, error: regions.ErrorKind) -> pd.DataFrame:
+             step: float, error: regions.ErrorKind, rules: regions.SearchRules | None = None) -> pd.DataFrame:
     """One row per fit: its thresholds, objective and smallest region (on the points it was fitted
     on), and the SFD / DFS counts its thresholds give on ``count_on`` (our LoCaL_balanced and
-    CodeScore_test, the same for every row); the paper's thresholds as the last row."""
+    CodeScore_test, the same for every row); the paper's thresholds as the last row. With ``rules``
+    every fit runs under them, a fit whose ``floor`` is 0 without their minimum region sizes
+    ("region floor": the smallest minimum); without, the former rule (``floor`` of the points)."""
     rows = []
     for f in fits:
-        th = coverage.fit(f.frames, list(f.metrics), step=step, error=error, min_share=f.floor)
         union = pd.concat(list(f.frames.values()), ignore_index=True).dropna(subset=[X, Y, *f.metrics])
+        if rules is not None:
+            r = rules if f.floor else rules.without("min_sizes")
+            th = coverage.fit(f.frames, list(f.metrics), rules=r)
+            floor, rule_text = min(r.minimums(len(union))), _sizes_text(r, len(union))
+        else:
+            th = coverage.fit(f.frames, list(f.metrics), step=step, error=error, min_share=f.floor)
+            floor, rule_text = coverage.min_region(len(union), f.floor), f"{f.floor:.0%} of the points" if f.floor else "none"
         smallest = (min(regions.region_counts(regions.assign(union[X], union[Y], th)).values())
                     if th is not None else None)
-        rows.append({**_row(f.fitted_on, ", ".join(f.metrics), coverage.min_region(len(union), f.floor), len(union),
-                            th, smallest, count_on), FLOOR_RULE: f"{f.floor:.0%} of the points" if f.floor else "none"})
+        rows.append({**_row(f.fitted_on, ", ".join(f.metrics), floor, len(union), th, smallest, count_on),
+                     FLOOR_RULE: rule_text})
     rows.append({**_row("(the paper's fit)", "the paper's four CEMs", None, None, paper, None, count_on),
                  FLOOR_RULE: None})
     out = pd.DataFrame(rows)
@@ -168,6 +182,40 @@ def ablation(fits: list[Fit], count_on: dict[str, pd.DataFrame], paper: regions.
     out = out[first + [c for c in out.columns if c not in first]]
     counts = [c for c in out.columns if c in ("points", "region floor", "smallest region") or c.endswith(("SFD", "DFS"))]
     return out.astype(dict.fromkeys(counts, "Int64"))  # counts stay integers beside the paper row's blanks
+
+
+#: the search-rules table's point sets: ours, and the authors' released pairs (their own scores) with
+#: CodeScore_test (ours: the reimplemented CEMs, then each substitute in)
+RULE_OURS, RULE_AUTHORS = "ours", "released LoCaL (authors' scores) + CodeScore_test"
+
+
+def rule_point_sets(frames: dict[str, pd.DataFrame], cems: list[str], substitutes: list[str],
+                    released_authors: pd.DataFrame | None) -> list[coverage.PointSet]:
+    """The point sets of :func:`lcl.rq.coverage.search_rules_table`: our LoCaL_balanced and
+    CodeScore_test with every CEM and with the reimplemented ones only; a balanced draw of the
+    authors' released pairs (their SurfaceSim, labels and scores of all four CEMs) with our scored
+    CodeScore_test, on CodeBLEU and CrystalBLEU, then with each substitute in (the authors' value on
+    their pairs, ours on CodeScore_test), then with both."""
+    plain = [c for c in cems if c not in substitutes]
+    sets = [coverage.PointSet(RULE_OURS, frames, tuple(cems))]
+    if plain and plain != cems:
+        sets.append(coverage.PointSet(RULE_OURS, frames, tuple(plain)))
+    if released_authors is None or released_authors.empty or "CodeScore_test" not in frames:
+        return sets
+    base = frames["CodeScore_test"].rename(columns={c: scoring.paper_name(c) for c in cems})
+    named = [scoring.paper_name(c) for c in cems]
+    have = [c for c in named if c in released_authors.columns and c in base.columns]
+    det = [scoring.paper_name(c) for c in plain if scoring.paper_name(c) in have]
+    subs = [scoring.paper_name(c) for c in substitutes if scoring.paper_name(c) in have]
+    pair = {"released LoCaL_balanced": released_authors, "CodeScore_test": base}
+    for metrics in ([det] if det else []) + [det + [s] for s in subs] + ([det + subs] if len(subs) > 1 else []):
+        sets.append(coverage.PointSet(RULE_AUTHORS, pair, tuple(metrics)))
+    return sets
+
+
+def _sizes_text(rules: regions.SearchRules, n: int) -> str:
+    d, s, c = rules.minimums(n)
+    return "none" if d == s == c == 1 else f"{d} DFS, {s} SFD, {c} Control"
 
 
 def _row(fitted_on: str, metrics: str, floor: int | None, n: int | None, th: regions.Thresholds | None,

@@ -16,18 +16,27 @@ from typing import Any
 import pandas as pd
 
 from lcl.study import scoring
-from lcl.study.rq2_pool import LOCAL, PIE_PAIRS, candidates_per_df0, fuzz_cost
+from lcl.study.rq2_pool import LOCAL, LOCAL_DF0, PIE_PAIRS, candidates_per_df0, fuzz_cost
+from lcl.study.sources import not_computed
 
 from .distinguish import ORIG, REPL, SURFACE_LABEL, Repetition, fmt, mean_lines, repetition_scores, table4, union
 
 #: the mutant populations as the notebook names them
-POPULATION_NAMES = {PIE_PAIRS: "the slow programs of the PIE pairs", LOCAL: "LoCaL's 100 PIE slow programs"}
+POPULATION_NAMES = {LOCAL_DF0: "LoCaL's df = 0 mutants, every benchmark (the authors' script)",
+                    PIE_PAIRS: "fresh mutants of the slow programs of the PIE pairs",
+                    LOCAL: "fresh mutants of LoCaL's 100 PIE slow programs"}
 
 
 # ----------------------------------------------------------------------------- tables shown
 def counted(counts: Mapping[str, int]) -> list[str]:
     """``what = count`` per entry of a ledger (the notes under Table 4)."""
     return [f"{what} = {c}" for what, c in counts.items()]
+
+
+def count_table(counts: Mapping[str, int]) -> pd.DataFrame:
+    """A ledger (``what`` -> count, e.g. :func:`lcl.study.rq2_pool.local_df0_pool`'s) as a two-column
+    table, ``what`` and ``count``, one row per entry in the ledger's order."""
+    return pd.DataFrame([{"what": w, "count": c} for w, c in counts.items()])
 
 
 def ledger_notes(ledger: pd.DataFrame) -> list[str]:
@@ -50,15 +59,19 @@ def cost_designs(sample: Mapping[str, float], k: int, n: int) -> pd.DataFrame:
 
 def score_populations(rep_sets: Mapping[str, Sequence[Repetition]], model: Any
                       ) -> tuple[dict[str, pd.DataFrame], dict[str, int], dict[str, pd.DataFrame]]:
-    """Each population's repetitions scored as one union (:func:`lcl.rq.distinguish.union`): the
-    long per-repetition table, the number of distinct pairs scored and the scored pairs."""
+    """Every population's repetitions scored as one union (:func:`lcl.rq.distinguish.union`; the
+    populations share their equivalent and cross pairs, so those are scored once): the long
+    per-repetition table of each population, its number of distinct pairs and its scored pairs."""
+    every = union([rep for reps in rep_sets.values() for rep in reps])
+    frame = scoring.pairs_frame(every)
+    scored = scoring.score_frame(frame, codescore_model=model) if len(frame) else frame
     longs: dict[str, pd.DataFrame] = {}
     n_scored: dict[str, int] = {}
     scored_by: dict[str, pd.DataFrame] = {}
     for pop, reps in rep_sets.items():
-        frame = scoring.pairs_frame(union(reps))
-        scored_by[pop] = scored = scoring.score_frame(frame, codescore_model=model) if len(frame) else frame
-        longs[pop], n_scored[pop] = repetition_scores(scored, reps), len(frame)
+        ids = {row["id"] for row in union(reps)}
+        scored_by[pop] = scored[scored["id"].isin(ids)].reset_index(drop=True) if len(scored) else scored
+        longs[pop], n_scored[pop] = repetition_scores(scored_by[pop], reps), len(ids)
     return longs, n_scored, scored_by
 
 
@@ -116,9 +129,20 @@ def surface_sentence(t4: pd.DataFrame) -> list[str]:
             f"{'more' if s['NEQ repl'] > s['EQ'] else 'less'} alike than the equivalent pairs."]
 
 
-def table4_sentences(t4: pd.DataFrame, k: int) -> list[str]:
+def primary_sentences(pool_counts: Mapping[str, int], n_pool: int, n: int, k: int) -> list[str]:
+    """Which population Table 4 is built from (the authors' script's), and what our LoCaL holds of it."""
+    if not n_pool:
+        return [not_computed(f"Table 4 on {POPULATION_NAMES[LOCAL_DF0]} (no LoCaL mutant with df_score = 0 here)")]
+    prefix = "kept (df_score = 0): "
+    by_bench = ", ".join(f"{k_[len(prefix):]} {v}" for k_, v in pool_counts.items() if k_.startswith(prefix))
+    return [f"- Table 4 and every RQ2 claim come from {POPULATION_NAMES[LOCAL_DF0]}: {k} repetitions, each drawing "
+            f"{n} PIE pairs, their mismatched cross pairs and {min(n, n_pool)} of the {n_pool} mutants with "
+            f"df_score = 0 in our LoCaL ({by_bench}); the other populations are sensitivity rows."]
+
+
+def table4_sentences(t4: pd.DataFrame, k: int, population: str = LOCAL_DF0) -> list[str]:
     """Which CEMs keep d > 1 on ds_orig and fall below 1 on ds_replaced, the drops, mean scores,
-    the ranking by drop and the sizes, ours beside the paper's."""
+    the ranking by drop and the sizes, ours beside the paper's, naming the population."""
     cem = cems(t4)
     name = scoring.paper_name
     above = [name(m) for m, d in zip(cem.metric, cem["d orig"], strict=True) if d > 1]
@@ -129,7 +153,8 @@ def table4_sentences(t4: pd.DataFrame, k: int) -> list[str]:
         f"{name(r['metric'])} {r['EQ']:.2f} ({r['EQ (paper)']}) / {r['NEQ orig']:.2f} ({r['NEQ orig (paper)']}) / "
         f"{r['NEQ repl']:.2f} ({r['NEQ repl (paper)']})" for _, r in cem.iterrows())
     return [
-        f"- d > 1 on ds_orig: {', '.join(above) or 'none'} of {len(cem)} CEMs (paper: all four).",
+        f"- Table 4 (mutants: {POPULATION_NAMES[population]}): d > 1 on ds_orig: {', '.join(above) or 'none'} "
+        f"of {len(cem)} CEMs (paper: all four).",
         f"- d < 1 on ds_replaced: {', '.join(below) or 'none'} of {len(cem)} (paper: all four).",
         "- Drop in d: " + ", ".join(f"{name(r['metric'])} {r['drop %']:.1f}% (paper {r['drop % (paper)']})"
                                     for _, r in cem.iterrows()) + ".",
@@ -158,10 +183,32 @@ def population_sentences(t4: pd.DataFrame, tables: Mapping[str, pd.DataFrame],
         s_pop = t_pop.loc[SURFACE_LABEL]
         neq = ", ".join(f"{scoring.paper_name(m)} {t_pop.loc[m, 'NEQ repl']:.2f}" for m in cems(t4).metric
                         if m in t_pop.index)
+        d = ", ".join(f"{scoring.paper_name(m)} {fmt(t_pop.loc[m, 'd repl'], t_pop.loc[m, 'd repl std'])}"
+                      for m in cems(t4).metric if m in t_pop.index)
         programs = len({m["task"] for pool in pools_r for m in pool})
-        out.append(f"- Mutants of {POPULATION_NAMES[pop]}: SurfaceSim {fmt(s_pop['NEQ repl'], s_pop['NEQ repl std'])}"
+        out.append(f"- {POPULATION_NAMES[pop]}: SurfaceSim {fmt(s_pop['NEQ repl'], s_pop['NEQ repl std'])}"
                    f" (paper {surf_paper}), from {programs} programs of mean {lines_of[pop]:.0f} non-blank lines "
-                   f"(slow programs of the equivalent pairs: {eq_lines:.0f}); NEQ score on ds_replaced: {neq}.")
+                   f"(slow programs of the equivalent pairs: {eq_lines:.0f}); NEQ score on ds_replaced: {neq}; "
+                   f"d on ds_replaced: {d}.")
+    return out
+
+
+def released_sentences(released: pd.DataFrame, paper: float) -> list[str]:
+    """The paper's NEQ-repl SurfaceSim (``paper``) against the released df = 0 mutants
+    (:func:`lcl.rq.distinguish.released_surface`): how many do not parse under Python 3, the
+    authors' and our SurfaceSim over all of them and over the parseable ones, and which of the two
+    means the paper's value is nearer."""
+    if not len(released) or not released["pairs"].max():
+        return [not_computed("the paper's NEQ-repl SurfaceSim on the released LoCaL mutants with df_score = 0")]
+    out = []
+    for _, r in released.iterrows():
+        near = ("all of them" if abs(r["SurfaceSim all"] - paper) < abs(r["SurfaceSim parseable"] - paper)
+                else "the parseable ones")
+        out.append(f"- Released LoCaL mutants with df_score = 0, {r['mutants']}, SurfaceSim {r['SurfaceSim by']}: {r['do not parse']} "
+                   f"of {r['pairs']} ({r['share not parsing']:.1%}) do not parse under Python 3 and score "
+                   f"{r['SurfaceSim not parsing']:.3f}; the mean is {r['SurfaceSim all']:.3f} over all, "
+                   f"{r['SurfaceSim parseable']:.3f} over the parseable ones; the paper's {paper} is nearer "
+                   f"the mean over {near}.")
     return out
 
 
@@ -179,9 +226,10 @@ def constant_sentence(vs_constant: pd.DataFrame, metrics: Sequence[str]) -> list
 def overlap_sentence(shared: float, reps: Sequence[Repetition]) -> list[str]:
     if not reps:
         return []
-    return [f"- Each repetition drew its own df = 0 mutants; on average {shared:.0%} of one repetition's mutants "
-            "are used by another one too (0% would be fully fresh draws). This is a property of the construction "
-            "(the population's size against the 100 each repetition needs), not evidence for any claim."]
+    n = max(len(rep.neq_repl) for rep in reps)
+    return [f"- Each repetition samples its df = 0 mutants afresh; on average {shared:.0%} of one repetition's "
+            "mutants are used by another one too (0% would be fully disjoint draws). This is a property of the "
+            f"construction (the pool's size against the {n} each repetition needs), not evidence for any claim."]
 
 
 def cost_sentences(cost: Mapping[str, Any] | None, k: int, n: int, cap: int | None,

@@ -18,6 +18,7 @@ from lcl.core.claim_links import PAPER_CEMS, paper_value
 from lcl.study import scoring
 from lcl.study.sources import not_computed
 
+from . import effectiveness as eff
 from .effectiveness import curated, worst_benchmark
 
 #: the optimised and mutated subsets of a scored set, as Table 5 names them
@@ -96,8 +97,11 @@ def baseline_mae(t5: pd.DataFrame, cems: Sequence[str]) -> dict[str, float]:
 
 
 def found(t5: pd.DataFrame, inc: pd.DataFrame, inc_groups: pd.DataFrame, worst: pd.DataFrame,
-          worst_by_kind: pd.DataFrame, by_bench_kind: pd.DataFrame, cems: Sequence[str], worst_k: int) -> list[str]:
-    """The "What we found" sentences of notebook 06, each from the tables above."""
+          worst_by_kind: pd.DataFrame, by_bench_kind: pd.DataFrame, cems: Sequence[str], worst_k: int,
+          ints: pd.DataFrame | None = None) -> list[str]:
+    """The "What we found" sentences of notebook 06, each from the tables above (``ints``:
+    :func:`lcl.rq.effectiveness.intervals`, the aggregates over the metrics that are not
+    substitutes with their intervals over pairs, where computed)."""
     t = t5.set_index("Dataset")
     harder = [c for c in cems if t.loc["LoCaL", c] > t.loc["CodeScore_test", c]]
     both = t.loc[["LoCaL", "CodeScore_test"], list(cems)].notna().to_numpy().all()
@@ -107,9 +111,9 @@ def found(t5: pd.DataFrame, inc: pd.DataFrame, inc_groups: pd.DataFrame, worst: 
         (f"- LoCaL is harder than CodeScore_test for {len(harder)} of {len(cems)} CEMs "
          "(" + ", ".join(f"{c}: {t.loc['CodeScore_test', c]:.2f} -> {t.loc['LoCaL', c]:.2f}" for c in cems) + ")."
          if both else not_computed("LoCaL against the CodeScore_test baseline")),
-        (f"- Mean MAE increase over the CEMs: {inc['increase'].mean():.3f} (paper "
-         f"{paper_value('RQ4.mean_mae_increase')})." if inc["increase"].notna().any()
-         else not_computed("the mean MAE increase")),
+        (f"- Mean MAE increase over all the CEMs, substitutes included: {inc['increase'].mean():.3f} (paper "
+         f"{paper_value('RQ4.mean_mae_increase')} over its four); not judged, as it mixes the substitutes in."
+         if inc["increase"].notna().any() else not_computed("the mean MAE increase")),
         ("- Over the metrics that are not substitutes ({}): mean increase {} (the paper's Table 5 on the same "
          "metrics: {}); ratio order {} (paper: {}).".format(
              ", ".join(c for c in cems if c not in subs), *groups.loc[
@@ -126,4 +130,33 @@ def found(t5: pd.DataFrame, inc: pd.DataFrame, inc_groups: pd.DataFrame, worst: 
         f"- The {worst_k} worst pairs per metric have mean |SurfaceSim - df_score| between "
         f"{worst['mean |SurfaceSim - df_score|'].min():.2f} and {worst['mean |SurfaceSim - df_score|'].max():.2f} "
         f"(paper {paper_value('RQ4.worst100_gap')}): the errors sit where surface and behaviour disagree.",
+        *_ties(worst, worst_k),
+        *_aggregates(ints),
     ]
+
+
+def _ties(worst: pd.DataFrame, k: int) -> list[str]:
+    """How much the worst-``k`` gap depends on breaking ties at the cut by id (rq4_worst_cases' tie columns)."""
+    if eff.TIED not in worst or not len(worst):
+        return []
+    parts = [f"{r['Metric']}: {r[eff.TIED_IN]} of {r[eff.TIED]} tied rows picked, gap {r['mean |SurfaceSim - df_score|']:.3f}"
+             f" by id vs {r[eff.TIES_AVERAGED]:.3f} with the tied rows averaged" for _, r in worst.iterrows()
+             if r[eff.TIED] > r[eff.TIED_IN]]
+    return [f"- Ties at the {k}th error, broken by id (the authors keep file order): "
+            + ("; ".join(parts) if parts else "no tied row is left out for any metric, so the tie-break changes "
+               "nothing") + "."]
+
+
+def _aggregates(ints: pd.DataFrame | None) -> list[str]:
+    """The judged aggregates (over the metrics that are not substitutes) with their intervals over pairs."""
+    if ints is None or not len(ints):
+        return []
+    t = ints.set_index("id")
+    out = []
+    for cid, what in (("RQ4.mean_mae_increase", "mean MAE increase"),
+                      ("RQ4.worst100_gap", "worst cases' mean |SurfaceSim - df_score|")):
+        if cid in t.index:
+            r = t.loc[cid]
+            out.append(f"- Over the metrics that are not substitutes (the judged aggregate): {what} {r['value']:.3f} "
+                       f"[{r['CI low']:.3f}, {r['CI high']:.3f}], bootstrap over pairs.")
+    return out

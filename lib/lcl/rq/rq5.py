@@ -3,15 +3,20 @@
 Keep the training size fixed, replace p% of the CodeScore_base training pairs
 (:mod:`lcl.study.codescore_base`) with LoCaL pairs (p = 0, 10, ..., 100), hold LoCaL's PIE pairs out
 for testing, train five independent models per p and report their MAE on Baseline, LoCaL_test
-and Combined beside the mean predictor's (the learned gain). The models are substitutes for
-the CodeScore checkpoint, labelled "CodeScore-style (retrained)" everywhere.
+and Combined beside two comparators that learn (almost) nothing: the mean predictor (the
+training draw's mean label) and the surface rule (one similarity threshold fitted on the same
+training draw, :class:`SurfaceRule`); the learned gain is the model's MAE advantage over each.
+The models are substitutes for the CodeScore checkpoint, labelled "CodeScore-style (retrained)"
+everywhere.
 """
 
 from __future__ import annotations
 
+import difflib
 import math
 import random
 import time
+import warnings
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol, TypedDict
@@ -26,6 +31,7 @@ from lcl.core.profiles import Profile
 from lcl.core.records import PairRow, df_of, has_score
 from lcl.engine.metrics import codescore_style as cs
 from lcl.engine.metrics.cache import pair_digest
+from lcl.engine.similarity import SimilarityWarning, surface_sim_many
 from lcl.engine.stats import mae
 from lcl.engine.variants.mutants import normalise
 from lcl.study.codescore_base import TrainSettings, train_model
@@ -212,19 +218,113 @@ class MeanModel:
         return np.full(len(references), self.value, dtype=float)
 
 
+#: the similarities a surface rule can threshold: name -> how it is written in the tables
+RULE_SIMILARITIES = {"surfacesim": "SurfaceSim", "difflib": "difflib ratio"}
+_SIM_MEMO: dict[tuple[str, str, str], float] = {}
+
+
+def similarities(references: Sequence[str], candidates: Sequence[str], kind: str = "surfacesim") -> np.ndarray:
+    """Each pair's similarity, memoised per (kind, reference, candidate) because every model of the
+    grid draws from the same pools. ``surfacesim``: the engine's SurfaceSim (Eq. 1, ``paper`` mode);
+    ``difflib``: ``difflib.SequenceMatcher(None, reference, candidate).ratio()`` on characters with
+    difflib's default junk heuristic: a check of ours on the authors' RQ5 data (their package holds no
+    difflib rule)."""
+    if kind not in RULE_SIMILARITIES:
+        raise ValueError(f"unknown similarity {kind!r}: one of {sorted(RULE_SIMILARITIES)}")
+    todo = [(r, c) for r, c in zip(references, candidates, strict=True) if (kind, r, c) not in _SIM_MEMO]
+    todo = list(dict.fromkeys(todo))
+    if todo:
+        if kind == "surfacesim":
+            with warnings.catch_warnings():  # unparsable code scores Sim_AST = 0, as everywhere
+                warnings.simplefilter("ignore", SimilarityWarning)
+                got = surface_sim_many([r for r, _ in todo], [c for _, c in todo], workers=1, warn=False)
+        else:
+            got = [difflib.SequenceMatcher(None, r, c).ratio() for r, c in todo]
+        _SIM_MEMO.update({(kind, r, c): float(v) for (r, c), v in zip(todo, got, strict=True)})
+    return np.asarray([_SIM_MEMO[(kind, r, c)] for r, c in zip(references, candidates, strict=True)], float)
+
+
+def fit_threshold(sims: np.ndarray, labels: np.ndarray) -> tuple[float, str, float]:
+    """The decision stump that minimises the training MAE: (threshold t, sense, training MAE),
+    predicting 1 where ``sim >= t`` (sense ``>=``) or where ``sim < t`` (sense ``<``), else 0.
+
+    Both senses are searched because the surface signal can point either way: on CodeScore-style
+    pairs a candidate that looks like its reference tends to be right, on LoCaL the error-prone
+    pairs are built so that it does not (the authors' own check is "1 if similarity < 0.8").
+    With labels in [0, 1] a pair's error under one sense is 1 minus its error under the other, so
+    MAE(<, t) = 1 - MAE(>=, t). Thresholds are the midpoints between consecutive distinct
+    similarities (plus "everything 1" and "everything 0"); ties go to ``>=``, then the lowest t."""
+    if len(sims) == 0:
+        raise ValueError("a surface rule needs at least one training pair")
+    order = np.argsort(sims, kind="stable")
+    s, y = sims[order], labels[order]
+    values, starts = np.unique(s, return_index=True)
+    below_y = np.concatenate([[0.0], np.cumsum(y)])[np.append(starts, len(s))]  # sum of y below each cut
+    n_below = np.append(starts, len(s)).astype(float)
+    n = float(len(s))
+    # cut j: pairs with similarity below the j-th distinct value predicted 0, the rest 1
+    err_ge = (below_y + (n - n_below) - (y.sum() - below_y)) / n
+    cuts = np.concatenate([[values[0]], (values[:-1] + values[1:]) / 2, [math.inf]])
+    best_ge, best_lt = int(np.argmin(err_ge)), int(np.argmax(err_ge))
+    if err_ge[best_ge] <= 1.0 - err_ge[best_lt] + 1e-12:
+        return float(cuts[best_ge]), ">=", float(err_ge[best_ge])
+    return float(cuts[best_lt]), "<", float(1.0 - err_ge[best_lt])
+
+
+class SurfaceRule:
+    """The surface-rule comparator: a rule that learns nothing beyond one threshold on a similarity,
+    fitted on the model's own training draw (never on validation or evaluation pairs) by
+    :func:`fit_threshold`, answering 1 or 0 for every pair. A model that does not beat it has
+    learned no more than how alike the two programs look."""
+
+    def __init__(self, rows: list[PairRow], kind: str = "surfacesim") -> None:
+        if not rows:
+            raise ValueError("the surface rule needs at least one training pair")
+        self.kind = kind
+        sims = similarities([r["reference"] for r in rows], [r["candidate"] for r in rows], kind)
+        self.threshold, self.sense, self.train_mae = fit_threshold(sims, np.asarray([df_of(r) for r in rows], float))
+
+    def predict(self, references: list[str], candidates: list[str]) -> np.ndarray:
+        sims = similarities(references, candidates, self.kind)
+        hit = sims >= self.threshold if self.sense == ">=" else sims < self.threshold
+        return hit.astype(float)
+
+    def describe(self) -> str:
+        """The fitted rule in words, e.g. ``1 if SurfaceSim < 0.812 else 0``."""
+        return f"1 if {RULE_SIMILARITIES[self.kind]} {self.sense} {self.threshold:.3f} else 0"
+
+
 def rq5_config(profile: Profile, mode: str = "full") -> TrainSettings:
     """The CodeScore-style training settings RQ5 uses in ``profile`` (Section 4.7.1 holds them
     constant across p). ``full``: fine-tuning, sized for CPU by the profile (top layers, capped
     steps, short prefix-trimmed inputs, early stopping on the validation split); ``fast``: the
-    frozen-encoder variant (MLP head on cached embeddings), the cheaper sensitivity run."""
+    frozen-encoder variant (MLP head on cached embeddings), the cheaper sensitivity run;
+    ``paper-like``: the paper's fine-tune (every layer, 512 tokens, no trimming, early stopping on
+    the validation split with no step cap), documented for a machine with a GPU and not run by the
+    build (the cost table estimates it; the encoder trains on the CPU unless the engine is given a
+    device)."""
     if mode == "fast":
         return {"mode": "fast", "eval_every": 10, "patience": 3}
+    if mode == "paper-like":
+        return {**PAPER_LIKE, "max_steps": None, "epochs": 10, "batch_size": 16, "lr_full": 2e-5,
+                "eval_every": profile.rq5_eval_every, "patience": max(profile.rq5_patience, 3)}
     if mode != "full":
-        raise ValueError(f"RQ5 mode must be 'full' or 'fast', not {mode!r}")
+        raise ValueError(f"RQ5 mode must be 'full', 'fast' or 'paper-like', not {mode!r}")
     return {"mode": "full", "max_length": profile.rq5_max_length, "unfreeze_layers": profile.rq5_unfreeze_layers,
             "max_steps": profile.rq5_max_steps, "epochs": 100, "batch_size": 16, "lr_full": 2e-4, "lr_head": 3e-3,
             "trim_common_prefix": True, "cache_frozen": profile.rq5_unfreeze_layers is not None,
             "eval_every": profile.rq5_eval_every, "patience": profile.rq5_patience}
+
+
+def setting_sentence(profile: Profile) -> str:
+    """The training setting Table 6 runs in ``profile`` in words, from :func:`rq5_config`: the CPU
+    substitute for the paper's fine-tune, and the paper-like setting that is not run."""
+    cfg = rq5_config(profile)
+    top = "every" if cfg["unfreeze_layers"] is None else f"the top {cfg['unfreeze_layers']}"
+    return (f"CPU setting (a substitute for the paper's fine-tune): {top} encoder layer(s) trained, at most "
+            f"{cfg['max_steps']} optimiser steps of {cfg['batch_size']} pairs, {cfg['max_length']}-token inputs with "
+            "their shared leading lines trimmed, early stopping on the validation split; the paper-like setting "
+            f"({settings_text(rq5_config(profile, 'paper-like'))}) is not run here (no GPU in this build).")
 
 
 def evaluate(model: Scorer, sets: dict[str, list[PairRow]]) -> dict[str, tuple[float, int]]:
@@ -243,8 +343,11 @@ def evaluate(model: Scorer, sets: dict[str, list[PairRow]]) -> dict[str, tuple[f
     return out
 
 
-RUN_COLUMNS = ["p", "model", "seed", "set", "MAE", "MAE (mean baseline)", "n_eval", "n_train", "n_val",
-               "n_local", "steps", "best_val_MAE", "train_s", "model_hash"]
+#: the comparators' MAE columns of the runs table: the mean predictor, the surface rule on SurfaceSim
+#: (Table 6's) and on difflib's ratio (sensitivity)
+MEAN_COL, RULE_COL, DIFFLIB_COL = "MAE (mean baseline)", "MAE (surface rule)", "MAE (surface rule, difflib)"
+RUN_COLUMNS = ["p", "model", "seed", "set", "MAE", MEAN_COL, RULE_COL, DIFFLIB_COL, "n_eval", "n_train", "n_val",
+               "n_local", "steps", "best_val_MAE", "train_s", "model_hash", "surface rule", "difflib rule"]
 
 
 def experiment(base_rows: list[PairRow], local_rows: list[PairRow],
@@ -294,22 +397,30 @@ def experiment(base_rows: list[PairRow], local_rows: list[PairRow],
 
 def _run_rows(p: int, k: int, seed: int, model: Scorer, train_set: list[PairRow], val: list[PairRow],
               sets: dict[str, list[PairRow]]) -> list[dict[str, Any]]:
-    """One model's rows of the runs table: its MAE and the mean baseline's per set, its cost."""
+    """One model's rows of the runs table: its MAE, the mean baseline's and the surface rules' (each
+    fitted on this model's training draw, :class:`SurfaceRule`) per set, its cost."""
     meta = getattr(model, "meta", {}).get("train", {})
     mean = evaluate(MeanModel(train_set), sets)
+    rule, rule_d = SurfaceRule(train_set), SurfaceRule(train_set, "difflib")
+    by_rule, by_difflib = evaluate(rule, sets), evaluate(rule_d, sets)
     common = {"p": p, "model": k, "seed": seed, "n_train": len(train_set), "n_val": len(val),
               "n_local": sum(r.get("source") == "LoCaL" for r in train_set), "steps": meta.get("steps"),
               "best_val_MAE": (meta.get("validation") or {}).get("best_mae"),
               "train_s": getattr(model, "train_seconds", None),
-              "model_hash": (getattr(model, "content_hash", None) or "")[:12]}
-    return [{**common, "set": name, "MAE": value, "MAE (mean baseline)": mean[name][0], "n_eval": n}
+              "model_hash": (getattr(model, "content_hash", None) or "")[:12],
+              "surface rule": rule.describe(), "difflib rule": rule_d.describe()}
+    return [{**common, "set": name, "MAE": value, MEAN_COL: mean[name][0], RULE_COL: by_rule[name][0],
+             DIFFLIB_COL: by_difflib[name][0], "n_eval": n}
             for name, (value, n) in evaluate(model, sets).items()]
 
 
 def table6(runs: pd.DataFrame, with_paper: bool = True) -> pd.DataFrame:
     """Table 6: one row per p with mean and sample standard deviation (ddof = 1; NaN for a
     single model) of MAE per set over the independent models, the mean baseline's MAE (mean
-    over the models' training sets, when ``runs`` has it) and the paper's values beside."""
+    over the models' training sets, when ``runs`` has it), the surface rule's (mean and std over
+    the same models' training draws; difflib's as a sensitivity, when ``runs`` has them) and the
+    paper's values beside. Combined pools both sets' pairs; with equal set sizes (as
+    :func:`evaluation_sets` draws them) that is the authors' mean of the two sets' MAEs."""
     g = runs.groupby(["p", "set"])["MAE"]
     stats = pd.DataFrame({"mean": g.mean(), "std": g.std(ddof=1), "models": g.count()}).reset_index()
     out = pd.DataFrame({"p (%)": sorted(runs["p"].unique())})
@@ -321,6 +432,13 @@ def table6(runs: pd.DataFrame, with_paper: bool = True) -> pd.DataFrame:
         if "MAE (mean baseline)" in runs.columns:
             mb = runs[runs.set == name].groupby("p")["MAE (mean baseline)"].mean()
             out[f"{name} MAE (mean baseline)"] = [float(mb.get(p, float("nan"))) for p in out["p (%)"]]
+        for col, suffix, with_std in ((RULE_COL, "surface rule", True), (DIFFLIB_COL, "surface rule, difflib", False)):
+            if col in runs.columns:
+                g_rule = runs[runs.set == name].groupby("p")[col]
+                m, sd = g_rule.mean(), g_rule.std(ddof=1)
+                out[f"{name} MAE ({suffix})"] = [float(m.get(p, float("nan"))) for p in out["p (%)"]]
+                if with_std:
+                    out[f"{name} std ({suffix})"] = [float(sd.get(p, float("nan"))) for p in out["p (%)"]]
     return claim_links.add_paper_columns(out, CLAIMS, TABLE6) if with_paper else out
 
 
@@ -374,20 +492,173 @@ def _t6_links() -> list[Link | Derived]:
     for cid in _HEADLINE_SETS:
         out.append(Derived(cid, (TABLE6,), _headline_of(cid), interval=_interval_of(cid), interval_tables=(RUNS,),
                            interval_reason=_RQ5_PERCENT))
+    return out + _rule_links()
+
+
+#: the surface rule's readings: ``aux.RQ5.surface_rule.<set>.<p>`` its Table 6 MAE (mean over the models'
+#: training draws, 95% t interval over them), ``aux.RQ5.surface_rule.<headline id>`` Section 4.7.2's percentage
+#: recomputed on it (with the models' bootstrap interval), and per set and p the learned gain over each
+#: comparator, ``aux.RQ5.gain_over_rule.<set>.<p>`` and ``aux.RQ5.gain_over_mean.<set>.<p>``, with a 95% t
+#: interval over the models (:func:`learned_gain`'s)
+RULE_PREFIX, GAIN_RULE_PREFIX, GAIN_MEAN_PREFIX = "aux.RQ5.surface_rule", "aux.RQ5.gain_over_rule", "aux.RQ5.gain_over_mean"
+_GAIN_REASON = "95% t interval over the independent models of each p (rq5_runs), as rq5_learned_gain"
+
+
+def rule_headline_id(cid: str) -> str:
+    """The surface rule's reading of a Section 4.7.2 percentage (``RQ5.combined_drop`` ->
+    ``aux.RQ5.surface_rule.combined_drop``)."""
+    return f"{RULE_PREFIX}.{cid.split('.', 1)[1]}"
+
+
+def _t_stats(values: np.ndarray) -> tuple[float, float, float]:
+    """(mean, 95% t interval low, high) of ``values`` (NaNs dropped); NaN bounds below two values."""
+    from scipy import stats as st
+
+    values = values[~np.isnan(values)]
+    if not len(values):
+        return float("nan"), float("nan"), float("nan")
+    m = float(values.mean())
+    if len(values) < 2:
+        return m, float("nan"), float("nan")
+    half = float(st.t.ppf(0.975, len(values) - 1) * values.std(ddof=1) / np.sqrt(len(values)))
+    return m, m - half, m + half
+
+
+def _cell(runs: pd.DataFrame, p: int, name: str) -> pd.DataFrame:
+    return runs[(runs["p"] == p) & (runs["set"] == name)]
+
+
+def gain_of(runs: pd.DataFrame, p: int, name: str, comparator: str = RULE_COL) -> tuple[float, float, float]:
+    """Per model at ``p`` on set ``name``: MAE(comparator) - MAE(model); (mean, 95% t interval low,
+    high) over the models, NaN bounds with fewer than two models."""
+    g = _cell(runs, p, name)
+    return _t_stats((g[comparator] - g["MAE"]).to_numpy(float))
+
+
+def _rule_value(p: int, name: str) -> Callable[[dict[str, pd.DataFrame]], float]:
+    return lambda t: _t_stats(_cell(t[RUNS], p, name)[RULE_COL].to_numpy(float))[0]
+
+
+def _rule_mae_interval(p: int, name: str) -> Callable[[dict[str, pd.DataFrame]], tuple[float, float]]:
+    return lambda t: _t_stats(_cell(t[RUNS], p, name)[RULE_COL].to_numpy(float))[1:]
+
+
+def _gain_value(p: int, name: str, col: str) -> Callable[[dict[str, pd.DataFrame]], float]:
+    return lambda t: gain_of(t[RUNS], p, name, col)[0]
+
+
+def _gain_interval(p: int, name: str, col: str) -> Callable[[dict[str, pd.DataFrame]], tuple[float, float]]:
+    return lambda t: gain_of(t[RUNS], p, name, col)[1:]
+
+
+def _rule_headline_of(cid: str) -> Callable[[dict[str, pd.DataFrame]], float]:
+    return lambda t: headline(t[TABLE6], " (surface rule)")[cid]
+
+
+def _rule_interval_of(cid: str) -> Callable[[dict[str, pd.DataFrame]], tuple[float, float]]:
+    return lambda t: headline_interval(t[RUNS], cid, RULE_COL)
+
+
+def _rule_links() -> list[Link | Derived]:
+    """The surface rule's readings (:data:`RULE_PREFIX`), so every RQ5 conclusion can be run on it."""
+    # read from the runs (a derived value, not a Table 6 link) so that the rule's MAE carries the same
+    # interval over the models as the gains beside it; its value is Table 6's "<set> MAE (surface rule)"
+    out: list[Link | Derived] = [Derived(f"{RULE_PREFIX}.{name}.{p}", (RUNS,), _rule_value(p, name),
+                                         interval=_rule_mae_interval(p, name), interval_tables=(RUNS,),
+                                         interval_reason=_GAIN_REASON.replace("as rq5_learned_gain",
+                                                                              "of the rule fitted on each draw"))
+                                 for name in RQ5_SETS for p in range(0, 101, 10)]
+    out += [Derived(rule_headline_id(cid), (TABLE6,), _rule_headline_of(cid), interval=_rule_interval_of(cid),
+                    interval_tables=(RUNS,), interval_reason=_RQ5_PERCENT) for cid in _HEADLINE_SETS]
+    for prefix, col in ((GAIN_RULE_PREFIX, RULE_COL), (GAIN_MEAN_PREFIX, MEAN_COL)):
+        out += [Derived(f"{prefix}.{name}.{p}", (RUNS,), _gain_value(p, name, col), interval=_gain_interval(p, name, col),
+                        interval_tables=(RUNS,), interval_reason=_GAIN_REASON)
+                for name in RQ5_SETS for p in range(0, 101, 10)]
     return out
 
 
+#: "most of the gain already at a small p" as one paired contrast over the models, on Combined:
+#: (MAE_0 - MAE_p) - (MAE_0 - MAE_100) / 2 at p = 20, above 0 when p = 20 reaches at least half of the
+#: drop from p = 0 to p = 100 (:func:`half_contrast`)
+CONTRAST_P, CONTRAST_SETS = 20, ("Combined",)
+#: the base seed of the contrast's bootstrap (the tables hold no base seed; headline_interval uses 0 too)
+CONTRAST_SEED = 0
+_CONTRAST_HOW = ("percentile bootstrap 95% CI over the independent models (rq5_runs): the models at p = 0, p = {p} "
+                 "and p = 100 resampled within each p, 2000 resamples, seeded through lcl.core.seeds")
+
+
+def contrast_id(name: str, p: int = CONTRAST_P) -> str:
+    """The reading of :func:`half_contrast` on set ``name`` at ``p`` (``aux.RQ5.contrast.Combined.half_at_20``)."""
+    return f"aux.RQ5.contrast.{name}.half_at_{p}"
+
+
+def half_contrast(runs: pd.DataFrame, name: str, p: int = CONTRAST_P, n_boot: int = 2000,
+                  seed: int = CONTRAST_SEED) -> tuple[float, float, float]:
+    """(value, 95% low, high) of (MAE_0 - MAE_p) - (MAE_0 - MAE_100) / 2 on set ``name``, each MAE
+    the mean over the models of that p (Table 6's). Its interval: a percentile bootstrap over the
+    models, each p's models resampled on their own (they are trained independently), the seed from
+    :func:`lcl.core.seeds.unit_seed`. All NaN where ``p`` is not among the percentages run (the
+    profile's grid): the value is not interpolated; NaN bounds with fewer than two models at any p."""
+    g = runs[runs["set"] == name]
+    maes = [g[g["p"] == q]["MAE"].to_numpy(float) for q in (0, p, 100)]
+    maes = [m[np.isfinite(m)] for m in maes]
+    if any(not len(m) for m in maes):
+        return float("nan"), float("nan"), float("nan")
+
+    def contrast(m0: np.ndarray, mp: np.ndarray, m100: np.ndarray) -> np.ndarray:
+        return (m0 - mp) - 0.5 * (m0 - m100)
+    value = float(contrast(*(np.asarray(m.mean()) for m in maes)))
+    if any(len(m) < 2 for m in maes):
+        return value, float("nan"), float("nan")
+    rng = np.random.default_rng(seeds.unit_seed(seed, "rq5", "contrast", name, p))
+    means = [m[rng.integers(0, len(m), size=(n_boot, len(m)))].mean(axis=1) for m in maes]
+    lo, hi = np.quantile(contrast(*means), [0.025, 0.975])
+    return value, float(lo), float(hi)
+
+
+def contrast_lines(runs: pd.DataFrame, percentages: Sequence[int]) -> list[str]:
+    """One computed line per :data:`CONTRAST_SETS` set: "most of the gain already at p = 20" as the
+    contrast of :func:`half_contrast` with its interval, or why it is absent."""
+    lines = []
+    for name in CONTRAST_SETS:
+        if CONTRAST_P not in percentages:
+            lines.append(f"- {name}: p = {CONTRAST_P} is not among this profile's percentages "
+                         f"({', '.join(map(str, percentages))}), so {contrast_id(name)} is not computed (never "
+                         "interpolated).")
+            continue
+        v, lo, hi = half_contrast(runs, name)
+        iv = f" (95% CI {lo:.3f} to {hi:.3f})" if np.isfinite(lo) else " (no interval: fewer than two models per p)"
+        lines.append(f"- {name}: (MAE_0 - MAE_{CONTRAST_P}) - (MAE_0 - MAE_100) / 2 = {v:.3f}{iv}; above 0 would "
+                     f"mean p = {CONTRAST_P} already reaches half of the drop from p = 0 to p = 100.")
+    return lines
+
+
+def _contrast_reading(name: str) -> Derived:
+    def value(t: dict[str, pd.DataFrame]) -> float:
+        return half_contrast(t[RUNS], name)[0]
+
+    def interval(t: dict[str, pd.DataFrame]) -> tuple[float, float]:
+        return half_contrast(t[RUNS], name)[1:]
+    return Derived(contrast_id(name), (RUNS,), value, interval=interval, interval_tables=(RUNS,),
+                   interval_reason=_CONTRAST_HOW.format(p=CONTRAST_P))
+
+
+def _contrast_links() -> list[Derived]:
+    return [_contrast_reading(name) for name in CONTRAST_SETS]
+
+
 #: Table 6's claims (mean and std over the models per p, as the paper reports) and Section 4.7's
-CLAIMS: list[Link | Derived] = _t6_links()
+CLAIMS: list[Link | Derived] = [*_t6_links(), *_contrast_links()]
 
 
-def headline(table: pd.DataFrame) -> dict[str, float]:
+def headline(table: pd.DataFrame, which: str = "") -> dict[str, float]:
     """Section 4.7.2's three percentages from a :func:`table6` table (p = 100 vs p = 0):
-    LoCaL_test MAE reduction, Baseline MAE increase, Combined MAE drop (NaN when missing)."""
+    LoCaL_test MAE reduction, Baseline MAE increase, Combined MAE drop (NaN when missing).
+    ``which``: the columns' suffix, ``""`` for the models, ``" (surface rule)"`` for the surface rule."""
     t = table.set_index("p (%)")
 
     def rel(name: str) -> float:
-        col = f"{name} MAE"
+        col = f"{name} MAE{which}"
         if 0 not in t.index or 100 not in t.index or col not in t.columns:
             return float("nan")
         a, b = float(t.loc[0, col]), float(t.loc[100, col])
@@ -562,29 +833,33 @@ def plot_mae_vs_p(table: pd.DataFrame, label: str = "CodeScore-style (retrained)
 
 
 GAIN = "rq5_learned_gain"
-GAIN_COLUMNS = ["p (%)", "set", "models", "learned gain", "CI low", "CI high", "models beating the mean predictor"]
+GAIN_COLUMNS = ["p (%)", "set", "models", "learned gain", "CI low", "CI high", "models beating the mean predictor",
+                "gain over surface rule", "CI low (surface rule)", "CI high (surface rule)",
+                "models beating the surface rule"]
 
 
 def learned_gain(runs: pd.DataFrame) -> pd.DataFrame:
-    """Per p and set, what training bought over the trivial model: each independent model's
-    ``MAE(mean predictor) - MAE(model)``, where the mean predictor answers its own training
-    draw's mean label for every pair; the mean over the models with a 95% t interval over them
-    (none with a single model), and how many models beat the mean predictor. Above 0: the model
-    learned something the mean label does not give."""
-    from scipy import stats as st
-
+    """Per p and set, what training bought over the two comparators that learn (almost) nothing:
+    each independent model's ``MAE(mean predictor) - MAE(model)`` (the mean predictor answers its
+    own training draw's mean label for every pair) and ``MAE(surface rule) - MAE(model)`` (the
+    rule is one SurfaceSim threshold fitted on the same draw, :class:`SurfaceRule`); the mean
+    over the models with a 95% t interval over them (none with a single model, :func:`gain_of`),
+    and how many models beat each comparator. Above 0: the model learned something the mean label,
+    or how alike the programs look, does not give."""
     rows = []
     for (p, name), g in runs.groupby(["p", "set"], sort=True):
-        gains = (g["MAE (mean baseline)"] - g["MAE"]).to_numpy(float)
-        gains = gains[~np.isnan(gains)]
-        k, m = len(gains), float(gains.mean()) if len(gains) else float("nan")
-        lo = hi = float("nan")
-        if k > 1:
-            half = float(st.t.ppf(0.975, k - 1) * gains.std(ddof=1) / np.sqrt(k))
-            lo, hi = m - half, m + half
-        rows.append({"p (%)": int(p), "set": name, "models": k, "learned gain": round(m, 4), "CI low": round(lo, 4),
-                     "CI high": round(hi, 4),
-                     "models beating the mean predictor": int((gains > 0).sum())})
+        row: dict[str, object] = {"p (%)": int(p), "set": name, "models": int(g["MAE"].notna().sum())}
+        for col, head, lo_c, hi_c, beat in ((MEAN_COL, "learned gain", "CI low", "CI high",
+                                             "models beating the mean predictor"),
+                                            (RULE_COL, "gain over surface rule", "CI low (surface rule)",
+                                             "CI high (surface rule)", "models beating the surface rule")):
+            if col not in g.columns:
+                row |= {head: float("nan"), lo_c: float("nan"), hi_c: float("nan"), beat: 0}
+                continue
+            m, lo, hi = gain_of(g, int(p), str(name), col)
+            row |= {head: round(m, 4), lo_c: round(lo, 4), hi_c: round(hi, 4),
+                    beat: int(((g[col] - g["MAE"]).to_numpy(float) > 0).sum())}
+        rows.append(row)
     order = {n: i for i, n in enumerate(RQ5_SETS)}
     out = pd.DataFrame(rows, columns=GAIN_COLUMNS)
     return out.sort_values(["set", "p (%)"], key=lambda c: c.map(order) if c.name == "set" else c,
@@ -592,24 +867,30 @@ def learned_gain(runs: pd.DataFrame) -> pd.DataFrame:
 
 
 def plot_learned_gain(gain: pd.DataFrame, label: str = "CodeScore-style (retrained)") -> Figure:
-    """Figure: the learned gain vs p per set, with its 95% interval over the models; the line at 0
-    is the mean predictor."""
+    """Figure: the learned gain vs p per set with its 95% interval over the models, over the mean
+    predictor (left) and over the surface rule (right, when ``gain`` has it); the line at 0 is
+    the comparator."""
     import matplotlib.pyplot as plt
     colors = SET_COLORS
-    fig, ax = plt.subplots(figsize=(6.0, 4.0))
-    ax.axhline(0, color="0.3", linewidth=1, label="mean predictor")
-    for i, name in enumerate(RQ5_SETS):
-        g = gain[gain["set"] == name]
-        if g.empty or g["learned gain"].isna().all():
-            continue
-        p = g["p (%)"].to_numpy(float) + (i - 1) * 0.8  # side by side at each p
-        m = g["learned gain"].to_numpy(float)
-        err = np.vstack([m - g["CI low"].to_numpy(float), g["CI high"].to_numpy(float) - m])
-        ax.errorbar(p, m, yerr=np.nan_to_num(err), fmt="o-", color=colors[name], capsize=2, label=name)
-    ax.set_xlabel("p: % of LoCaL pairs in the training set")
-    ax.set_ylabel("MAE(mean predictor) - MAE(model)")
-    ax.set_title(f"RQ5: what {label} learned beyond the mean label")
-    ax.legend(frameon=False, fontsize=8)
+    panels = [("learned gain", "CI low", "CI high", "mean predictor")]
+    if "gain over surface rule" in gain.columns and not gain["gain over surface rule"].isna().all():
+        panels.append(("gain over surface rule", "CI low (surface rule)", "CI high (surface rule)", "surface rule"))
+    fig, axes = plt.subplots(1, len(panels), figsize=(6.0 * len(panels), 4.0), sharey=True, squeeze=False)
+    for ax, (col, lo, hi, what) in zip(axes[0], panels, strict=True):
+        ax.axhline(0, color="0.3", linewidth=1, label=what)
+        for i, name in enumerate(RQ5_SETS):
+            g = gain[gain["set"] == name]
+            if g.empty or g[col].isna().all():
+                continue
+            p = g["p (%)"].to_numpy(float) + (i - 1) * 0.8  # side by side at each p
+            m = g[col].to_numpy(float)
+            err = np.vstack([m - g[lo].to_numpy(float), g[hi].to_numpy(float) - m])
+            ax.errorbar(p, m, yerr=np.nan_to_num(err), fmt="o-", color=colors[name], capsize=2, label=name)
+        ax.set_xlabel("p: % of LoCaL pairs in the training set")
+        ax.set_ylabel(f"MAE({what}) - MAE(model)")
+        ax.tick_params(labelleft=True)  # each panel reads on its own
+        ax.set_title(f"RQ5: what {label} learned beyond the {what}", fontsize=9)
+        ax.legend(frameon=False, fontsize=8)
     fig.tight_layout()
     return fig
 
@@ -698,10 +979,14 @@ def _mean_std(m: float, s: float) -> str:
 
 def table6_shown(table: pd.DataFrame) -> pd.DataFrame:
     """Table 6 (:func:`table6`) as the paper prints it: one row per set and source (ours, the mean
-    baseline, the paper's), one column per p, each cell ``mean (±std)``."""
+    baseline, the surface rule when the table has it, the paper's), one column per p, each cell
+    ``mean (±std)``."""
     rows = {f"{n} (ours)": [_mean_std(r[f"{n} MAE"], r[f"{n} std"]) for _, r in table.iterrows()] for n in RQ5_SETS}
     rows |= {f"{n} (mean baseline)": [_mean_std(r[f"{n} MAE (mean baseline)"], float("nan"))
                                       for _, r in table.iterrows()] for n in RQ5_SETS}
+    if f"{RQ5_SETS[0]} MAE (surface rule)" in table.columns:
+        rows |= {f"{n} (surface rule)": [_mean_std(r[f"{n} MAE (surface rule)"], r[f"{n} std (surface rule)"])
+                                         for _, r in table.iterrows()] for n in RQ5_SETS}
     rows |= {f"{n} (paper)": [_mean_std(r[f"{n} MAE (paper)"], r[f"{n} std (paper)"]) for _, r in table.iterrows()]
              for n in RQ5_SETS}
     return pd.DataFrame(rows, index=[f"{p}%" for p in table["p (%)"]]).T
@@ -709,7 +994,7 @@ def table6_shown(table: pd.DataFrame) -> pd.DataFrame:
 
 def summary_row(label: str, table: pd.DataFrame) -> dict[str, object]:
     """One row of the sensitivity table: a :func:`table6` table's MAE and std per set at the lowest
-    and highest p, the mean baseline at the highest, Section 4.7.2's three percentages
+    and highest p, the mean baseline and the surface rule at the highest, Section 4.7.2's three percentages
     (:func:`headline`) and whether the paper's direction holds (:func:`direction`)."""
     if table.empty:
         return {"run": label}
@@ -722,6 +1007,8 @@ def summary_row(label: str, table: pd.DataFrame) -> dict[str, object]:
             out[f"{name} MAE p={p}"] = r[f"{name} MAE"]
             out[f"{name} std p={p}"] = r[f"{name} std"]
         out[f"{name} mean baseline p={d['p_hi']}"] = t.loc[d["p_hi"], f"{name} MAE (mean baseline)"]
+        if f"{name} MAE (surface rule)" in t.columns:
+            out[f"{name} surface rule p={d['p_hi']}"] = t.loc[d["p_hi"], f"{name} MAE (surface rule)"]
     out |= {"LoCaL_test reduction %": h["RQ5.local_test_reduction"], "Baseline change %": h["RQ5.baseline_increase"],
             "Combined drop %": h["RQ5.combined_drop"], "paper direction holds": d["holds"]}
     return out
@@ -770,6 +1057,42 @@ def cost_table(measured: Sequence[tuple[pd.DataFrame, str, TrainSettings]], loca
     (:func:`cost_summary`), then the two estimates for the full grid (:func:`cost_estimates`)."""
     rows: list[Mapping[str, object]] = [cost_summary(runs, label, cfg, device) for runs, label, cfg in measured]
     return pd.DataFrame(rows + cost_estimates(local_pool, profile, full, device))
+
+
+def _gain_words(m: float, lo: float, hi: float, what: str) -> str:
+    """Whether a gain over ``what`` is resolved by its interval, in words."""
+    if lo != lo:
+        return f"{m:+.3f} (one model: no interval, so not resolved)"
+    verdict = ("beats the " + what if lo > 0 else "is beaten by the " + what if hi < 0
+               else "is not resolved from the " + what)
+    return f"{m:+.3f} [{lo:+.3f}, {hi:+.3f}], the model {verdict}"
+
+
+def rule_lines(t6: pd.DataFrame, runs: pd.DataFrame, gain: pd.DataFrame, percentages: Sequence[int]) -> list[str]:
+    """Notebook 07's "what we found" lines on the surface rule: the rule each endpoint fitted (first
+    model's draw), its MAE per set beside the model's, the learned gain over it with its interval,
+    and Section 4.7.2's percentages recomputed on the rule (:func:`headline`)."""
+    if f"{RQ5_SETS[0]} MAE (surface rule)" not in t6.columns or runs.empty:
+        return []
+    lines = []
+    t = t6.set_index("p (%)")
+    for p in (min(percentages), max(percentages)):
+        fitted = sorted(set(runs[runs["p"] == p]["surface rule"].astype(str)))
+        mae = "; ".join(f"{n} {t.loc[p, f'{n} MAE (surface rule)']:.3f} vs model {t.loc[p, f'{n} MAE']:.3f}"
+                        for n in RQ5_SETS if t.loc[p, f"{n} MAE"] == t.loc[p, f"{n} MAE"])
+        gp = gain[gain["p (%)"] == p].set_index("set")
+        gains = "; ".join(f"{n} " + _gain_words(float(g["gain over surface rule"]), float(g["CI low (surface rule)"]),
+                                                float(g["CI high (surface rule)"]), "surface rule")
+                          for n, g in gp.iterrows())
+        lines.append(f"- Surface rule at p = {p} (fitted on each model's training draw: "
+                     f"{', '.join(fitted[:3])}{' ...' if len(fitted) > 3 else ''}): MAE {mae}. "
+                     f"Learned gain over it: {gains}.")
+    h = headline(t6, " (surface rule)")
+    lines.append("- Section 4.7.2's percentages on the surface rule (p = 100 vs p = 0): LoCaL_test MAE reduction "
+                 f"{h['RQ5.local_test_reduction']:.1f}%, Baseline MAE change {h['RQ5.baseline_increase']:+.1f}%, "
+                 f"Combined MAE drop {h['RQ5.combined_drop']:.1f}%: what refitting one threshold on the new "
+                 "training mix gives, without learning anything else.")
+    return lines
 
 
 def result_lines(t6: pd.DataFrame, frozen: pd.DataFrame, local_all: pd.DataFrame | None, gain: pd.DataFrame,

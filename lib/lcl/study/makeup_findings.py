@@ -67,7 +67,7 @@ def found(pairs: list[PairRow], all_pairs: list[PairRow], published: list[PairRo
     variants (their SurfaceSim close to the released ones **by construction**), the clones against
     the DFS target, the release, and the mutants' gap to the paper."""
     by_kind = t2.set_index("Variant Type")
-    opt, mut = by_kind.loc["Optimized"], by_kind.loc["Mutated"]
+    opt, mut, ind = by_kind.loc["Optimized"], by_kind.loc["Mutated"], by_kind.loc[makeup.OPT_INDEPENDENT]
     dfs = makeup.dfs_target(pairs)  # the rewriter's variants in LoCaL
     refactorings = sum(not curation.local_kind(p) for p in all_pairs)
     return [
@@ -76,12 +76,14 @@ def found(pairs: list[PairRow], all_pairs: list[PairRow], published: list[PairRo
         f"- LoCaL: {len(pairs)} pairs of {len(all_pairs)} labelled candidates: {int(mut['Total'])} mutants (mean "
         f"SurfaceSim {mut['Avg. SurfaceSim']}, mean df_score {mut['Avg. df_score']}; paper "
         f"{mut['Avg. SurfaceSim (paper)']}, {mut['Avg. df_score (paper)']}) and {int(opt['Total'])} optimised variants "
-        f"({opt['Avg. SurfaceSim']}, {opt['Avg. df_score']}; paper {opt['Avg. SurfaceSim (paper)']}, "
-        f"{opt['Avg. df_score (paper)']}).",
+        f"({opt['Avg. SurfaceSim']}, {opt['Avg. df_score']}). The optimised means are judged on the "
+        f"{int(ind['Total'])} PIE fast programs alone, the one optimised source no rule of ours built: mean SurfaceSim "
+        f"{ind['Avg. SurfaceSim']}, mean df_score {ind['Avg. df_score']} (paper {ind['Avg. SurfaceSim (paper)']}, "
+        f"{ind['Avg. df_score (paper)']} over all its optimised variants).",
         f"- The rewriter's {dfs['pairs']} variants in LoCaL: mean SurfaceSim {makeup.fmt_mean(dfs['mean_surface_sim'])} "
         f"against {_released_sim(published)} for the released GPT-4 variants (close **by construction**, not support: "
         f"each task's target is drawn from that distribution) and mean df_score "
-        f"{makeup.fmt_mean(dfs['mean_df_score'])} (measured; paper {opt['Avg. df_score (paper)']} for all optimised "
+        f"{makeup.fmt_mean(dfs['mean_df_score'])} (measured; paper {ind['Avg. df_score (paper)']} for all optimised "
         "variants). Table 2's Optimized row also holds PIE's own fast programs (`opt_by_generator` shows each source). "
         "The rewriter applies its optimisation rewrites, then surface rewrites until Eq. 1 reaches a target drawn per "
         f"task from the released GPT-4 variants' SurfaceSim (median {_recorded_median():g}; "

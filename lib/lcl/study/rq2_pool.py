@@ -37,10 +37,42 @@ def repetition_seed(seed: int, r: int) -> int:
 
 
 # ----------------------------------------------------------------------------- mutant pool
-#: where the RQ2 mutants come from: the slow programs of the PIE pairs that RQ1 and RQ2 sample
-#: from (the paper's population), or LoCaL's own 100 PIE slow programs (a sensitivity row)
-PIE_PAIRS, LOCAL = "pie-pairs", "local"
+#: where the RQ2 mutants come from: LoCaL's own mutants with df_score = 0 from every benchmark
+#: (``LOCAL_DF0``, the population the authors' script draws from, :func:`local_df0_pool`), fresh
+#: mutants of the slow programs of the PIE pairs that RQ1 and RQ2 sample from (``PIE_PAIRS``), or
+#: LoCaL's own 100 PIE slow programs mutated afresh (``LOCAL``); the last two are sensitivity rows
+PIE_PAIRS, LOCAL, LOCAL_DF0 = "pie-pairs", "local", "local-df0"
 POPULATIONS = (PIE_PAIRS, LOCAL)
+
+
+def local_df0_pool(rows: Sequence[PairRow]) -> tuple[list[PairRow], Counter]:
+    """LoCaL's mutants with df_score exactly 0, from every source benchmark: the ``ds_replaced``
+    population of the authors' released RQ2 script (``Experiments/RQ2/scripts/
+    analyze_distinguishability.py`` keeps the LoCaL rows whose ``variant_type`` is a mutation,
+    whose ``df_score`` equals 0.0 and whose two programs are non-empty, whatever their benchmark).
+
+    ``rows``: LoCaL's pair rows as notebook 02 wrote them (our labels, our pairs). One fixed pool:
+    every repetition samples its mutants from all of it, as the script does. Returned rows are
+    sorted by id, carry ``benchmark`` and ``level`` (not only PIE programs), and the ledger counts
+    what was kept per benchmark and what was left out.
+    """
+    counts: Counter = Counter()
+    pool: list[PairRow] = []
+    for row in rows:
+        if row.get("variant_type") != "MUT":
+            continue
+        counts["LoCaL mutants"] += 1
+        if row.get("df_score") != 0.0:
+            counts["left out: df_score is not 0"] += 1
+        elif not (row.get("reference") or "").strip() or not (row.get("candidate") or "").strip():
+            counts["left out: an empty program"] += 1
+        else:
+            counts[f"kept (df_score = 0): {row.get('benchmark')}"] += 1
+            pool.append({"id": row["id"], "task": row.get("task"), "benchmark": row.get("benchmark"),
+                         "level": row.get("level"), "reference": row["reference"], "candidate": row["candidate"],
+                         "operator": row.get("operator"), "df_score": 0.0})
+    counts[KEPT] = len(pool)
+    return sorted(pool, key=lambda r: r["id"]), counts
 
 
 def population_tasks(population: str) -> list[Task]:
