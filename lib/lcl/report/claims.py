@@ -72,7 +72,7 @@ HOLDS_SUB, FAILS_SUB = conclusions.HOLDS_SUB, conclusions.FAILS_SUB
 #: a fitted threshold that sits on the bound of the range its search was given (Algorithm 2 as the
 #: authors ran it): the range, not the data, set it; read from ``aux.RQ3.on_bound.<threshold>`` (1.0
 #: on the bound, 0.0 inside), which lcl.rq.coverage declares (:data:`ON_BOUND`)
-AT_BOUND = "at the search's bound"
+AT_BOUND = "on the search bound"  # no apostrophe: status words are HTML attribute values too
 STATUSES = (WITHIN, OUTSIDE, AT_BOUND, HOLDS, FAILS, HOLDS_SUB, FAILS_SUB, TRIVIAL, BY_CONSTRUCTION, NOT_COMPARABLE,
             NOT_JUDGED, MISSING, NOT_RUN)
 #: qualifies an "outside tolerance" or "fails" verdict whose reason's evidence does not close the gap
