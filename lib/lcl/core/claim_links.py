@@ -90,6 +90,20 @@ class Derived:
     interval_reason: str = ""
 
 
+def id_row_reading(claim_id: str, table: str, reason: str) -> Derived:
+    """``claim_id``'s row of ``table`` (a table keyed by an ``id`` column with ``value``, ``CI low``
+    and ``CI high``): its value and its interval, computed as ``reason`` says."""
+    def row(t: dict[str, pd.DataFrame]) -> pd.Series:
+        f = t[table]
+        return f[f["id"] == claim_id].iloc[0]
+
+    def interval(t: dict[str, pd.DataFrame]) -> tuple[float, float]:
+        r = row(t)
+        return float(r["CI low"]), float(r["CI high"])
+    return Derived(claim_id, (table,), lambda t: float(row(t)["value"]), interval=interval,
+                   interval_tables=(table,), interval_reason=reason)
+
+
 @dataclass(frozen=True)
 class Reading:
     """Our value of one claim with its uncertainty (NaN where none)."""

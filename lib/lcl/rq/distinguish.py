@@ -467,15 +467,7 @@ def drop_diff_id(a: str, b: str) -> str:
 
 def _drop_diff_reading(cid: str) -> Derived:
     """``cid``'s row of :data:`DROP_DIFFS`: its value and its t interval over the repetitions."""
-    def row(t: dict[str, pd.DataFrame]) -> pd.Series:
-        f = t[DROP_DIFFS]
-        return f[f["id"] == cid].iloc[0]
-
-    def interval(t: dict[str, pd.DataFrame]) -> tuple[float, float]:
-        r = row(t)
-        return float(r["CI low"]), float(r["CI high"])
-    return Derived(cid, (DROP_DIFFS,), lambda t: float(row(t)["value"]), interval=interval,
-                   interval_tables=(DROP_DIFFS,), interval_reason=DROP_DIFF_HOW)
+    return claim_links.id_row_reading(cid, DROP_DIFFS, DROP_DIFF_HOW)
 
 
 #: Table 4's claims and Section 4.4's numbers: mean and std over the repetitions, as the paper reports;

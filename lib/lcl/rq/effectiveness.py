@@ -53,15 +53,7 @@ PUBLISHED, AUTHORS, AUTHOR_ROW = "LoCaL_published", "rq4_author_scores", "LoCaL_
 
 def _interval_reading(cid: str, reason: str) -> Derived:
     """``cid``'s row of :data:`INTERVALS` (its value and its bootstrap interval over pairs)."""
-    def row(t: dict[str, pd.DataFrame]) -> pd.Series:
-        f = t[INTERVALS]
-        return f[f["id"] == cid].iloc[0]
-
-    def interval(t: dict[str, pd.DataFrame]) -> tuple[float, float]:
-        r = row(t)
-        return float(r["CI low"]), float(r["CI high"])
-    return Derived(cid, (INTERVALS,), lambda t: float(row(t)["value"]), interval=interval,
-                   interval_tables=(INTERVALS,), interval_reason=reason)
+    return claim_links.id_row_reading(cid, INTERVALS, reason)
 
 
 def ratio_diff_id(a: str, b: str) -> str:
